@@ -1,0 +1,333 @@
+//! The byte interpretation of every optic kind.
+
+use serde::de::Deserialize;
+
+use super::scan::{self, Lookup};
+use super::{decode, decode_absent, Encoding, FieldJson, Found, VariantJson};
+use crate::optic::{
+    At, Discriminant, Field, FieldOf, Indexed, Key, Keyed, Optic, Some_, Tagged, Then, Variant,
+    VariantField, VariantFieldOf, VariantOf,
+};
+
+/// An optic that can find its focus in the JSON bytes of its source.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot read JSON bytes",
+    note = "optics derived with #[derive(Optics)], at(i), key(k), some() and their compositions read bytes"
+)]
+pub trait JsonOptic: Optic {
+    /// Finds the focus in `bytes`, the JSON of a `Source`: one scan of the
+    /// bytes in front of it, nothing decoded, nothing copied.
+    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a>;
+}
+
+/// An optic that can decode its focus from the bytes [`JsonOptic::locate`]
+/// found, borrowing from them for `'de`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot decode its focus from JSON bytes borrowed for `'de`",
+    note = "the focus type must implement serde::Deserialize<'de>; use `view` to get its bytes instead"
+)]
+pub trait JsonDecode<'de>: JsonOptic {
+    /// The focus, decoded from what `locate` found, as serde would decode it
+    /// as part of the whole.
+    fn decode(&self, found: Found<'de>) -> Option<Self::Focus>;
+}
+
+/// How one field is decoded, missing or present: implemented by
+/// `#[derive(Optics)]` so that `deserialize_with` and `default` apply.
+pub trait FieldDecode<'de, const I: usize>: FieldOf<I> {
+    /// The field's value from what was found for it.
+    fn decode_field(found: Found<'de>) -> Option<Self::Type>;
+}
+
+/// How one field of a struct-like variant is decoded.
+pub trait VariantFieldDecode<'de, const I: usize>: VariantFieldOf<I> {
+    /// The field's value from what was found for it.
+    fn decode_field(found: Found<'de>) -> Option<Self::Type>;
+}
+
+#[inline]
+fn lookup(found: Lookup<'_>) -> Found<'_> {
+    match found {
+        Lookup::Found(bytes) => Found::At(bytes),
+        Lookup::Missing => Found::Absent,
+        Lookup::Malformed => Found::Miss,
+    }
+}
+
+#[inline]
+fn locate_field(bytes: &[u8], json: FieldJson) -> Found<'_> {
+    match json {
+        FieldJson::Key(keys) => lookup(scan::object_field(bytes, keys)),
+        FieldJson::Inline => Found::At(scan::trim(bytes)),
+        FieldJson::Element(i) => match scan::array_element(bytes, i) {
+            Some(element) => Found::At(element),
+            None => Found::Miss,
+        },
+        FieldJson::Skipped => Found::Absent,
+    }
+}
+
+/// The number of the variant a tag names, as serde would resolve it.
+#[inline]
+fn variant_of_tag<S: Tagged>(raw: &[u8]) -> Option<usize> {
+    let mut other = None;
+    for (index, tags) in S::VARIANTS.iter().enumerate() {
+        if tags.names.iter().any(|name| scan::raw_eq(raw, name.as_bytes())) {
+            return Some(index);
+        }
+        if tags.other {
+            other = Some(index);
+        }
+    }
+    other
+}
+
+/// The unit value's JSON, for the payload of a unit variant.
+const NULL: &[u8] = b"null";
+
+/// The tag of an enum's JSON: its raw text (escapes as written) and, for the
+/// externally tagged object form, the payload beside it.
+#[inline]
+fn tag_of<S: Tagged>(bytes: &[u8]) -> Option<(&[u8], Option<&[u8]>)> {
+    match S::ENCODING {
+        Encoding::External => {
+            let bytes = scan::trim(bytes);
+            match bytes.first()? {
+                b'"' => Some((scan::string_raw(bytes)?, None)),
+                b'{' => {
+                    let (key, value) = scan::first_member(bytes)?;
+                    Some((key, Some(value)))
+                }
+                _ => None,
+            }
+        }
+        Encoding::Internal { tag } | Encoding::Adjacent { tag, .. } => {
+            match scan::object_field(bytes, &[tag]) {
+                Lookup::Found(value) => Some((scan::string_raw(value)?, None)),
+                Lookup::Missing | Lookup::Malformed => None,
+            }
+        }
+    }
+}
+
+/// The payload of variant `index` in an enum's JSON, if the JSON is that variant.
+#[inline]
+fn locate_variant<S: Tagged>(bytes: &[u8], index: usize, json: VariantJson) -> Found<'_> {
+    let Some((tag, external_payload)) = tag_of::<S>(bytes) else {
+        return Found::Miss;
+    };
+    if variant_of_tag::<S>(tag) != Some(index) {
+        return Found::Miss;
+    }
+    match (S::ENCODING, json) {
+        (Encoding::External, VariantJson::Unit) => match external_payload {
+            None => Found::At(NULL),
+            Some(payload) if scan::is_null(payload) => Found::At(NULL),
+            Some(_) => Found::Miss,
+        },
+        (Encoding::External, _) => match external_payload {
+            Some(payload) => Found::At(payload),
+            None => Found::Miss,
+        },
+        (Encoding::Internal { .. }, VariantJson::Unit) => Found::At(NULL),
+        (Encoding::Internal { .. }, _) => Found::At(scan::trim(bytes)),
+        (Encoding::Adjacent { content, .. }, VariantJson::Unit) => {
+            match scan::object_field(bytes, &[content]) {
+                Lookup::Found(payload) if scan::is_null(payload) => Found::At(NULL),
+                Lookup::Missing => Found::At(NULL),
+                Lookup::Found(_) | Lookup::Malformed => Found::Miss,
+            }
+        }
+        (Encoding::Adjacent { content, .. }, _) => match scan::object_field(bytes, &[content]) {
+            Lookup::Found(payload) => Found::At(payload),
+            Lookup::Missing | Lookup::Malformed => Found::Miss,
+        },
+    }
+}
+
+impl<A, B> JsonOptic for Then<A, B>
+where
+    A: JsonOptic,
+    B: JsonOptic<Source = A::Focus>,
+{
+    #[inline]
+    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
+        match self.first().locate(bytes) {
+            Found::At(inner) => self.second().locate(inner),
+            Found::Absent | Found::Miss => Found::Miss,
+        }
+    }
+}
+
+impl<'de, A, B> JsonDecode<'de> for Then<A, B>
+where
+    A: JsonOptic,
+    B: JsonDecode<'de, Source = A::Focus>,
+{
+    #[inline]
+    fn decode(&self, found: Found<'de>) -> Option<Self::Focus> {
+        self.second().decode(found)
+    }
+}
+
+impl<S: FieldOf<I>, const I: usize> JsonOptic for Field<S, I> {
+    #[inline]
+    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
+        locate_field(bytes, S::JSON)
+    }
+}
+
+impl<'de, S: FieldDecode<'de, I>, const I: usize> JsonDecode<'de> for Field<S, I> {
+    #[inline]
+    fn decode(&self, found: Found<'de>) -> Option<S::Type> {
+        S::decode_field(found)
+    }
+}
+
+impl<S: VariantOf<I>, const I: usize> JsonOptic for Variant<S, I> {
+    #[inline]
+    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
+        locate_variant::<S>(bytes, I, S::JSON)
+    }
+}
+
+impl<'de, S: VariantOf<I>, const I: usize> JsonDecode<'de> for Variant<S, I>
+where
+    S::Payload: Deserialize<'de>,
+{
+    #[inline]
+    fn decode(&self, found: Found<'de>) -> Option<S::Payload> {
+        match found {
+            Found::At(bytes) => decode(bytes),
+            Found::Absent | Found::Miss => None,
+        }
+    }
+}
+
+impl<S: VariantFieldOf<I>, const I: usize> JsonOptic for VariantField<S, I> {
+    #[inline]
+    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
+        match locate_variant::<S>(bytes, S::VARIANT, VariantJson::Fields) {
+            Found::At(payload) => locate_field(payload, S::JSON),
+            Found::Absent | Found::Miss => Found::Miss,
+        }
+    }
+}
+
+impl<'de, S: VariantFieldDecode<'de, I>, const I: usize> JsonDecode<'de> for VariantField<S, I> {
+    #[inline]
+    fn decode(&self, found: Found<'de>) -> Option<S::Type> {
+        S::decode_field(found)
+    }
+}
+
+impl<S: Tagged> JsonOptic for Discriminant<S> {
+    /// The tag's own bytes: the string serde wrote (for the externally tagged
+    /// object form, the key, quotes included).
+    #[inline]
+    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
+        let Some((raw, _)) = tag_of::<S>(bytes) else {
+            return Found::Miss;
+        };
+        match widen_by_quotes(bytes, raw) {
+            Some(quoted) => Found::At(quoted),
+            None => Found::Miss,
+        }
+    }
+}
+
+impl<S: Tagged> JsonDecode<'_> for Discriminant<S> {
+    #[inline]
+    fn decode(&self, found: Found<'_>) -> Option<S::Kind> {
+        let Found::At(quoted) = found else {
+            return None;
+        };
+        let index = variant_of_tag::<S>(scan::string_raw(quoted)?)?;
+        S::KINDS.get(index).copied()
+    }
+}
+
+/// `inner`, a string's raw contents inside `outer`, with its two quotes.
+fn widen_by_quotes<'a>(outer: &'a [u8], inner: &[u8]) -> Option<&'a [u8]> {
+    let start = (inner.as_ptr() as usize).checked_sub(outer.as_ptr() as usize)?;
+    outer.get(start.checked_sub(1)?..start + inner.len() + 1)
+}
+
+impl<C: ?Sized + Indexed> JsonOptic for At<C> {
+    #[inline]
+    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
+        match scan::array_element(bytes, self.index()) {
+            Some(element) => Found::At(element),
+            None => Found::Miss,
+        }
+    }
+}
+
+impl<'de, C: ?Sized + Indexed> JsonDecode<'de> for At<C>
+where
+    C::Element: Deserialize<'de>,
+{
+    #[inline]
+    fn decode(&self, found: Found<'de>) -> Option<C::Element> {
+        match found {
+            Found::At(bytes) => decode(bytes),
+            Found::Absent | Found::Miss => None,
+        }
+    }
+}
+
+impl<M: Keyed<Q>, Q: ?Sized + AsRef<str>> JsonOptic for Key<'_, M, Q> {
+    #[inline]
+    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
+        match scan::object_last(bytes, self.key().as_ref()) {
+            Lookup::Found(value) => Found::At(value),
+            Lookup::Missing | Lookup::Malformed => Found::Miss,
+        }
+    }
+}
+
+impl<'de, M: Keyed<Q>, Q: ?Sized + AsRef<str>> JsonDecode<'de> for Key<'_, M, Q>
+where
+    M::Value: Deserialize<'de>,
+{
+    #[inline]
+    fn decode(&self, found: Found<'de>) -> Option<M::Value> {
+        match found {
+            Found::At(bytes) => decode(bytes),
+            Found::Absent | Found::Miss => None,
+        }
+    }
+}
+
+impl<T> JsonOptic for Some_<T> {
+    #[inline]
+    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
+        let bytes = scan::trim(bytes);
+        if bytes.is_empty() || scan::is_null(bytes) {
+            Found::Miss
+        } else {
+            Found::At(bytes)
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> JsonDecode<'de> for Some_<T> {
+    #[inline]
+    fn decode(&self, found: Found<'de>) -> Option<T> {
+        match found {
+            Found::At(bytes) => decode(bytes),
+            Found::Absent | Found::Miss => None,
+        }
+    }
+}
+
+/// The decoding a derived field without `deserialize_with` uses: present, its
+/// type's `Deserialize`; missing, serde's rule for a missing field.
+#[inline]
+pub fn decode_field<'de, T: Deserialize<'de>>(found: Found<'de>) -> Option<T> {
+    match found {
+        Found::At(bytes) => decode(bytes),
+        Found::Absent => decode_absent(),
+        Found::Miss => None,
+    }
+}

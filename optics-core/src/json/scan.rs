@@ -1,0 +1,952 @@
+//! Reading JSON bytes in place: find an object's member or an array's element,
+//! skip a value, compare a raw string; and, in strict mode, validate a document.
+//!
+//! ```text
+//!  {"id":7,"user":{"name":"ann","tags":["a","b"]},"detail":"late"}
+//!  ||   |  |     |<------ skipped by block scan ------>|  |
+//!  ||   |  |     '- value: 64-byte blocks, depth        |  '- Found(b"\"late\"")
+//!  ||   |  |        counted with popcounts              '- key compared in place
+//!  ||   |  '- key: find the next `"` or `\`, compare bytes
+//!  ||   '- number: scanned to its delimiter
+//!  |'- member loop: key, `:`, value, then `,` or `}`
+//!  '- object_field(bytes, &["detail"])
+//! ```
+//!
+//! Two modes:
+//!
+//! - **Non-strict** (everything but [`validate`]): values that are not wanted
+//!   are skipped without being checked in full (a skipped number is scanned to its
+//!   delimiter, a skipped container only has its brackets and strings tracked).
+//!   These functions never panic, never recurse, run in time linear in the bytes
+//!   they look at, allocate nothing and borrow their results from the input. On
+//!   everything serde_json accepts they find exactly what serde_json finds; on
+//!   truncated input a value that was cut is never returned, because every
+//!   returned value must be followed by its container's `,` or closing bracket.
+//! - **Strict**: [`validate`] checks one document against RFC 8259 in full, with
+//!   an explicit stack instead of recursion.
+
+use super::simd::{self, Masks, BLOCK};
+use std::fmt;
+
+/// Outcome of looking a key up in an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup<'a> {
+    /// The member's value, trimmed of surrounding whitespace (starts at its first
+    /// byte, ends after its last).
+    Found(&'a [u8]),
+    /// The bytes are an object that was scanned to its closing brace without
+    /// meeting the key.
+    Missing,
+    /// Not an object, or malformed before the key (or before the end, for
+    /// `Missing`) was reached.
+    Malformed,
+}
+
+/// Finds the first member whose key equals any of `keys`, and returns its value.
+///
+/// Keys are compared escape-aware (`"det\u0061il"` equals `detail`), with a plain
+/// byte comparison for keys without a backslash. Whitespace around `obj` is
+/// allowed; bytes after the found member's `,` or `}` are not looked at.
+///
+/// Cost: O(n) in the bytes up to the end of the found value (the whole object for
+/// `Missing`); every other value is skipped, nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::{object_field, Lookup};
+///
+/// let obj = br#"{"id":7,"tags":["a"],"det\u0061il":{"code":3}}"#;
+/// assert_eq!(object_field(obj, &["detail"]), Lookup::Found(br#"{"code":3}"#));
+/// assert_eq!(object_field(obj, &["name", "id"]), Lookup::Found(b"7"));
+/// assert_eq!(object_field(obj, &["name"]), Lookup::Missing);
+/// assert_eq!(object_field(b"[1]", &["id"]), Lookup::Malformed);
+/// ```
+pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+    let Some(mut members) = Members::open(obj) else {
+        return Lookup::Malformed;
+    };
+    loop {
+        match members.next_member() {
+            Step::Member(member) if member.key_is_any(keys) => return Lookup::Found(member.value),
+            Step::Member(_) => {}
+            Step::End => return Lookup::Missing,
+            Step::Malformed => return Lookup::Malformed,
+        }
+    }
+}
+
+/// Finds the last member with key `key`: serde_json's map semantics, where a
+/// repeated key overwrites the earlier one.
+///
+/// Cost: O(n) in the whole object, which must be scanned to its closing brace
+/// (only whitespace may follow it); nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::{object_last, Lookup};
+///
+/// assert_eq!(object_last(br#"{"a":1,"b":2,"a":3}"#, "a"), Lookup::Found(b"3"));
+/// assert_eq!(object_last(br#"{"a":1,"b":2,"a":3"#, "a"), Lookup::Malformed);
+/// ```
+pub fn object_last<'a>(obj: &'a [u8], key: &str) -> Lookup<'a> {
+    let Some(mut members) = Members::open(obj) else {
+        return Lookup::Malformed;
+    };
+    let mut last = None;
+    loop {
+        match members.next_member() {
+            Step::Member(member) => {
+                if member.key_is_any(&[key]) {
+                    last = Some(member.value);
+                }
+            }
+            Step::End => return last.map_or(Lookup::Missing, Lookup::Found),
+            Step::Malformed => return Lookup::Malformed,
+        }
+    }
+}
+
+/// Element `index` of an array, trimmed; `None` if `arr` is not an array, is too
+/// short, or is malformed before the element's end.
+///
+/// Cost: O(n) in the bytes up to the end of the element; the elements before it
+/// are skipped, nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::array_element;
+///
+/// assert_eq!(array_element(b" [1, {\"a\":[2]} ,3] ", 1), Some(&b"{\"a\":[2]}"[..]));
+/// assert_eq!(array_element(b"[1,2,3]", 3), None);
+/// ```
+pub fn array_element(arr: &[u8], index: usize) -> Option<&[u8]> {
+    let mut pos = skip_ws(arr, 0);
+    if arr.get(pos) != Some(&b'[') {
+        return None;
+    }
+    pos = skip_ws(arr, pos + 1);
+    if arr.get(pos) == Some(&b']') {
+        return None;
+    }
+    for i in 0.. {
+        let start = pos;
+        let end = skip_value_at(arr, start)?;
+        pos = skip_ws(arr, end);
+        let delimiter = *arr.get(pos)?;
+        if delimiter != b',' && delimiter != b']' {
+            return None;
+        }
+        if i == index {
+            return arr.get(start..end);
+        }
+        if delimiter == b']' {
+            return None;
+        }
+        pos = skip_ws(arr, pos + 1);
+    }
+    None
+}
+
+/// The raw key (between the quotes, escapes left as they are) and the trimmed
+/// value of an object's only member; `None` unless the object has exactly one
+/// member (serde's externally tagged enum form, `{"Variant":{...}}`).
+///
+/// Cost: O(n) in the whole object; nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::first_member;
+///
+/// let (key, value) = first_member(br#"{"Bug": {"module":"auth"}}"#).unwrap();
+/// assert_eq!((key, value), (&b"Bug"[..], &br#"{"module":"auth"}"#[..]));
+/// assert_eq!(first_member(br#"{"a":1,"b":2}"#), None);
+/// ```
+pub fn first_member(obj: &[u8]) -> Option<(&[u8], &[u8])> {
+    let mut members = Members::open(obj)?;
+    let Step::Member(first) = members.next_member() else {
+        return None;
+    };
+    matches!(members.next_member(), Step::End).then_some((first.key, first.value))
+}
+
+/// The raw contents between the quotes of a JSON string value (escapes left as
+/// they are); `None` unless the trimmed `value` is exactly one well-formed string
+/// (valid escapes, no control characters, valid UTF-8).
+///
+/// Cost: O(n) in the string, 16 bytes at a time; nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::string_raw;
+///
+/// assert_eq!(string_raw(br#" "a\"b" "#), Some(&br#"a\"b"#[..]));
+/// assert_eq!(string_raw(br#""a" "b""#), None);
+/// ```
+pub fn string_raw(value: &[u8]) -> Option<&[u8]> {
+    let value = trim(value);
+    if value.first() != Some(&b'"') {
+        return None;
+    }
+    match strict_string(value, 0) {
+        Ok(end) if end == value.len() => value.get(1..end - 1),
+        _ => None,
+    }
+}
+
+/// Escape-aware equality of raw string contents (as returned by [`string_raw`] or
+/// [`first_member`]) with an unescaped `expected` text.
+///
+/// `\uXXXX` escapes, surrogate pairs included, are decoded on the fly and compared
+/// as UTF-8; an invalid escape or a lone surrogate equals nothing.
+///
+/// Cost: O(n) in `raw`; nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::raw_eq;
+///
+/// assert!(raw_eq(br"det\u0061il", b"detail"));
+/// assert!(raw_eq(br"\ud83d\ude00!", "😀!".as_bytes()));
+/// assert!(!raw_eq(br"a\qb", b"aqb"));
+/// ```
+pub fn raw_eq(raw: &[u8], expected: &[u8]) -> bool {
+    let mut r = 0;
+    let mut e = 0;
+    loop {
+        // Compare the plain run up to the next backslash in one go.
+        let plain_end = next_backslash(raw, r).unwrap_or(raw.len());
+        let run = plain_end - r;
+        if raw.get(r..plain_end) != expected.get(e..e + run) {
+            return false;
+        }
+        r = plain_end;
+        e += run;
+        if r == raw.len() {
+            return e == expected.len();
+        }
+        let Some((ch, next)) = decode_escape(raw, r) else {
+            return false;
+        };
+        let mut utf8 = [0u8; 4];
+        let encoded = ch.encode_utf8(&mut utf8).as_bytes();
+        if expected.get(e..e + encoded.len()) != Some(encoded) {
+            return false;
+        }
+        r = next;
+        e += encoded.len();
+    }
+}
+
+/// Whether the trimmed value is exactly `null`.
+///
+/// Cost: O(n) in the surrounding whitespace; nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::is_null;
+///
+/// assert!(is_null(b" null\n"));
+/// assert!(!is_null(b"nul"));
+/// ```
+pub fn is_null(value: &[u8]) -> bool {
+    trim(value) == b"null"
+}
+
+/// Skips one value: `start` is the index of the value's first byte (whitespace
+/// before it is allowed); returns the index just past the value, or `None` if the
+/// value is malformed or truncated.
+///
+/// Strings are searched 16 bytes at a time for their closing quote; objects and
+/// arrays are scanned 64 bytes at a time, tracking strings and counting brackets,
+/// without recursion; numbers are scanned to their delimiter; literals are
+/// compared. Nesting is not validated (`[}` is skipped like `[]`).
+///
+/// Cost: O(n) in the value; nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::skip_value;
+///
+/// let bytes = br#"  {"a":["}",{"b":"\""}]} ,1"#;
+/// assert_eq!(skip_value(bytes, 0), Some(24));
+/// assert_eq!(skip_value(bytes, 26), Some(27));
+/// assert_eq!(skip_value(b"[[1]", 0), None);
+/// ```
+pub fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
+    skip_value_at(bytes, skip_ws(bytes, start))
+}
+
+/// `bytes` without leading and trailing JSON whitespace (space, `\t`, `\n`, `\r`).
+///
+/// Cost: O(n) in the whitespace; nothing is copied.
+///
+/// ```
+/// use optics_core::json::scan::trim;
+///
+/// assert_eq!(trim(b"\t [1] \r\n"), b"[1]");
+/// ```
+pub fn trim(bytes: &[u8]) -> &[u8] {
+    let start = skip_ws(bytes, 0);
+    let end = bytes
+        .iter()
+        .rposition(|&b| !is_ws(b))
+        .map_or(start, |last| last + 1);
+    bytes.get(start..end).unwrap_or_default()
+}
+
+/// Strict mode: checks that `bytes` hold exactly one JSON document (RFC 8259),
+/// whitespace around it allowed, and reports the first error.
+///
+/// Strings must be valid UTF-8 without control characters and with valid escapes
+/// (lone surrogate escapes are accepted, as the grammar allows them); numbers
+/// must follow the grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`); a
+/// byte-order mark is rejected. Nesting is tracked on an explicit bit stack, so
+/// any depth is fine.
+///
+/// Cost: O(n); allocates only past 64 levels of nesting (one bit per level).
+///
+/// ```
+/// use optics_core::json::scan::validate;
+///
+/// assert_eq!(validate(br#" {"a":[1,2.5e3,"x"]} "#), Ok(()));
+/// let error = validate(br#"{"a":"\x"}"#).unwrap_err();
+/// assert_eq!(error.to_string(), "invalid escape at byte 6");
+/// ```
+pub fn validate(bytes: &[u8]) -> Result<(), SyntaxError> {
+    let mut nesting = Nesting::default();
+    let mut pos = 0;
+    'value: loop {
+        pos = skip_ws(bytes, pos);
+        let Some(&first) = bytes.get(pos) else {
+            return Err(SyntaxError::end(bytes));
+        };
+        pos = match first {
+            b'{' => {
+                pos = skip_ws(bytes, pos + 1);
+                if bytes.get(pos) == Some(&b'}') {
+                    pos + 1
+                } else {
+                    nesting.push(Container::Object);
+                    pos = strict_member_key(bytes, pos)?;
+                    continue 'value;
+                }
+            }
+            b'[' => {
+                pos = skip_ws(bytes, pos + 1);
+                if bytes.get(pos) == Some(&b']') {
+                    pos + 1
+                } else {
+                    nesting.push(Container::Array);
+                    continue 'value;
+                }
+            }
+            b'"' => strict_string(bytes, pos)?,
+            b'-' | b'0'..=b'9' => strict_number(bytes, pos)?,
+            b't' => strict_literal(bytes, pos, b"true")?,
+            b'f' => strict_literal(bytes, pos, b"false")?,
+            b'n' => strict_literal(bytes, pos, b"null")?,
+            _ => return Err(SyntaxError::new(pos, "expected a value")),
+        };
+        // After a value: close containers until one wants another value.
+        loop {
+            pos = skip_ws(bytes, pos);
+            let Some(container) = nesting.top() else {
+                return match pos == bytes.len() {
+                    true => Ok(()),
+                    false => Err(SyntaxError::new(pos, "trailing characters")),
+                };
+            };
+            let (close, expected) = match container {
+                Container::Object => (b'}', "expected ',' or '}'"),
+                Container::Array => (b']', "expected ',' or ']'"),
+            };
+            match bytes.get(pos) {
+                Some(b',') => {
+                    pos += 1;
+                    if container == Container::Object {
+                        pos = strict_member_key(bytes, skip_ws(bytes, pos))?;
+                    }
+                    continue 'value;
+                }
+                Some(&b) if b == close => {
+                    nesting.pop();
+                    pos += 1;
+                }
+                Some(_) => return Err(SyntaxError::new(pos, expected)),
+                None => return Err(SyntaxError::end(bytes)),
+            }
+        }
+    }
+}
+
+/// Where and why [`validate`] rejected a document.
+///
+/// Displays in lowercase as `<what> at byte <offset>`, e.g.
+/// `invalid escape at byte 17`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Index of the offending byte (the input's length when it ended too early).
+    pub offset: usize,
+    /// What was wrong, in lowercase.
+    pub what: &'static str,
+}
+
+impl SyntaxError {
+    fn new(offset: usize, what: &'static str) -> Self {
+        SyntaxError { offset, what }
+    }
+
+    fn end(bytes: &[u8]) -> Self {
+        SyntaxError::new(bytes.len(), "unexpected end of input")
+    }
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.what, self.offset)
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// Kernels the benches compare; not part of the public API.
+#[doc(hidden)]
+pub mod kernels {
+    pub use super::super::simd::{
+        classify, classify_scalar, find_quote_or_backslash, find_quote_or_backslash_scalar,
+        find_string_special, find_string_special_scalar, Masks, BLOCK,
+    };
+}
+
+// ---------------------------------------------------------------------------
+// Byte classes
+
+/// A 256-entry membership table for `members`, built at compile time.
+const fn byte_table(members: &[u8]) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < members.len() {
+        table[members[i] as usize] = true;
+        i += 1;
+    }
+    table
+}
+
+static WHITESPACE: [bool; 256] = byte_table(b" \t\n\r");
+/// Bytes that may continue a number once it has started (non-strict).
+static NUMBER: [bool; 256] = byte_table(b"0123456789+-.eE");
+
+#[inline(always)]
+fn is_ws(byte: u8) -> bool {
+    WHITESPACE[byte as usize]
+}
+
+/// Index of the first non-whitespace byte at or after `pos` (or the length).
+#[inline(always)]
+fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(&b) = bytes.get(pos) {
+        if !is_ws(b) {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+// ---------------------------------------------------------------------------
+// Non-strict skipping
+
+/// [`skip_value`] with `pos` already at the value's first byte.
+#[inline]
+fn skip_value_at(bytes: &[u8], pos: usize) -> Option<usize> {
+    match *bytes.get(pos)? {
+        b'"' => Some(string_close(bytes, pos + 1)?.0 + 1),
+        b'{' | b'[' => skip_container(bytes, pos),
+        b't' => skip_literal(bytes, pos, b"true"),
+        b'f' => skip_literal(bytes, pos, b"false"),
+        b'n' => skip_literal(bytes, pos, b"null"),
+        b'-' | b'0'..=b'9' => {
+            let len = bytes.iter().skip(pos + 1).take_while(|&&b| NUMBER[b as usize]).count();
+            Some(pos + 1 + len)
+        }
+        _ => None,
+    }
+}
+
+#[inline]
+fn skip_literal(bytes: &[u8], pos: usize, literal: &[u8]) -> Option<usize> {
+    let end = pos + literal.len();
+    (bytes.get(pos..end)? == literal).then_some(end)
+}
+
+/// Index of the quote closing a string whose contents start at `from`, and
+/// whether the contents hold a backslash. A backslash escapes exactly the byte
+/// after it (the hex digits of `\uXXXX` are neither `"` nor `\`).
+#[inline]
+fn string_close(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
+    let mut hit = simd::find_quote_or_backslash(bytes, from)?;
+    let mut escaped = false;
+    while bytes[hit] == b'\\' {
+        escaped = true;
+        hit = simd::find_quote_or_backslash(bytes, hit + 2)?;
+    }
+    Some((hit, escaped))
+}
+
+/// Skips an object or array starting at `open`, 64 bytes at a time.
+///
+/// Per block: the escaped bytes are resolved from the backslash mask (carrying an
+/// escape across the block edge), the unescaped quotes give the in-string mask by
+/// prefix xor (carrying "inside a string" across the edge), and openers and
+/// closers outside strings are counted. Only a block with at least as many
+/// closers as the current depth can hold the end, and only there are the
+/// brackets walked one by one.
+fn skip_container(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut block_start = open;
+    let mut depth: usize = 0;
+    let mut inside_carry: u64 = 0;
+    let mut escape_carry = false;
+    while block_start < bytes.len() {
+        let masks = match bytes
+            .get(block_start..)
+            .and_then(|rest| rest.first_chunk::<BLOCK>())
+        {
+            Some(block) => simd::classify(block),
+            None => {
+                // The tail: spaces are neutral, so padding changes nothing.
+                let mut padded = [b' '; BLOCK];
+                let tail = &bytes[block_start..];
+                padded[..tail.len()].copy_from_slice(tail);
+                simd::classify(&padded)
+            }
+        };
+        let Masks {
+            quote,
+            backslash,
+            open: openers,
+            close: closers,
+        } = masks;
+        let quotes = quote & !escaped_bytes(backslash, &mut escape_carry);
+        let inside = prefix_xor(quotes) ^ inside_carry;
+        inside_carry = ((inside as i64) >> 63) as u64;
+        let openers = openers & !inside;
+        let closers = closers & !inside;
+        let closes = closers.count_ones() as usize;
+        if closes < depth {
+            depth = depth + openers.count_ones() as usize - closes;
+        } else {
+            let mut brackets = openers | closers;
+            while brackets != 0 {
+                let at = brackets.trailing_zeros();
+                if openers >> at & 1 == 1 {
+                    depth += 1;
+                } else {
+                    // depth >= 1: the first bracket of all is the opener at `open`
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(block_start + at as usize + 1);
+                    }
+                }
+                brackets &= brackets - 1;
+            }
+        }
+        block_start += BLOCK;
+    }
+    None
+}
+
+/// Bit `i` set when byte `i` is escaped by a backslash: the byte after each
+/// backslash that is not itself escaped. `carry` says whether the previous block
+/// ended in an escaping backslash, and is updated for the next block.
+#[inline(always)]
+fn escaped_bytes(backslash: u64, carry: &mut bool) -> u64 {
+    let mut escaped = u64::from(*carry);
+    *carry = false;
+    let mut escapers = backslash & !escaped;
+    while escapers != 0 {
+        let at = escapers.trailing_zeros();
+        if at == 63 {
+            *carry = true;
+            break;
+        }
+        let next = 1u64 << (at + 1);
+        escaped |= next;
+        // the escaped byte does not escape, even if it is a backslash
+        escapers &= escapers - 1;
+        escapers &= !next;
+    }
+    escaped
+}
+
+/// Bit `i` of the result is the parity of the bits `0..=i` of `x`.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+// ---------------------------------------------------------------------------
+// Members
+
+/// One `"key": value` of an object.
+struct Member<'a> {
+    /// Between the quotes, escapes left as they are.
+    key: &'a [u8],
+    /// Whether `key` holds a backslash (else plain byte equality decides).
+    key_escaped: bool,
+    /// Trimmed.
+    value: &'a [u8],
+}
+
+impl Member<'_> {
+    #[inline]
+    fn key_is_any(&self, keys: &[&str]) -> bool {
+        if self.key_escaped {
+            keys.iter().any(|k| raw_eq(self.key, k.as_bytes()))
+        } else {
+            keys.iter().any(|k| self.key == k.as_bytes())
+        }
+    }
+}
+
+/// What [`Members::next_member`] met.
+enum Step<'a> {
+    /// A member, followed by its `,` or `}`.
+    Member(Member<'a>),
+    /// The closing brace, followed by nothing but whitespace.
+    End,
+    Malformed,
+}
+
+/// Where the member walk stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MemberState {
+    /// Just after `{`: a key or `}` comes next.
+    Opened,
+    /// Just after `,`: a key comes next.
+    Separated,
+    /// Just after `}`: only whitespace may follow.
+    Closed,
+}
+
+/// Walks an object member by member; each value is skipped, not parsed.
+struct Members<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    state: MemberState,
+}
+
+impl<'a> Members<'a> {
+    /// Starts after the `{` of `bytes`, which may have whitespace before it.
+    fn open(bytes: &'a [u8]) -> Option<Self> {
+        let pos = skip_ws(bytes, 0);
+        (bytes.get(pos) == Some(&b'{')).then_some(Members {
+            bytes,
+            pos: pos + 1,
+            state: MemberState::Opened,
+        })
+    }
+
+    #[inline]
+    fn next_member(&mut self) -> Step<'a> {
+        let bytes = self.bytes;
+        let mut pos = skip_ws(bytes, self.pos);
+        match (self.state, bytes.get(pos)) {
+            (MemberState::Closed, None) => return Step::End,
+            (MemberState::Closed, Some(_)) => return Step::Malformed,
+            (MemberState::Opened, Some(b'}')) => {
+                self.state = MemberState::Closed;
+                return match skip_ws(bytes, pos + 1) == bytes.len() {
+                    true => Step::End,
+                    false => Step::Malformed,
+                };
+            }
+            (_, Some(b'"')) => {}
+            _ => return Step::Malformed,
+        }
+        let key_start = pos + 1;
+        let Some((key_end, key_escaped)) = string_close(bytes, key_start) else {
+            return Step::Malformed;
+        };
+        pos = skip_ws(bytes, key_end + 1);
+        if bytes.get(pos) != Some(&b':') {
+            return Step::Malformed;
+        }
+        let value_start = skip_ws(bytes, pos + 1);
+        let Some(value_end) = skip_value_at(bytes, value_start) else {
+            return Step::Malformed;
+        };
+        pos = skip_ws(bytes, value_end);
+        self.state = match bytes.get(pos) {
+            Some(b',') => MemberState::Separated,
+            Some(b'}') => MemberState::Closed,
+            _ => return Step::Malformed,
+        };
+        self.pos = pos + 1;
+        Step::Member(Member {
+            key: &bytes[key_start..key_end],
+            key_escaped,
+            value: &bytes[value_start..value_end],
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Escapes
+
+/// Index of the first backslash at or after `from`.
+fn next_backslash(raw: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let hit = simd::find_quote_or_backslash(raw, from)?;
+        if raw[hit] == b'\\' {
+            return Some(hit);
+        }
+        from = hit + 1;
+    }
+}
+
+/// Value of four hex digits.
+fn hex4(digits: &[u8]) -> Option<u16> {
+    let digits: &[u8; 4] = digits.try_into().ok()?;
+    digits.iter().try_fold(0u16, |acc, &d| {
+        let nibble = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            b'A'..=b'F' => d - b'A' + 10,
+            _ => return None,
+        };
+        Some(acc << 4 | u16::from(nibble))
+    })
+}
+
+/// Decodes the escape whose backslash is at `at`: the character and the index
+/// after the escape. A surrogate pair spans two `\u` escapes; a lone surrogate
+/// or an unknown escape gives `None`.
+fn decode_escape(raw: &[u8], at: usize) -> Option<(char, usize)> {
+    let simple = match *raw.get(at + 1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let unit = hex4(raw.get(at + 2..at + 6)?)?;
+            return match unit {
+                0xD800..=0xDBFF => {
+                    if raw.get(at + 6..at + 8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(raw.get(at + 8..at + 12)?)?;
+                    if !(0xDC00..=0xDFFF).contains(&low) {
+                        return None;
+                    }
+                    let code = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                    Some((char::from_u32(code)?, at + 12))
+                }
+                _ => Some((char::from_u32(u32::from(unit))?, at + 6)),
+            };
+        }
+        _ => return None,
+    };
+    Some((simple, at + 2))
+}
+
+// ---------------------------------------------------------------------------
+// Strict mode
+
+/// The kind of an open container in [`validate`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Container {
+    Object,
+    Array,
+}
+
+/// A stack of container kinds, one bit per level; the first 64 levels live inline.
+#[derive(Default)]
+struct Nesting {
+    depth: usize,
+    /// Levels 0..64; bit set for an object.
+    inline: u64,
+    /// Levels 64.., 64 per word.
+    spilled: Vec<u64>,
+}
+
+impl Nesting {
+    fn push(&mut self, container: Container) {
+        let level = self.depth;
+        let bit = 1u64 << (level % 64);
+        let word = match level / 64 {
+            0 => &mut self.inline,
+            n => {
+                if self.spilled.len() < n {
+                    self.spilled.push(0);
+                }
+                &mut self.spilled[n - 1]
+            }
+        };
+        match container {
+            Container::Object => *word |= bit,
+            Container::Array => *word &= !bit,
+        }
+        self.depth += 1;
+    }
+
+    fn pop(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    fn top(&self) -> Option<Container> {
+        let level = self.depth.checked_sub(1)?;
+        let word = match level / 64 {
+            0 => self.inline,
+            n => self.spilled[n - 1],
+        };
+        Some(match word >> (level % 64) & 1 {
+            1 => Container::Object,
+            _ => Container::Array,
+        })
+    }
+}
+
+/// Checks `"key" :` at `pos` and returns the index after the colon.
+fn strict_member_key(bytes: &[u8], pos: usize) -> Result<usize, SyntaxError> {
+    match bytes.get(pos) {
+        Some(b'"') => {}
+        Some(_) => return Err(SyntaxError::new(pos, "expected a string key")),
+        None => return Err(SyntaxError::end(bytes)),
+    }
+    let pos = skip_ws(bytes, strict_string(bytes, pos)?);
+    match bytes.get(pos) {
+        Some(b':') => Ok(pos + 1),
+        Some(_) => Err(SyntaxError::new(pos, "expected ':'")),
+        None => Err(SyntaxError::end(bytes)),
+    }
+}
+
+/// Checks the string opening at `open` and returns the index after its close.
+fn strict_string(bytes: &[u8], open: usize) -> Result<usize, SyntaxError> {
+    let mut pos = open + 1;
+    loop {
+        let Some(hit) = simd::find_string_special(bytes, pos) else {
+            return Err(SyntaxError::end(bytes));
+        };
+        pos = match bytes[hit] {
+            b'"' => return Ok(hit + 1),
+            b'\\' => match bytes.get(hit + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => hit + 2,
+                Some(b'u') if bytes.get(hit + 2..hit + 6).and_then(hex4).is_some() => hit + 6,
+                Some(_) => return Err(SyntaxError::new(hit, "invalid escape")),
+                None => return Err(SyntaxError::end(bytes)),
+            },
+            0x00..=0x1F => return Err(SyntaxError::new(hit, "control character in string")),
+            _ => {
+                // A run of non-ASCII bytes ends at an ASCII byte, which is never
+                // inside a UTF-8 sequence: the run must be valid on its own.
+                let run = bytes[hit..].iter().take_while(|&&b| b >= 0x80).count();
+                if let Err(error) = std::str::from_utf8(&bytes[hit..hit + run]) {
+                    return Err(SyntaxError::new(hit + error.valid_up_to(), "invalid utf-8"));
+                }
+                hit + run
+            }
+        };
+    }
+}
+
+/// Checks the number starting at `start` and returns the index after it.
+fn strict_number(bytes: &[u8], start: usize) -> Result<usize, SyntaxError> {
+    let digits_from = |pos: usize| pos + bytes.iter().skip(pos).take_while(|b| b.is_ascii_digit()).count();
+    let invalid = |pos: usize| SyntaxError::new(pos, "invalid number");
+    let mut pos = start;
+    if bytes.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    pos = match bytes.get(pos) {
+        Some(b'0') => pos + 1,
+        Some(b'1'..=b'9') => digits_from(pos + 1),
+        _ => return Err(invalid(pos)),
+    };
+    if bytes.get(pos) == Some(&b'.') {
+        let end = digits_from(pos + 1);
+        if end == pos + 1 {
+            return Err(invalid(end));
+        }
+        pos = end;
+    }
+    if matches!(bytes.get(pos), Some(b'e' | b'E')) {
+        pos += 1;
+        if matches!(bytes.get(pos), Some(b'+' | b'-')) {
+            pos += 1;
+        }
+        let end = digits_from(pos);
+        if end == pos {
+            return Err(invalid(end));
+        }
+        pos = end;
+    }
+    Ok(pos)
+}
+
+fn strict_literal(bytes: &[u8], pos: usize, literal: &[u8]) -> Result<usize, SyntaxError> {
+    skip_literal(bytes, pos, literal).ok_or(SyntaxError::new(pos, "invalid literal"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn escaped_naive(bytes: &[u8], carry_in: bool) -> (u64, bool) {
+        let mut escaped = 0u64;
+        let mut escape_next = carry_in;
+        for (i, &b) in bytes.iter().enumerate() {
+            if escape_next {
+                escaped |= 1 << i;
+                escape_next = false;
+            } else if b == b'\\' {
+                escape_next = true;
+            }
+        }
+        (escaped, escape_next)
+    }
+
+    proptest! {
+        #[test]
+        fn escaped_bytes_matches_a_byte_walk(
+            bytes in prop::collection::vec(prop::sample::select(b"\\\\\\a\"".to_vec()), 64),
+            carry_in: bool,
+        ) {
+            let backslash = bytes
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (i, &b)| m | (u64::from(b == b'\\') << i));
+            let mut carry = carry_in;
+            let escaped = escaped_bytes(backslash, &mut carry);
+            prop_assert_eq!((escaped, carry), escaped_naive(&bytes, carry_in));
+        }
+
+        #[test]
+        fn prefix_xor_is_running_parity(x: u64) {
+            let mut parity = 0;
+            for i in 0..64 {
+                parity ^= x >> i & 1;
+                prop_assert_eq!(prefix_xor(x) >> i & 1, parity);
+            }
+        }
+    }
+
+    #[test]
+    fn nesting_spills_past_64_levels() {
+        let mut nesting = Nesting::default();
+        for level in 0..300 {
+            let kind = if level % 3 == 0 { Container::Object } else { Container::Array };
+            nesting.push(kind);
+            assert!(nesting.top() == Some(kind));
+        }
+        for level in (0..300).rev() {
+            let kind = if level % 3 == 0 { Container::Object } else { Container::Array };
+            assert!(nesting.top() == Some(kind));
+            nesting.pop();
+        }
+        assert!(nesting.top().is_none());
+    }
+}

@@ -1,0 +1,80 @@
+//! Typed optics over serde models, that read Rust values and JSON bytes alike.
+//!
+//! `#[derive(Optics)]` gives every struct field a lens and every enum variant a
+//! prism, as associated consts named after them. Compose them with `then`; the
+//! compiler checks every step against the model. The same optic reads a value
+//! ([`Preview::preview`], [`Get::get`], [`PreviewMut::set`], [`Review::review`])
+//! and the value's JSON bytes in place ([`Json::view`], [`Json::read`]): it finds
+//! the focus in the bytes, skips everything else, copies nothing and decodes only
+//! the leaf.
+//!
+//! ```
+//! use optics_core::{Get, Json, Optics, Preview, PreviewMut};
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+//! #[serde(tag = "type")]
+//! enum Detail { Incident(Incident), Bug(Bug) }
+//!
+//! #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+//! #[serde(rename_all = "camelCase")]
+//! struct Incident { severity: u8, started_at: u64 }
+//!
+//! #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+//! struct Bug { module: String }
+//!
+//! let started = Detail::incident.then(Incident::started_at);
+//!
+//! let mut detail = Detail::Incident(Incident { severity: 1, started_at: 1700 });
+//! assert_eq!(started.preview(&detail), Some(&1700));
+//! started.set(&mut detail, 1800);
+//! assert_eq!(Incident::severity.get(&Incident { severity: 2, started_at: 0 }), &2);
+//!
+//! let bytes = serde_json::to_vec(&detail).unwrap();
+//! assert_eq!(Json::<Detail>::new(&bytes).read(started), Some(1800));
+//! assert_eq!(Json::<Detail>::new(br#"{"type":"Bug","module":"auth"}"#).read(started), None);
+//! ```
+//!
+//! # Serde attributes
+//!
+//! The derive reads serde's attributes, so a byte optic finds exactly what
+//! serde_json decodes. The table says, per attribute, what the derive does and
+//! which test shows it.
+#![doc = include_str!("../SERDE_ATTRIBUTES.md")]
+#![warn(missing_docs)]
+
+extern crate self as optics_core;
+
+pub mod json;
+pub mod optic;
+mod reader;
+
+pub use json::{Json, JsonDecode, JsonOptic};
+pub use optic::{
+    at, key, some, At, Get, GetMut, Key, Lens, Optic, Optional, Preview, PreviewMut, Prism,
+    Review, Some_, Then,
+};
+pub use optics_derive::Optics;
+pub use reader::Reader;
+
+/// Items the derive's output names. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::json::optics::{decode_field, FieldDecode, VariantFieldDecode};
+    pub use crate::json::{
+        decode, decode_absent, decode_with, Encoding, FieldJson, Found, VariantJson, VariantTags,
+    };
+    pub use crate::optic::{
+        Discriminant, Field, FieldOf, Tagged, Variant, VariantField, VariantFieldOf, VariantOf,
+    };
+    pub use core::option::Option;
+    pub use core::result::Result;
+    pub use serde;
+
+    /// A `&mut ()` for the payload of a unit variant. `Box::new(())` does not
+    /// allocate: a zero-sized box is never given memory.
+    #[inline]
+    pub fn unit_mut() -> &'static mut () {
+        Box::leak(Box::new(()))
+    }
+}

@@ -1,0 +1,180 @@
+//! The optic algebra over Rust values: kinds, composition and the generic optics.
+//!
+//! An optic focuses one part (`Focus`) of a whole (`Source`). What an optic can do
+//! is said by the traits it implements, so the kind of a composed optic is part of
+//! its type and the compiler refuses an operation the kind does not support:
+//!
+//! | kind        | traits                                   | built by                                  |
+//! |-------------|------------------------------------------|-------------------------------------------|
+//! | **Lens**     | [`Get`], [`GetMut`], [`Preview`], [`PreviewMut`] | a struct field (`Incident::impact`)       |
+//! | **Prism**    | [`Preview`], [`PreviewMut`], [`Review`]   | an enum variant (`Detail::incident`), [`some`] |
+//! | **Optional** | [`Preview`], [`PreviewMut`]               | lens∘prism, prism∘lens, [`at`], [`key`]   |
+//! | getter      | [`Get`], [`Preview`]                      | an enum's discriminant (`Detail::kind`)   |
+//!
+//! [`Then`] implements a trait exactly when both of its halves do, so composition
+//! yields the weakest kind that fits: lens∘lens is a lens, prism∘prism a prism,
+//! and anything composed with an optional is an optional.
+//!
+//! Every optic here is a small `Copy` value (derived ones are zero-sized); every
+//! operation is a direct field access or `match` after inlining: no allocation, no
+//! `dyn`, no cloning on the read path.
+//!
+//! ```
+//! use optics_core::{at, some, Get, Preview, PreviewMut, Review};
+//!
+//! #[derive(optics_core::Optics, Debug, PartialEq)]
+//! struct Trace { frames: Vec<Frame> }
+//! #[derive(optics_core::Optics, Debug, PartialEq)]
+//! struct Frame { module: String, line: Option<u32> }
+//!
+//! let mut trace = Trace { frames: vec![Frame { module: "auth".into(), line: Some(7) }] };
+//! let top_line = Trace::frames.then(at(0)).then(Frame::line).then(some());
+//! assert_eq!(top_line.preview(&trace), Some(&7));
+//! top_line.set(&mut trace, 8);
+//! assert_eq!(trace.frames[0].line, Some(8));
+//! assert_eq!(Frame::module.get(&trace.frames[0]), "auth");
+//! assert_eq!(some::<u32>().review(3), Some(3));
+//! ```
+
+mod at;
+mod field;
+mod key;
+mod some;
+mod then;
+mod variant;
+
+pub use at::{at, At, Indexed};
+pub use field::{Field, FieldOf};
+pub use key::{key, Key, Keyed};
+pub use some::{some, Some_};
+pub use then::Then;
+pub use variant::{Discriminant, Tagged, Variant, VariantField, VariantFieldOf, VariantOf};
+
+/// An optic from a whole of type `Source` to a part of type `Focus`.
+///
+/// This trait only names the two types; what the optic can do is said by
+/// [`Preview`], [`PreviewMut`], [`Get`], [`GetMut`] and [`Review`].
+pub trait Optic {
+    /// The whole the optic is pointed at.
+    type Source: ?Sized;
+    /// The part it focuses.
+    type Focus;
+}
+
+/// Read access to a focus that may be absent. Every kind of optic has it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot read its focus",
+    label = "this is not an optic that can be previewed"
+)]
+pub trait Preview: Optic {
+    /// The focus, or `None` where the whole has none (another variant, an index
+    /// past the end). O(1) for derived optics; a borrow, nothing copied.
+    fn preview<'s>(&self, s: &'s Self::Source) -> Option<&'s Self::Focus>
+    where
+        Self: 's;
+}
+
+/// Write access to a focus that may be absent.
+pub trait PreviewMut: Preview {
+    /// The focus, mutably, or `None` where the whole has none.
+    fn preview_mut<'s>(&self, s: &'s mut Self::Source) -> Option<&'s mut Self::Focus>
+    where
+        Self: 's;
+
+    /// Replaces the focus where there is one; a whole without one is left as it is.
+    fn set(&self, s: &mut Self::Source, a: Self::Focus) {
+        if let Some(focus) = self.preview_mut(s) {
+            *focus = a;
+        }
+    }
+
+    /// Changes the focus in place where there is one; returns whether `f` ran.
+    fn modify<F: FnOnce(&mut Self::Focus)>(&self, s: &mut Self::Source, f: F) -> bool {
+        match self.preview_mut(s) {
+            Some(focus) => {
+                f(focus);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Read access to a focus that is always there (lenses and getters).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` may miss its focus, so it has no `get`",
+    label = "not a lens",
+    note = "only a lens, or a composition of lenses, always has a focus; use `preview`, which returns an `Option`"
+)]
+pub trait Get: Preview {
+    /// The focus. O(1) for derived optics; a borrow, nothing copied.
+    fn get<'s>(&self, s: &'s Self::Source) -> &'s Self::Focus
+    where
+        Self: 's;
+}
+
+/// Write access to a focus that is always there (lenses).
+pub trait GetMut: Get + PreviewMut {
+    /// The focus, mutably.
+    fn get_mut<'s>(&self, s: &'s mut Self::Source) -> &'s mut Self::Focus
+    where
+        Self: 's;
+}
+
+/// Building the whole from the part (prisms).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot build a whole from its focus",
+    label = "not a prism",
+    note = "only a prism, or a composition of prisms, has `review`"
+)]
+pub trait Review: Preview
+where
+    Self::Source: Sized,
+{
+    /// The whole whose focus is `a`: for a variant prism, the variant holding `a`.
+    fn review(&self, a: Self::Focus) -> Self::Source;
+}
+
+/// A lens: a focus that is always there, readable and writable.
+/// Implemented by every optic that has [`GetMut`].
+pub trait Lens: GetMut {}
+impl<O: GetMut> Lens for O {}
+
+/// A prism: a focus that may be absent, and a way to build the whole from it.
+/// Implemented by every optic that has [`PreviewMut`] and [`Review`].
+pub trait Prism: PreviewMut + Review
+where
+    Self::Source: Sized,
+{
+}
+impl<O> Prism for O
+where
+    O: PreviewMut + Review,
+    O::Source: Sized,
+{
+}
+
+/// An optional: a focus that may be absent, readable and writable.
+/// Every lens and prism is one too.
+pub trait Optional: PreviewMut {}
+impl<O: PreviewMut> Optional for O {}
+
+/// Adds the inherent `const fn then` that composes an optic type with the next.
+/// Inherent rather than a trait method so that composed optics can be `const`s.
+macro_rules! composable {
+    (impl [$($gen:tt)*] $ty:ty) => {
+        impl<$($gen)*> $ty {
+            /// Composes this optic with `next`, which must start where this one
+            /// ends. The result has the weakest kind of the two (see the module
+            /// docs); composing costs nothing at run time.
+            pub const fn then<Next>(self, next: Next) -> $crate::optic::Then<Self, Next>
+            where
+                Self: $crate::optic::Optic,
+                Next: $crate::optic::Optic<Source = <Self as $crate::optic::Optic>::Focus>,
+            {
+                $crate::optic::Then::new(self, next)
+            }
+        }
+    };
+}
+pub(crate) use composable;

@@ -1,0 +1,118 @@
+//! Composition of two optics.
+
+use super::{composable, Get, GetMut, Optic, Preview, PreviewMut, Review};
+
+/// `first` then `second`: the optic that focuses `second`'s focus inside
+/// `first`'s. Built by the `then` method every optic has.
+///
+/// It implements each of [`Preview`], [`PreviewMut`], [`Get`], [`GetMut`] and
+/// [`Review`] exactly when both halves do, so its kind is the weakest of the two.
+/// Zero-sized when both halves are; every operation is the two halves' inlined.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Then<A, B> {
+    first: A,
+    second: B,
+}
+
+impl<A, B> Then<A, B> {
+    /// `first` then `second`. Prefer `first.then(second)`, which checks that the
+    /// two meet.
+    pub const fn new(first: A, second: B) -> Self {
+        Then { first, second }
+    }
+
+    /// The outer optic.
+    pub const fn first(&self) -> &A {
+        &self.first
+    }
+
+    /// The inner optic.
+    pub const fn second(&self) -> &B {
+        &self.second
+    }
+}
+
+composable!(impl[A, B] Then<A, B>);
+
+impl<A: core::fmt::Debug, B: core::fmt::Debug> core::fmt::Debug for Then<A, B> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:?}.then({:?})", self.first, self.second)
+    }
+}
+
+impl<A, B> Optic for Then<A, B>
+where
+    A: Optic,
+    B: Optic<Source = A::Focus>,
+{
+    type Source = A::Source;
+    type Focus = B::Focus;
+}
+
+impl<A, B> Preview for Then<A, B>
+where
+    A: Preview,
+    B: Preview<Source = A::Focus>,
+{
+    #[inline]
+    fn preview<'s>(&self, s: &'s Self::Source) -> Option<&'s Self::Focus>
+    where
+        Self: 's,
+    {
+        self.second.preview(self.first.preview(s)?)
+    }
+}
+
+impl<A, B> PreviewMut for Then<A, B>
+where
+    A: PreviewMut,
+    B: PreviewMut<Source = A::Focus>,
+{
+    #[inline]
+    fn preview_mut<'s>(&self, s: &'s mut Self::Source) -> Option<&'s mut Self::Focus>
+    where
+        Self: 's,
+    {
+        self.second.preview_mut(self.first.preview_mut(s)?)
+    }
+}
+
+impl<A, B> Get for Then<A, B>
+where
+    A: Get,
+    B: Get<Source = A::Focus>,
+{
+    #[inline]
+    fn get<'s>(&self, s: &'s Self::Source) -> &'s Self::Focus
+    where
+        Self: 's,
+    {
+        self.second.get(self.first.get(s))
+    }
+}
+
+impl<A, B> GetMut for Then<A, B>
+where
+    A: GetMut,
+    B: GetMut<Source = A::Focus>,
+{
+    #[inline]
+    fn get_mut<'s>(&self, s: &'s mut Self::Source) -> &'s mut Self::Focus
+    where
+        Self: 's,
+    {
+        self.second.get_mut(self.first.get_mut(s))
+    }
+}
+
+impl<A, B> Review for Then<A, B>
+where
+    A: Review,
+    A::Source: Sized,
+    B: Review<Source = A::Focus>,
+{
+    #[inline]
+    fn review(&self, a: Self::Focus) -> Self::Source {
+        self.first.review(self.second.review(a))
+    }
+}

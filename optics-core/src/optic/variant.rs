@@ -1,0 +1,222 @@
+//! Enum variant prisms, fields of struct-like variants, and the discriminant
+//! getter, as `#[derive(Optics)]` generates them.
+
+use core::marker::PhantomData;
+
+use super::{composable, Get, Optic, Preview, PreviewMut, Review};
+use crate::json::{Encoding, FieldJson, VariantJson, VariantTags};
+
+/// An enum whose variants `#[derive(Optics)]` has numbered: its discriminant
+/// and how serde encodes it. Not meant to be implemented by hand.
+pub trait Tagged: Sized {
+    /// The fieldless enum naming the variants (`DetailKind` for `Detail`).
+    type Kind: Copy + 'static;
+    /// How serde writes the enum (externally, internally or adjacently tagged).
+    const ENCODING: Encoding;
+    /// Per variant, in declaration order, the tag names serde accepts.
+    const VARIANTS: &'static [VariantTags];
+    /// Per variant, in declaration order, its kind.
+    const KINDS: &'static [Self::Kind];
+    /// The number of the variant `self` is, in declaration order.
+    fn variant_index(&self) -> usize;
+}
+
+/// Variant number `I` of an enum: implemented by `#[derive(Optics)]` for
+/// every variant with a single payload (newtype variants focus their payload,
+/// unit variants focus `()`). Not meant to be implemented by hand.
+pub trait VariantOf<const I: usize>: Tagged {
+    /// What the variant holds.
+    type Payload;
+    /// `Type::variant`, for messages and `Debug`.
+    const NAME: &'static str;
+    /// How the payload is laid out in JSON.
+    const JSON: VariantJson;
+    /// The payload if `self` is this variant.
+    fn payload(&self) -> Option<&Self::Payload>;
+    /// The payload, mutably, if `self` is this variant.
+    fn payload_mut(&mut self) -> Option<&mut Self::Payload>;
+    /// The variant holding `payload`.
+    fn from_payload(payload: Self::Payload) -> Self;
+}
+
+/// Field number `I` (counted over all struct-like and tuple variants of the
+/// enum) of a variant with several fields: implemented by `#[derive(Optics)]`.
+pub trait VariantFieldOf<const I: usize>: Tagged {
+    /// The field's type.
+    type Type;
+    /// `Type::variant_field`, for messages and `Debug`.
+    const NAME: &'static str;
+    /// The number of the variant the field belongs to.
+    const VARIANT: usize;
+    /// Where the field stands in the variant's JSON payload.
+    const JSON: FieldJson;
+    /// The field, if `self` is its variant.
+    fn field(&self) -> Option<&Self::Type>;
+    /// The field, mutably, if `self` is its variant.
+    fn field_mut(&mut self) -> Option<&mut Self::Type>;
+}
+
+macro_rules! zero_sized_optic {
+    ($(#[$doc:meta])* $name:ident, $trait_:ident, $describe:expr) => {
+        $(#[$doc])*
+        pub struct $name<S, const I: usize>(PhantomData<fn() -> S>);
+
+        impl<S, const I: usize> $name<S, I> {
+            /// The optic. Derived code calls this; users name the associated const.
+            pub const fn new() -> Self {
+                $name(PhantomData)
+            }
+        }
+        composable!(impl[S, const I: usize] $name<S, I>);
+        impl<S, const I: usize> Clone for $name<S, I> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<S, const I: usize> Copy for $name<S, I> {}
+        impl<S, const I: usize> Default for $name<S, I> {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+        impl<S: $trait_<I>, const I: usize> core::fmt::Debug for $name<S, I> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str($describe(self))
+            }
+        }
+    };
+}
+
+zero_sized_optic!(
+    /// The prism on variant number `I` of `S`: what `#[derive(Optics)]` exposes
+    /// as an associated const named after the variant in snake_case
+    /// (`Detail::incident`). Zero-sized; `preview` is one `match`.
+    Variant,
+    VariantOf,
+    |_: &Variant<S, I>| <S as VariantOf<I>>::NAME
+);
+
+zero_sized_optic!(
+    /// The optional on one field of a struct-like (or multi-field tuple) variant:
+    /// `#[derive(Optics)]` exposes it as `variant_field` (`Shape::rect_width`).
+    /// Such a variant has no prism, since no single value holds its payload;
+    /// these optionals reach each field instead. Zero-sized.
+    VariantField,
+    VariantFieldOf,
+    |_: &VariantField<S, I>| <S as VariantFieldOf<I>>::NAME
+);
+
+impl<S: VariantOf<I>, const I: usize> Optic for Variant<S, I> {
+    type Source = S;
+    type Focus = S::Payload;
+}
+
+impl<S: VariantOf<I>, const I: usize> Preview for Variant<S, I> {
+    #[inline]
+    fn preview<'s>(&self, s: &'s S) -> Option<&'s S::Payload>
+    where
+        Self: 's,
+    {
+        s.payload()
+    }
+}
+
+impl<S: VariantOf<I>, const I: usize> PreviewMut for Variant<S, I> {
+    #[inline]
+    fn preview_mut<'s>(&self, s: &'s mut S) -> Option<&'s mut S::Payload>
+    where
+        Self: 's,
+    {
+        s.payload_mut()
+    }
+}
+
+impl<S: VariantOf<I>, const I: usize> Review for Variant<S, I> {
+    #[inline]
+    fn review(&self, a: S::Payload) -> S {
+        S::from_payload(a)
+    }
+}
+
+impl<S: VariantFieldOf<I>, const I: usize> Optic for VariantField<S, I> {
+    type Source = S;
+    type Focus = S::Type;
+}
+
+impl<S: VariantFieldOf<I>, const I: usize> Preview for VariantField<S, I> {
+    #[inline]
+    fn preview<'s>(&self, s: &'s S) -> Option<&'s S::Type>
+    where
+        Self: 's,
+    {
+        s.field()
+    }
+}
+
+impl<S: VariantFieldOf<I>, const I: usize> PreviewMut for VariantField<S, I> {
+    #[inline]
+    fn preview_mut<'s>(&self, s: &'s mut S) -> Option<&'s mut S::Type>
+    where
+        Self: 's,
+    {
+        s.field_mut()
+    }
+}
+
+/// The getter from an enum to its kind, which variant it is: what
+/// `#[derive(Optics)]` exposes as `Type::kind` (or the name given with
+/// `#[optics(kind = "...")]`). Read-only: a kind cannot be set without a payload.
+///
+/// On values `get` is one `match`; on bytes it reads the tag serde wrote and
+/// decodes nothing else.
+pub struct Discriminant<S>(PhantomData<fn() -> S>);
+
+impl<S> Discriminant<S> {
+    /// The getter. Derived code calls this; users name the associated const.
+    pub const fn new() -> Self {
+        Discriminant(PhantomData)
+    }
+}
+composable!(impl[S] Discriminant<S>);
+impl<S> Clone for Discriminant<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> Copy for Discriminant<S> {}
+impl<S> Default for Discriminant<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+impl<S> core::fmt::Debug for Discriminant<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Discriminant<{}>", core::any::type_name::<S>())
+    }
+}
+
+impl<S: Tagged> Optic for Discriminant<S> {
+    type Source = S;
+    type Focus = S::Kind;
+}
+
+impl<S: Tagged> Preview for Discriminant<S> {
+    #[inline]
+    fn preview<'s>(&self, s: &'s S) -> Option<&'s S::Kind>
+    where
+        Self: 's,
+    {
+        Some(self.get(s))
+    }
+}
+
+impl<S: Tagged> Get for Discriminant<S> {
+    #[inline]
+    fn get<'s>(&self, s: &'s S) -> &'s S::Kind
+    where
+        Self: 's,
+    {
+        let kinds: &'static [S::Kind] = S::KINDS;
+        &kinds[s.variant_index()]
+    }
+}

@@ -1,0 +1,203 @@
+//! The typed model of the derive's input: what each field and variant is, its
+//! attributes, the optic's name and the JSON names serde reads. Borrows from
+//! syn and keeps the original nodes for spans.
+
+use proc_macro2::Span;
+use quote::format_ident;
+use syn::{DeriveInput, Ident, Member, Type, Visibility};
+
+use crate::attr::{self, ContainerAttrs, FieldAttrs, VariantAttrs};
+use crate::case::{optic_name_of_variant, RenameRule};
+use crate::ctxt::Ctxt;
+
+pub struct Input<'a> {
+    pub original: &'a DeriveInput,
+    pub ident: &'a Ident,
+    pub vis: &'a Visibility,
+    pub attrs: ContainerAttrs,
+    pub data: Data<'a>,
+}
+
+pub enum Data<'a> {
+    Struct(Style, Vec<Field<'a>>),
+    Enum(Vec<Variant<'a>>),
+    Union(&'a syn::token::Union),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Named,
+    Tuple,
+    Unit,
+}
+
+pub struct Field<'a> {
+    pub original: &'a syn::Field,
+    pub member: Member,
+    pub ty: &'a Type,
+    pub attrs: FieldAttrs,
+    /// The optic's name: the field's, or `#[optics(name)]`; `_0` for tuples.
+    pub optic: Ident,
+    /// The key serde reads, then the aliases (named fields only).
+    pub json_names: Vec<String>,
+}
+
+pub struct Variant<'a> {
+    pub original: &'a syn::Variant,
+    pub ident: &'a Ident,
+    pub style: Style,
+    pub fields: Vec<Field<'a>>,
+    pub attrs: VariantAttrs,
+    /// The prism's name: the variant's in snake_case, or `#[optics(name)]`.
+    pub optic: Ident,
+    /// The tag serde reads, then the aliases; empty if serde never reads it.
+    pub tag_names: Vec<String>,
+}
+
+/// An identifier for `text`, raw if it is a keyword; `None` if it cannot be one.
+pub fn ident_for(text: &str, span: Span) -> Option<Ident> {
+    let mut ident = syn::parse_str::<Ident>(text)
+        .or_else(|_| syn::parse_str::<Ident>(&format!("r#{text}")))
+        .ok()?;
+    ident.set_span(span);
+    Some(ident)
+}
+
+/// The name of an identifier as serde sees it: without `r#`.
+fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map_or(text.clone(), str::to_owned)
+}
+
+fn fields<'a>(
+    cx: &Ctxt,
+    fields: &'a syn::Fields,
+    rename_all: Option<RenameRule>,
+    optic_prefix: Option<&str>,
+) -> (Style, Vec<Field<'a>>) {
+    let style = match fields {
+        syn::Fields::Named(_) => Style::Named,
+        syn::Fields::Unnamed(_) => Style::Tuple,
+        syn::Fields::Unit => Style::Unit,
+    };
+    let fields = fields
+        .iter()
+        .enumerate()
+        .map(|(i, original)| {
+            let attrs = attr::field(cx, &original.attrs);
+            let (member, base_name) = match &original.ident {
+                Some(ident) => (Member::Named(ident.clone()), unraw(ident)),
+                None => (Member::Unnamed(i.into()), i.to_string()),
+            };
+            let optic = match (&attrs.optic_name, optic_prefix, &original.ident) {
+                (Some(name), _, _) => name.clone(),
+                (None, Some(prefix), _) => format_ident!("{}_{}", prefix, base_name),
+                (None, None, Some(ident)) => ident.clone(),
+                (None, None, None) => format_ident!("_{}", i),
+            };
+            let mut json_names = Vec::new();
+            if original.ident.is_some() {
+                json_names.push(match (&attrs.rename, rename_all) {
+                    (Some(rename), _) => rename.clone(),
+                    (None, Some(rule)) => rule.apply_to_field(&base_name),
+                    (None, None) => base_name.clone(),
+                });
+                json_names.extend(attrs.aliases.iter().cloned());
+            }
+            Field {
+                original,
+                member,
+                ty: &original.ty,
+                attrs,
+                optic,
+                json_names,
+            }
+        })
+        .collect();
+    (style, fields)
+}
+
+impl<'a> Input<'a> {
+    pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Self {
+        let is_enum = matches!(input.data, syn::Data::Enum(_));
+        let attrs = attr::container(cx, &input.attrs, is_enum);
+        let data = match &input.data {
+            syn::Data::Struct(data) => {
+                let (style, fields) = fields(cx, &data.fields, attrs.rename_all, None);
+                Data::Struct(style, fields)
+            }
+            syn::Data::Enum(data) => Data::Enum(
+                data.variants
+                    .iter()
+                    .map(|original| {
+                        let vattrs = attr::variant(cx, &original.attrs);
+                        let snake = optic_name_of_variant(&unraw(&original.ident));
+                        let optic = vattrs
+                            .optic_name
+                            .clone()
+                            .or_else(|| ident_for(&snake, original.ident.span()))
+                            .unwrap_or_else(|| format_ident!("{}_", snake));
+                        let field_rule = vattrs.rename_all.or(attrs.rename_all_fields);
+                        let prefix = optic.to_string();
+                        let prefix = prefix.strip_prefix("r#").unwrap_or(&prefix);
+                        let (style, fields) = fields(cx, &original.fields, field_rule, Some(prefix));
+                        let mut tag_names = Vec::new();
+                        if !vattrs.skip_deserializing {
+                            tag_names.push(match (&vattrs.rename, attrs.rename_all) {
+                                (Some(rename), _) => rename.clone(),
+                                (None, Some(rule)) => rule.apply_to_variant(&unraw(&original.ident)),
+                                (None, None) => unraw(&original.ident),
+                            });
+                            tag_names.extend(vattrs.aliases.iter().cloned());
+                        }
+                        Variant {
+                            original,
+                            ident: &original.ident,
+                            style,
+                            fields,
+                            attrs: vattrs,
+                            optic,
+                            tag_names,
+                        }
+                    })
+                    .collect(),
+            ),
+            syn::Data::Union(data) => Data::Union(&data.union_token),
+        };
+        Input {
+            original: input,
+            ident: &input.ident,
+            vis: &input.vis,
+            attrs,
+            data,
+        }
+    }
+
+    /// The discriminant getter's name: `kind`, or `#[optics(kind = "...")]`.
+    pub fn kind_const(&self) -> Ident {
+        self.attrs
+            .kind_name
+            .clone()
+            .unwrap_or_else(|| Ident::new("kind", self.ident.span()))
+    }
+
+    /// The kind enum's name: `{Enum}Kind`, or `#[optics(kind_type = "...")]`.
+    pub fn kind_type(&self) -> Ident {
+        self.attrs
+            .kind_type
+            .clone()
+            .unwrap_or_else(|| format_ident!("{}Kind", self.ident))
+    }
+}
+
+impl Variant<'_> {
+    /// A variant with one payload (unit or newtype) gets a prism; others get
+    /// one optional per field.
+    pub fn has_prism(&self) -> bool {
+        match self.style {
+            Style::Unit => true,
+            Style::Tuple => self.fields.len() == 1,
+            Style::Named => false,
+        }
+    }
+}

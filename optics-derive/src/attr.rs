@@ -1,0 +1,350 @@
+//! Attribute parsing: serde's attributes (the codec's own, read so that byte
+//! optics find what serde_json decodes) and ours, `#[optics(...)]`.
+//!
+//! Unsupported serde attributes are recorded here with their span and rejected
+//! in `valid.rs`, so every problem is reported at once.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Ident, LitStr, Token};
+
+use crate::case::RenameRule;
+use crate::ctxt::Ctxt;
+
+// serde's keywords.
+const SERDE: &str = "serde";
+const RENAME: &str = "rename";
+const RENAME_ALL: &str = "rename_all";
+const RENAME_ALL_FIELDS: &str = "rename_all_fields";
+const ALIAS: &str = "alias";
+const TAG: &str = "tag";
+const CONTENT: &str = "content";
+const UNTAGGED: &str = "untagged";
+const TRANSPARENT: &str = "transparent";
+const DEFAULT: &str = "default";
+const FLATTEN: &str = "flatten";
+const SKIP: &str = "skip";
+const SKIP_DESERIALIZING: &str = "skip_deserializing";
+const WITH: &str = "with";
+const DESERIALIZE_WITH: &str = "deserialize_with";
+const BORROW: &str = "borrow";
+const OTHER: &str = "other";
+const SERIALIZE: &str = "serialize";
+const DESERIALIZE: &str = "deserialize";
+/// serde attributes whose meaning the byte reader cannot follow.
+const REJECTED: &[(&str, &str)] = &[
+    ("from", "the JSON is another type's, decoded then converted"),
+    ("try_from", "the JSON is another type's, decoded then converted"),
+    ("remote", "the optics would be for another type"),
+    ("variant_identifier", "the enum is an identifier, not a value with variants"),
+    ("field_identifier", "the enum is an identifier, not a value with variants"),
+    ("getter", "it belongs to remote derives"),
+];
+
+// Our keywords.
+const OPTICS: &str = "optics";
+const NAME: &str = "name";
+const KIND: &str = "kind";
+const KIND_TYPE: &str = "kind_type";
+
+/// A name serde reads, with the span it was written at.
+#[derive(Clone, Debug)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// `#[serde(default)]` and `#[serde(default = "path")]`.
+#[derive(Clone, Debug, Default)]
+pub enum DefaultValue {
+    #[default]
+    None,
+    Trait,
+    Path(syn::ExprPath),
+}
+
+/// A serde attribute the derive does not support, kept for `valid.rs`.
+#[derive(Clone, Debug)]
+pub struct Rejected {
+    pub span: Span,
+    pub keyword: String,
+    pub why: &'static str,
+}
+
+#[derive(Default)]
+pub struct ContainerAttrs {
+    pub rename_all: Option<RenameRule>,
+    pub rename_all_fields: Option<RenameRule>,
+    pub tag: Option<Spanned<String>>,
+    pub content: Option<Spanned<String>>,
+    pub untagged: Option<Span>,
+    pub transparent: Option<Span>,
+    pub default: DefaultValue,
+    pub rejected: Vec<Rejected>,
+    /// `#[optics(kind = "...")]`: the name of the discriminant's const.
+    pub kind_name: Option<Ident>,
+    /// `#[optics(kind_type = "...")]`: the name of the generated kind enum.
+    pub kind_type: Option<Ident>,
+}
+
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub rename: Option<String>,
+    pub aliases: Vec<String>,
+    pub default: DefaultValue,
+    pub flatten: bool,
+    pub skip_deserializing: bool,
+    pub deserialize_with: Option<syn::ExprPath>,
+    pub borrow: bool,
+    pub rejected: Vec<Rejected>,
+    pub optic_name: Option<Ident>,
+    pub optic_skip: bool,
+}
+
+#[derive(Default)]
+pub struct VariantAttrs {
+    pub rename: Option<String>,
+    pub aliases: Vec<String>,
+    pub rename_all: Option<RenameRule>,
+    pub skip_deserializing: bool,
+    pub other: bool,
+    pub rejected: Vec<Rejected>,
+    pub optic_name: Option<Ident>,
+    pub optic_skip: bool,
+}
+
+fn lit_str(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
+    meta.value()?.parse()
+}
+
+/// `key = "x"`, or `key(serialize = "a", deserialize = "b")`: the name serde
+/// reads when deserializing (`None` if only a serialize name is given).
+fn de_name(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
+    if meta.input.peek(Token![=]) {
+        return Ok(Some(lit_str(meta)?));
+    }
+    let mut name = None;
+    meta.parse_nested_meta(|nested| {
+        if nested.path.is_ident(DESERIALIZE) {
+            name = Some(lit_str(&nested)?);
+        } else if nested.path.is_ident(SERIALIZE) {
+            lit_str(&nested)?;
+        } else {
+            return Err(nested.error("expected `serialize` or `deserialize`"));
+        }
+        Ok(())
+    })?;
+    Ok(name)
+}
+
+fn rename_rule(meta: &ParseNestedMeta) -> syn::Result<Option<RenameRule>> {
+    match de_name(meta)? {
+        None => Ok(None),
+        Some(lit) => match RenameRule::from_str(&lit.value()) {
+            Some(rule) => Ok(Some(rule)),
+            None => Err(syn::Error::new(
+                lit.span(),
+                format!(
+                    "unknown rename rule `{}`; serde knows {}",
+                    lit.value(),
+                    crate::case::RULES
+                        .iter()
+                        .map(|(name, _)| format!("\"{name}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        },
+    }
+}
+
+fn default_value(meta: &ParseNestedMeta) -> syn::Result<DefaultValue> {
+    if meta.input.peek(Token![=]) {
+        Ok(DefaultValue::Path(lit_str(meta)?.parse()?))
+    } else {
+        Ok(DefaultValue::Trait)
+    }
+}
+
+/// Consumes whatever follows a keyword we do not interpret (`= value` or
+/// `(...)`), so that serde's other attributes pass through untouched.
+fn skip_rest(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<proc_macro2::TokenStream>()?;
+    }
+    Ok(())
+}
+
+fn rejected(meta: &ParseNestedMeta, into: &mut Vec<Rejected>) -> syn::Result<bool> {
+    for (keyword, why) in REJECTED {
+        if meta.path.is_ident(keyword) {
+            into.push(Rejected {
+                span: meta.path.get_ident().map_or_else(Span::call_site, Ident::span),
+                keyword: (*keyword).to_owned(),
+                why,
+            });
+            skip_rest(meta)?;
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Parses `#[optics(...)]`'s value as an identifier (a keyword becomes a raw
+/// identifier).
+fn ident_value(meta: &ParseNestedMeta) -> syn::Result<Ident> {
+    let lit = lit_str(meta)?;
+    crate::ast::ident_for(&lit.value(), lit.span()).ok_or_else(|| {
+        syn::Error::new(
+            lit.span(),
+            format!("`{}` is not a valid Rust identifier", lit.value()),
+        )
+    })
+}
+
+fn each(cx: &Ctxt, attrs: &[Attribute], name: &str, mut f: impl FnMut(ParseNestedMeta) -> syn::Result<()>) {
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident(name)) {
+        if let Err(error) = attr.parse_nested_meta(&mut f) {
+            cx.syn_error(error);
+        }
+    }
+}
+
+fn unknown_optics_key(meta: &ParseNestedMeta, allowed: &str) -> syn::Error {
+    let key = meta
+        .path
+        .get_ident()
+        .map_or_else(|| "this".to_owned(), |ident| format!("`{ident}`"));
+    meta.error(format!("unknown optics attribute {key}: expected {allowed}"))
+}
+
+pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttrs {
+    let mut out = ContainerAttrs::default();
+    each(cx, attrs, SERDE, |meta| {
+        if meta.path.is_ident(RENAME_ALL) {
+            if let Some(rule) = rename_rule(&meta)? {
+                out.rename_all = Some(rule);
+            }
+        } else if meta.path.is_ident(RENAME_ALL_FIELDS) {
+            if let Some(rule) = rename_rule(&meta)? {
+                out.rename_all_fields = Some(rule);
+            }
+        } else if meta.path.is_ident(TAG) {
+            let lit = lit_str(&meta)?;
+            out.tag = Some(Spanned { value: lit.value(), span: lit.span() });
+        } else if meta.path.is_ident(CONTENT) {
+            let lit = lit_str(&meta)?;
+            out.content = Some(Spanned { value: lit.value(), span: lit.span() });
+        } else if meta.path.is_ident(UNTAGGED) {
+            out.untagged = Some(meta.path.get_ident().map_or_else(Span::call_site, Ident::span));
+        } else if meta.path.is_ident(TRANSPARENT) {
+            out.transparent = Some(meta.path.get_ident().map_or_else(Span::call_site, Ident::span));
+        } else if meta.path.is_ident(DEFAULT) {
+            out.default = default_value(&meta)?;
+        } else if !rejected(&meta, &mut out.rejected)? {
+            skip_rest(&meta)?;
+        }
+        Ok(())
+    });
+    each(cx, attrs, OPTICS, |meta| {
+        if is_enum && meta.path.is_ident(KIND) {
+            out.kind_name = Some(ident_value(&meta)?);
+        } else if is_enum && meta.path.is_ident(KIND_TYPE) {
+            out.kind_type = Some(ident_value(&meta)?);
+        } else if is_enum {
+            return Err(unknown_optics_key(&meta, "`kind = \"...\"` or `kind_type = \"...\"` on an enum"));
+        } else {
+            return Err(unknown_optics_key(&meta, "nothing on a struct: `name` and `skip` go on fields"));
+        }
+        Ok(())
+    });
+    out
+}
+
+fn optics_member(cx: &Ctxt, attrs: &[Attribute], name: &mut Option<Ident>, skip: &mut bool) {
+    each(cx, attrs, OPTICS, |meta| {
+        if meta.path.is_ident(NAME) {
+            *name = Some(ident_value(&meta)?);
+        } else if meta.path.is_ident(SKIP) {
+            *skip = true;
+        } else {
+            return Err(unknown_optics_key(&meta, "`name = \"...\"` or `skip`"));
+        }
+        Ok(())
+    });
+}
+
+pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    each(cx, attrs, SERDE, |meta| {
+        if meta.path.is_ident(RENAME) {
+            if let Some(lit) = de_name(&meta)? {
+                out.rename = Some(lit.value());
+            }
+        } else if meta.path.is_ident(ALIAS) {
+            out.aliases.push(lit_str(&meta)?.value());
+        } else if meta.path.is_ident(DEFAULT) {
+            out.default = default_value(&meta)?;
+        } else if meta.path.is_ident(FLATTEN) {
+            out.flatten = true;
+        } else if meta.path.is_ident(SKIP) || meta.path.is_ident(SKIP_DESERIALIZING) {
+            out.skip_deserializing = true;
+        } else if meta.path.is_ident(WITH) {
+            let module: syn::Path = lit_str(&meta)?.parse()?;
+            out.deserialize_with = Some(syn::parse_quote!(#module::deserialize));
+        } else if meta.path.is_ident(DESERIALIZE_WITH) {
+            out.deserialize_with = Some(lit_str(&meta)?.parse()?);
+        } else if meta.path.is_ident(BORROW) {
+            out.borrow = true;
+            skip_rest(&meta)?;
+        } else if !rejected(&meta, &mut out.rejected)? {
+            skip_rest(&meta)?;
+        }
+        Ok(())
+    });
+    optics_member(cx, attrs, &mut out.optic_name, &mut out.optic_skip);
+    out
+}
+
+pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
+    let mut out = VariantAttrs::default();
+    each(cx, attrs, SERDE, |meta| {
+        if meta.path.is_ident(RENAME) {
+            if let Some(lit) = de_name(&meta)? {
+                out.rename = Some(lit.value());
+            }
+        } else if meta.path.is_ident(ALIAS) {
+            out.aliases.push(lit_str(&meta)?.value());
+        } else if meta.path.is_ident(RENAME_ALL) {
+            if let Some(rule) = rename_rule(&meta)? {
+                out.rename_all = Some(rule);
+            }
+        } else if meta.path.is_ident(SKIP) || meta.path.is_ident(SKIP_DESERIALIZING) {
+            out.skip_deserializing = true;
+        } else if meta.path.is_ident(OTHER) {
+            out.other = true;
+        } else if meta.path.is_ident(WITH) || meta.path.is_ident(DESERIALIZE_WITH) {
+            out.rejected.push(Rejected {
+                span: meta.path.get_ident().map_or_else(Span::call_site, Ident::span),
+                keyword: meta.path.get_ident().map(ToString::to_string).unwrap_or_default(),
+                why: "the variant's payload would be decoded by a function the byte reader cannot follow",
+            });
+            skip_rest(&meta)?;
+        } else if meta.path.is_ident(UNTAGGED) {
+            out.rejected.push(Rejected {
+                span: meta.path.get_ident().map_or_else(Span::call_site, Ident::span),
+                keyword: UNTAGGED.to_owned(),
+                why: "an untagged variant can only be recognized by decoding it",
+            });
+        } else if !rejected(&meta, &mut out.rejected)? {
+            skip_rest(&meta)?;
+        }
+        Ok(())
+    });
+    optics_member(cx, attrs, &mut out.optic_name, &mut out.optic_skip);
+    out
+}

@@ -1,0 +1,25 @@
+//! `#[derive(Optics)]`: a lens for every struct field and a prism for every enum
+//! variant of a serde model, as associated consts, reading values and JSON bytes.
+//!
+//! Use it through `optics_core::Optics`; the generated code names
+//! `::optics_core` paths. The parse -> validate -> expand pipeline lives in one
+//! module each; errors from every stage are collected and reported together,
+//! each spanned on the user's code.
+
+mod ast;
+mod attr;
+mod case;
+mod ctxt;
+mod expand;
+mod valid;
+
+use proc_macro::TokenStream;
+use syn::{parse_macro_input, DeriveInput};
+
+/// Derives optics for a struct or enum. See `optics_core`'s documentation for
+/// what is generated and which serde attributes are read.
+#[proc_macro_derive(Optics, attributes(optics))]
+pub fn derive_optics(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand::derive(&input).into()
+}

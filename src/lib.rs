@@ -1,0 +1,2 @@
+pub fn _x(){}
+pub mod frames;
