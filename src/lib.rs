@@ -1,2 +1,11 @@
-pub fn _x(){}
+//! The triage demo: a filter between two services that stream gRPC-framed JSON
+//! issues over TCP. It classifies every message from three values read in the
+//! bytes through optics and forwards the kept ones byte for byte, never
+//! decoding a message. The same policy judges fully decoded issues as the
+//! baseline.
+
 pub mod frames;
+pub mod generate;
+pub mod judge;
+pub mod model;
+pub mod policy;

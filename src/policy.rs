@@ -1,0 +1,132 @@
+//! The policy: which issues the filter keeps, written once against the reader
+//! capability, so the same code judges decoded issues and their JSON bytes.
+
+use std::collections::BTreeSet;
+
+use optics_core::optic::{At, Discriminant, Field, Variant};
+use optics_core::{at, Reader, Then};
+
+use crate::model::{
+    Bug, Contract, Customer, Detail, DetailKind, Impact, Incident, Module, Plan, Request,
+    Service, Severity, StackFrame, Tier, Trace, Votes,
+};
+
+/// The optics the policy reads, composed once from derived optics. Each works
+/// on a `&Detail` and on a `Json<Detail>` alike; none is a string path.
+pub mod leaves {
+    use super::*;
+
+    /// Detail ⇀ its kind, from the enum's tag.
+    pub type KindOptic = Discriminant<Detail>;
+    /// Detail ⇀ an incident's severity.
+    pub type SeverityOptic = Then<Variant<Detail, 1>, Field<Incident, 0>>;
+    /// Detail ⇀ the tier of the service an incident hits.
+    pub type TierOptic =
+        Then<Then<Then<Variant<Detail, 1>, Field<Incident, 3>>, Field<Impact, 2>>, Field<Service, 1>>;
+    /// Detail ⇀ the module of a bug's top stack frame.
+    pub type ModuleOptic = Then<
+        Then<Then<Then<Variant<Detail, 0>, Field<Bug, 3>>, Field<Trace, 1>>, At<Vec<StackFrame>>>,
+        Field<StackFrame, 0>,
+    >;
+    /// Detail ⇀ the plan of the customer behind a request.
+    pub type PlanOptic =
+        Then<Then<Then<Variant<Detail, 2>, Field<Request, 3>>, Field<Customer, 1>>, Field<Contract, 0>>;
+    /// Detail ⇀ a request's votes.
+    pub type VotesOptic = Then<Variant<Detail, 2>, Field<Request, 1>>;
+
+    /// Which kind of issue a detail is.
+    pub const KIND: KindOptic = Detail::kind;
+    /// `detail → incident → severity`.
+    pub const SEVERITY: SeverityOptic = Detail::incident.then(Incident::severity);
+    /// `detail → incident → impact → service → tier`.
+    pub const TIER: TierOptic = Detail::incident
+        .then(Incident::impact)
+        .then(Impact::service)
+        .then(Service::tier);
+    /// `detail → bug → trace → frames[0] → module`.
+    pub const MODULE: ModuleOptic = Detail::bug
+        .then(Bug::trace)
+        .then(Trace::frames)
+        .then(at(0))
+        .then(StackFrame::module);
+    /// `detail → request → requester → contract → plan`.
+    pub const PLAN: PlanOptic = Detail::request
+        .then(Request::requester)
+        .then(Customer::contract)
+        .then(Contract::plan);
+    /// `detail → request → votes`.
+    pub const VOTES: VotesOptic = Detail::request.then(Request::votes);
+}
+
+/// What the filter decided about one message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The kind, or `None` for a message whose kind could not be read (a kind
+    /// the model does not know, or bytes that are not an issue).
+    pub kind: Option<DetailKind>,
+    /// Whether the filter forwards the message.
+    pub keep: bool,
+}
+
+/// Which issues to keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// Incidents of these severities are urgent...
+    pub urgent: BTreeSet<Severity>,
+    /// ...and kept when they hit a service of one of these tiers.
+    pub tiers: BTreeSet<Tier>,
+    /// Bugs whose top stack frame is in one of these modules are kept.
+    pub modules: BTreeSet<Module>,
+    /// Requests from customers on these plans...
+    pub plans: BTreeSet<Plan>,
+    /// ...are kept with at least this many votes.
+    pub min_votes: Votes,
+}
+
+impl Default for Policy {
+    /// Urgent {Sev1, Sev2}, tiers {Critical}, modules {Checkout}, plans
+    /// {Business, Enterprise}, at least 130 votes.
+    fn default() -> Self {
+        Policy {
+            urgent: [Severity::Sev1, Severity::Sev2].into(),
+            tiers: [Tier::Critical].into(),
+            modules: [Module::Checkout].into(),
+            plans: [Plan::Business, Plan::Enterprise].into(),
+            min_votes: Votes(130),
+        }
+    }
+}
+
+impl Policy {
+    /// Judges a detail, decoded (`&Detail`) or as bytes (`Json<Detail>`): its
+    /// kind first, then only the leaves that kind's rule needs. A kind that
+    /// cannot be read is dropped.
+    ///
+    /// On bytes this reads at most three leaves, each one scan of the detail's
+    /// bytes in front of it; it allocates nothing.
+    pub fn judge(&self, detail: impl Reader<Detail>) -> Verdict {
+        let kind = detail.read(leaves::KIND);
+        let keep = match kind {
+            Some(DetailKind::Incident) => {
+                detail
+                    .read(leaves::SEVERITY)
+                    .is_some_and(|s| self.urgent.contains(&s))
+                    && detail.read(leaves::TIER).is_some_and(|t| self.tiers.contains(&t))
+            }
+            Some(DetailKind::Bug) => detail
+                .read(leaves::MODULE)
+                .is_some_and(|m| self.modules.contains(&m)),
+            Some(DetailKind::Request) => {
+                detail.read(leaves::PLAN).is_some_and(|p| self.plans.contains(&p))
+                    && detail.read(leaves::VOTES).is_some_and(|v| v >= self.min_votes)
+            }
+            None => false,
+        };
+        Verdict { kind, keep }
+    }
+
+    /// Whether the policy keeps this detail.
+    pub fn keep(&self, detail: impl Reader<Detail>) -> bool {
+        self.judge(detail).keep
+    }
+}
