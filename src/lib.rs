@@ -9,3 +9,8 @@ pub mod generate;
 pub mod judge;
 pub mod model;
 pub mod policy;
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
