@@ -51,7 +51,7 @@ impl Gen {
     }
 
     /// A length in `0..=size`.
-    pub fn len(&mut self) -> usize {
+    pub fn list_len(&mut self) -> usize {
         self.below(self.size + 1)
     }
 }
@@ -132,14 +132,14 @@ impl<T: Generate> Generate for Option<T> {
 
 impl<T: Generate> Generate for Vec<T> {
     fn generate(g: &mut Gen) -> Self {
-        let len = g.len();
+        let len = g.list_len();
         (0..len).map(|_| T::generate(g)).collect()
     }
 }
 
 impl<V: Generate> Generate for BTreeMap<String, V> {
     fn generate(g: &mut Gen) -> Self {
-        let len = g.len();
+        let len = g.list_len();
         (0..len)
             .map(|_| (WORDS[g.below(WORDS.len())].to_owned(), V::generate(g)))
             .collect()

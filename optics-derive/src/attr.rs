@@ -5,6 +5,7 @@
 //! in `valid.rs`, so every problem is reported at once.
 
 use proc_macro2::Span;
+use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Ident, LitStr, Token};
 
@@ -31,14 +32,40 @@ const BORROW: &str = "borrow";
 const OTHER: &str = "other";
 const SERIALIZE: &str = "serialize";
 const DESERIALIZE: &str = "deserialize";
-/// serde attributes whose meaning the byte reader cannot follow.
-const REJECTED: &[(&str, &str)] = &[
-    ("from", "the JSON is another type's, decoded then converted"),
-    ("try_from", "the JSON is another type's, decoded then converted"),
-    ("remote", "the optics would be for another type"),
-    ("variant_identifier", "the enum is an identifier, not a value with variants"),
-    ("field_identifier", "the enum is an identifier, not a value with variants"),
-    ("getter", "it belongs to remote derives"),
+/// serde attributes whose meaning the byte reader cannot follow: the keyword,
+/// why, and what to do instead. `from` and `try_from` get a fix naming their
+/// type (see `rejected`).
+const REJECTED: &[(&str, &str, &str)] = &[
+    (
+        "from",
+        "the JSON is another type's, decoded then converted",
+        "derive Optics on the type named in `from` and read its JSON",
+    ),
+    (
+        "try_from",
+        "the JSON is another type's, decoded then converted",
+        "derive Optics on the type named in `try_from` and read its JSON",
+    ),
+    (
+        "remote",
+        "the optics would be for this stand-in, not for the remote type",
+        "remove #[derive(Optics)] from the remote definition",
+    ),
+    (
+        "variant_identifier",
+        "the enum is an identifier, not a value with variants",
+        "remove #[derive(Optics)]; an identifier has nothing to focus",
+    ),
+    (
+        "field_identifier",
+        "the enum is an identifier, not a value with variants",
+        "remove #[derive(Optics)]; an identifier has nothing to focus",
+    ),
+    (
+        "getter",
+        "it belongs to remote derives",
+        "remove #[derive(Optics)] from the remote definition",
+    ),
 ];
 
 // Our keywords.
@@ -69,6 +96,8 @@ pub struct Rejected {
     pub span: Span,
     pub keyword: String,
     pub why: &'static str,
+    /// What to do instead, as the end of a sentence.
+    pub fix: String,
 }
 
 #[derive(Default)]
@@ -180,14 +209,34 @@ fn skip_rest(meta: &ParseNestedMeta) -> syn::Result<()> {
 }
 
 fn rejected(meta: &ParseNestedMeta, into: &mut Vec<Rejected>) -> syn::Result<bool> {
-    for (keyword, why) in REJECTED {
+    for (keyword, why, fix) in REJECTED {
         if meta.path.is_ident(keyword) {
+            let mut fix = (*fix).to_owned();
+            if *keyword == "from" || *keyword == "try_from" {
+                // `from = "Raw"`: name the type, so the fix can be followed as is.
+                let value: syn::Expr = meta.value()?.parse()?;
+                if let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(ty),
+                    ..
+                }) = value
+                {
+                    fix = format!(
+                        "derive Optics on `{ty}`, the type the JSON is, and read it as `Json<{ty}>`",
+                        ty = ty.value()
+                    );
+                }
+            } else {
+                skip_rest(meta)?;
+            }
             into.push(Rejected {
-                span: meta.path.get_ident().map_or_else(Span::call_site, Ident::span),
+                span: meta
+                    .path
+                    .get_ident()
+                    .map_or_else(Span::call_site, Ident::span),
                 keyword: (*keyword).to_owned(),
                 why,
+                fix,
             });
-            skip_rest(meta)?;
             return Ok(true);
         }
     }
@@ -195,9 +244,37 @@ fn rejected(meta: &ParseNestedMeta, into: &mut Vec<Rejected>) -> syn::Result<boo
 }
 
 /// Parses `#[optics(...)]`'s value as an identifier (a keyword becomes a raw
-/// identifier).
+/// identifier). The value is a string, as in serde's attributes; anything else
+/// gets a message that shows how to write it.
 fn ident_value(meta: &ParseNestedMeta) -> syn::Result<Ident> {
-    let lit = lit_str(meta)?;
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(format!("`{key}` needs a value: `{key} = \"...\"`")));
+    }
+    let value: syn::Expr = meta.value()?.parse()?;
+    let lit = match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => lit,
+        syn::Expr::Path(path) if path.path.get_ident().is_some() => {
+            let text = path.to_token_stream();
+            return Err(syn::Error::new_spanned(
+                path,
+                format!("`{key}` takes a string: write `{key} = \"{text}\"`"),
+            ));
+        }
+        other => {
+            return Err(syn::Error::new_spanned(
+                other,
+                format!("`{key}` takes the name as a string: `{key} = \"...\"`"),
+            ));
+        }
+    };
     crate::ast::ident_for(&lit.value(), lit.span()).ok_or_else(|| {
         syn::Error::new(
             lit.span(),
@@ -206,7 +283,12 @@ fn ident_value(meta: &ParseNestedMeta) -> syn::Result<Ident> {
     })
 }
 
-fn each(cx: &Ctxt, attrs: &[Attribute], name: &str, mut f: impl FnMut(ParseNestedMeta) -> syn::Result<()>) {
+fn each(
+    cx: &Ctxt,
+    attrs: &[Attribute],
+    name: &str,
+    mut f: impl FnMut(ParseNestedMeta) -> syn::Result<()>,
+) {
     for attr in attrs.iter().filter(|attr| attr.path().is_ident(name)) {
         if let Err(error) = attr.parse_nested_meta(&mut f) {
             cx.syn_error(error);
@@ -219,7 +301,9 @@ fn unknown_optics_key(meta: &ParseNestedMeta, allowed: &str) -> syn::Error {
         .path
         .get_ident()
         .map_or_else(|| "this".to_owned(), |ident| format!("`{ident}`"));
-    meta.error(format!("unknown optics attribute {key}: expected {allowed}"))
+    meta.error(format!(
+        "unknown optics attribute {key}: expected {allowed}"
+    ))
 }
 
 pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttrs {
@@ -235,14 +319,28 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
             }
         } else if meta.path.is_ident(TAG) {
             let lit = lit_str(&meta)?;
-            out.tag = Some(Spanned { value: lit.value(), span: lit.span() });
+            out.tag = Some(Spanned {
+                value: lit.value(),
+                span: lit.span(),
+            });
         } else if meta.path.is_ident(CONTENT) {
             let lit = lit_str(&meta)?;
-            out.content = Some(Spanned { value: lit.value(), span: lit.span() });
+            out.content = Some(Spanned {
+                value: lit.value(),
+                span: lit.span(),
+            });
         } else if meta.path.is_ident(UNTAGGED) {
-            out.untagged = Some(meta.path.get_ident().map_or_else(Span::call_site, Ident::span));
+            out.untagged = Some(
+                meta.path
+                    .get_ident()
+                    .map_or_else(Span::call_site, Ident::span),
+            );
         } else if meta.path.is_ident(TRANSPARENT) {
-            out.transparent = Some(meta.path.get_ident().map_or_else(Span::call_site, Ident::span));
+            out.transparent = Some(
+                meta.path
+                    .get_ident()
+                    .map_or_else(Span::call_site, Ident::span),
+            );
         } else if meta.path.is_ident(DEFAULT) {
             out.default = default_value(&meta)?;
         } else if !rejected(&meta, &mut out.rejected)? {
@@ -256,9 +354,15 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
         } else if is_enum && meta.path.is_ident(KIND_TYPE) {
             out.kind_type = Some(ident_value(&meta)?);
         } else if is_enum {
-            return Err(unknown_optics_key(&meta, "`kind = \"...\"` or `kind_type = \"...\"` on an enum"));
+            return Err(unknown_optics_key(
+                &meta,
+                "`kind = \"...\"` or `kind_type = \"...\"` on an enum",
+            ));
         } else {
-            return Err(unknown_optics_key(&meta, "nothing on a struct: `name` and `skip` go on fields"));
+            return Err(unknown_optics_key(
+                &meta,
+                "nothing on a struct: `name` and `skip` go on fields",
+            ));
         }
         Ok(())
     });
@@ -332,13 +436,21 @@ pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
                 span: meta.path.get_ident().map_or_else(Span::call_site, Ident::span),
                 keyword: meta.path.get_ident().map(ToString::to_string).unwrap_or_default(),
                 why: "the variant's payload would be decoded by a function the byte reader cannot follow",
+                fix: "move the function to a field of the payload's type \
+                      (`#[serde(deserialize_with = \"...\")]` on a field is supported)"
+                    .to_owned(),
             });
             skip_rest(&meta)?;
         } else if meta.path.is_ident(UNTAGGED) {
             out.rejected.push(Rejected {
-                span: meta.path.get_ident().map_or_else(Span::call_site, Ident::span),
+                span: meta
+                    .path
+                    .get_ident()
+                    .map_or_else(Span::call_site, Ident::span),
                 keyword: UNTAGGED.to_owned(),
                 why: "an untagged variant can only be recognized by decoding it",
+                fix: "remove #[serde(untagged)] from the variant, so serde writes its tag"
+                    .to_owned(),
             });
         } else if !rejected(&meta, &mut out.rejected)? {
             skip_rest(&meta)?;

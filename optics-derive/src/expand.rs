@@ -45,13 +45,64 @@ fn with_de_lifetime(generics: &syn::Generics) -> syn::Generics {
     generics
 }
 
-/// The body of a field's `decode_field`: present, absent, or missed.
+/// `Cow<'x, str>` or `Cow<'x, [u8]>` under `#[serde(borrow)]`, without a
+/// `deserialize_with`: serde's derive then borrows from the input where it can
+/// (a plain `Cow` always owns). The function that decodes it the same way, and
+/// `'x`, which the decoder's lifetime must outlive.
+fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
+    fn ungroup(ty: &syn::Type) -> &syn::Type {
+        match ty {
+            syn::Type::Group(group) => ungroup(&group.elem),
+            ty => ty,
+        }
+    }
+    if !field.attrs.borrow || field.attrs.deserialize_with.is_some() {
+        return None;
+    }
+    let syn::Type::Path(path) = ungroup(field.ty) else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    let mut args = args.args.iter();
+    let (Some(syn::GenericArgument::Lifetime(lifetime)), Some(syn::GenericArgument::Type(elem)), None) =
+        (args.next(), args.next(), args.next())
+    else {
+        return None;
+    };
+    if segment.ident != "Cow" {
+        return None;
+    }
+    let function = match ungroup(elem) {
+        syn::Type::Path(elem) if elem.qself.is_none() && elem.path.is_ident("str") => {
+            quote!(::optics_core::json::borrow_cow_str)
+        }
+        syn::Type::Slice(slice)
+            if matches!(ungroup(&slice.elem), syn::Type::Path(elem) if elem.path.is_ident("u8")) =>
+        {
+            quote!(::optics_core::json::borrow_cow_bytes)
+        }
+        _ => return None,
+    };
+    Some((function, lifetime.clone()))
+}
+
+/// The body of a field's `decode_field`: present, absent, or missed; and the
+/// bound the impl needs for it.
 fn decode_body(field: &Field, container_default: Option<&DefaultValue>) -> (TokenStream, Option<TokenStream>) {
     let p = private();
     let ty = field.ty;
     let member = &field.member;
     let mut needs_bound = false;
-    let present = match &field.attrs.deserialize_with {
+    let cow = borrowed_cow(field);
+    let with = match (&field.attrs.deserialize_with, &cow) {
+        (Some(with), _) => Some(with.to_token_stream()),
+        (None, Some((function, _))) => Some(function.clone()),
+        (None, None) => None,
+    };
+    let present = match &with {
         Some(with) => quote!(#p::decode_with(bytes, |de| #with(de))),
         None => {
             needs_bound = true;
@@ -72,7 +123,7 @@ fn decode_body(field: &Field, container_default: Option<&DefaultValue>) -> (Toke
         (DefaultValue::None, _) if field.attrs.skip_deserializing => {
             quote!(#p::Option::Some(::core::default::Default::default()))
         }
-        (DefaultValue::None, _) if field.attrs.deserialize_with.is_some() => quote!(#p::Option::None),
+        (DefaultValue::None, _) if with.is_some() => quote!(#p::Option::None),
         (DefaultValue::None, _) => {
             needs_bound = true;
             quote!(#p::decode_absent::<#ty>())
@@ -85,11 +136,17 @@ fn decode_body(field: &Field, container_default: Option<&DefaultValue>) -> (Toke
             #p::Found::Miss => #p::Option::None,
         }
     };
-    let bound = needs_bound.then(|| quote!(#ty: #p::serde::Deserialize<'__de>));
+    let bound = match cow {
+        Some((_, lifetime)) => Some(quote!('__de: #lifetime)),
+        None => needs_bound.then(|| quote!(#ty: #p::serde::Deserialize<'__de>)),
+    };
     (body, bound)
 }
 
-/// Where a struct field's value stands in the struct's JSON.
+/// Where a struct field's value stands in the struct's JSON. `element` counts
+/// only the fields serde reads; `count` is the number of fields as written,
+/// since serde treats a tuple struct as a newtype by its written fields alone
+/// (`struct P(u32, #[serde(skip)] u8)` is the array `[1]`, not `1`).
 fn field_json(field: &Field, style: Style, transparent: bool, element: usize, count: usize) -> TokenStream {
     let p = private();
     if field.attrs.skip_deserializing {
@@ -115,13 +172,12 @@ fn expand_struct(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
     let de_generics = with_de_lifetime(generics);
     let (de_impl_generics, _, _) = de_generics.split_for_impl();
     let transparent = input.attrs.transparent.is_some();
-    let read_count = fields.iter().filter(|f| !f.attrs.skip_deserializing).count();
 
     let mut consts = Vec::new();
     let mut impls = Vec::new();
     let mut element = 0usize;
     for (index, field) in fields.iter().enumerate() {
-        let json = field_json(field, style, transparent, element, read_count);
+        let json = field_json(field, style, transparent, element, fields.len());
         if !field.attrs.skip_deserializing {
             element += 1;
         }
@@ -147,7 +203,7 @@ fn expand_struct(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
         );
         consts.push(quote_spanned! {span=>
             #[doc = #doc]
-            #[allow(non_upper_case_globals)]
+            #[allow(non_upper_case_globals, dead_code)]
             #vis const #optic: #p::Field<Self, #index> = #p::Field::new();
         });
         let (body, bound) = decode_body(field, Some(&input.attrs.default));
@@ -155,7 +211,7 @@ fn expand_struct(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
         if let Some(bound) = bound {
             de_where.predicates.push(syn::parse_quote!(#bound));
         }
-        impls.push(quote_spanned! {span=>
+        impls.push(quote! {
             #[automatically_derived]
             impl #impl_generics #p::FieldOf<#index> for #ident #ty_generics #where_clause {
                 type Type = #ty;
@@ -288,7 +344,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
 
     let mut consts = vec![quote! {
         #[doc = #kind_doc]
-        #[allow(non_upper_case_globals)]
+        #[allow(non_upper_case_globals, dead_code)]
         #vis const #kind_const: #p::Discriminant<Self> = #p::Discriminant::new();
     }];
     let mut impls = Vec::new();
@@ -329,11 +385,11 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
             );
             consts.push(quote_spanned! {span=>
                 #[doc = #doc]
-                #[allow(non_upper_case_globals)]
+                #[allow(non_upper_case_globals, dead_code)]
                 #vis const #optic: #p::Variant<Self, #index> = #p::Variant::new();
             });
             let review_arg = if variant.style == Style::Unit { quote!(_payload) } else { quote!(payload) };
-            impls.push(quote_spanned! {span=>
+            impls.push(quote! {
                 #[automatically_derived]
                 impl #impl_generics #p::VariantOf<#index> for #ident #ty_generics #where_clause {
                     type Payload = #payload;
@@ -363,9 +419,16 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
             });
         } else {
             let count = variant.fields.len();
-            for (element, field) in variant.fields.iter().enumerate() {
+            // The position among the fields serde reads: a skipped field
+            // takes no element of a tuple variant's array.
+            let mut element = 0usize;
+            for field in &variant.fields {
                 let this = field_index;
                 field_index += 1;
+                let position = element;
+                if !field.attrs.skip_deserializing {
+                    element += 1;
+                }
                 if field.attrs.optic_skip || variant.attrs.optic_skip {
                     continue;
                 }
@@ -374,7 +437,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                 let optic = &field.optic;
                 let fspan = field.original.span();
                 let name = format!("{ident}::{}", optic.to_string().trim_start_matches("r#"));
-                let json = field_json(field, variant.style, false, element, count.max(2));
+                let json = field_json(field, variant.style, false, position, count.max(2));
                 let doc = format!(
                     "Optional from `{ident}` to the field `{}` of its variant `{v}`: `{}`. \
                      Misses on other variants. Zero-sized; reads values and JSON bytes.",
@@ -383,7 +446,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                 );
                 consts.push(quote_spanned! {fspan=>
                     #[doc = #doc]
-                    #[allow(non_upper_case_globals)]
+                    #[allow(non_upper_case_globals, dead_code)]
                     #vis const #optic: #p::VariantField<Self, #this> = #p::VariantField::new();
                 });
                 let (body, bound) = decode_body(field, None);
@@ -391,7 +454,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                 if let Some(bound) = bound {
                     de_where.predicates.push(syn::parse_quote!(#bound));
                 }
-                impls.push(quote_spanned! {fspan=>
+                impls.push(quote! {
                     #[automatically_derived]
                     impl #impl_generics #p::VariantFieldOf<#this> for #ident #ty_generics #where_clause {
                         type Type = #ty;

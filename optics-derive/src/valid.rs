@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use proc_macro2::Span;
+use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::ast::{Data, Field, Input, Style};
@@ -21,7 +22,10 @@ pub fn check(cx: &Ctxt, input: &Input) {
         Data::Struct(style, fields) => {
             check_fields(cx, fields);
             if let Some(span) = input.attrs.transparent {
-                let read = fields.iter().filter(|f| !f.attrs.skip_deserializing).count();
+                let read = fields
+                    .iter()
+                    .filter(|f| !f.attrs.skip_deserializing)
+                    .count();
                 if read != 1 || *style == Style::Unit {
                     cx.syn_error(syn::Error::new(
                         span,
@@ -46,7 +50,10 @@ pub fn check(cx: &Ctxt, input: &Input) {
                 ));
             }
             if let Some(span) = input.attrs.transparent {
-                cx.syn_error(syn::Error::new(span, "#[serde(transparent)] is for structs"));
+                cx.syn_error(syn::Error::new(
+                    span,
+                    "#[serde(transparent)] is for structs",
+                ));
             }
             for variant in variants {
                 reject_all(cx, &variant.attrs.rejected);
@@ -61,12 +68,18 @@ pub fn check(cx: &Ctxt, input: &Input) {
 }
 
 fn reject_all(cx: &Ctxt, rejected: &[Rejected]) {
-    for Rejected { span, keyword, why } in rejected {
+    for Rejected {
+        span,
+        keyword,
+        why,
+        fix,
+    } in rejected
+    {
         cx.syn_error(syn::Error::new(
             *span,
             format!(
                 "#[derive(Optics)] does not support #[serde({keyword})]: {why}, so byte \
-                 optics could not find what serde_json decodes"
+                 optics could not find what serde_json decodes; {fix}"
             ),
         ));
     }
@@ -81,27 +94,83 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
     }
 }
 
-/// Every associated const the derive adds, with where its name comes from.
-fn generated_names(input: &Input) -> Vec<(String, Span)> {
+/// One associated const the derive adds: its name, what it is, and where its
+/// name comes from in the user's code.
+struct Generated {
+    name: String,
+    what: String,
+    /// `None` for the kind getter under its default name, which no token
+    /// of the input spells.
+    span: Option<Span>,
+    is_kind: bool,
+}
+
+/// The span of the token that gives a field's optic its name: the string in
+/// `#[optics(name = "...")]`, else the field's name, else (a tuple field) its type.
+fn field_name_span(field: &Field) -> Span {
+    match (&field.attrs.optic_name, &field.original.ident) {
+        (Some(name), _) => name.span(),
+        (None, Some(ident)) => ident.span(),
+        (None, None) => field.ty.span(),
+    }
+}
+
+fn unraw(ident: &syn::Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").unwrap_or(&text).to_owned()
+}
+
+/// Every associated const the derive adds.
+fn generated_names(input: &Input) -> Vec<Generated> {
     let mut names = Vec::new();
-    let mut push = |ident: &syn::Ident, span: Span| {
-        let text = ident.to_string();
-        names.push((text.strip_prefix("r#").unwrap_or(&text).to_owned(), span));
-    };
     match &input.data {
         Data::Struct(_, fields) => {
             for field in fields.iter().filter(|f| !f.attrs.optic_skip) {
-                push(&field.optic, field.original.span());
+                names.push(Generated {
+                    name: unraw(&field.optic),
+                    what: format!("the lens on field `{}`", field.member.to_token_stream()),
+                    span: Some(field_name_span(field)),
+                    is_kind: false,
+                });
             }
         }
         Data::Enum(variants) => {
-            push(&input.kind_const(), input.ident.span());
+            names.push(Generated {
+                name: unraw(&input.kind_const()),
+                what: format!(
+                    "the kind getter `{}::{}`",
+                    input.ident,
+                    unraw(&input.kind_const())
+                ),
+                span: input.attrs.kind_name.as_ref().map(syn::Ident::span),
+                is_kind: true,
+            });
             for variant in variants.iter().filter(|v| !v.attrs.optic_skip) {
                 if variant.has_prism() {
-                    push(&variant.optic, variant.ident.span());
+                    names.push(Generated {
+                        name: unraw(&variant.optic),
+                        what: format!("the prism on variant `{}`", variant.ident),
+                        span: Some(
+                            variant
+                                .attrs
+                                .optic_name
+                                .as_ref()
+                                .map_or_else(|| variant.ident.span(), syn::Ident::span),
+                        ),
+                        is_kind: false,
+                    });
                 } else {
                     for field in variant.fields.iter().filter(|f| !f.attrs.optic_skip) {
-                        push(&field.optic, field.original.span());
+                        names.push(Generated {
+                            name: unraw(&field.optic),
+                            what: format!(
+                                "the optional on field `{}` of variant `{}`",
+                                field.member.to_token_stream(),
+                                variant.ident
+                            ),
+                            span: Some(field_name_span(field)),
+                            is_kind: false,
+                        });
                     }
                 }
             }
@@ -111,24 +180,43 @@ fn generated_names(input: &Input) -> Vec<(String, Span)> {
     names
 }
 
+/// Two optics with one name would be two consts with one name: reported here,
+/// at both places, before the compiler's "duplicate definitions" could be.
 fn check_names(cx: &Ctxt, input: &Input) {
-    let mut seen: BTreeMap<String, Span> = BTreeMap::new();
-    for (name, span) in generated_names(input) {
-        match seen.get(&name) {
-            Some(first) => {
-                let mut error = syn::Error::new(
-                    span,
-                    format!(
-                        "two optics would be named `{name}`; rename one with \
-                         #[optics(name = \"...\")] or leave one out with #[optics(skip)]"
-                    ),
-                );
-                error.combine(syn::Error::new(*first, format!("first `{name}` is here")));
-                cx.syn_error(error);
-            }
-            None => {
-                seen.insert(name, span);
-            }
+    let mut seen: BTreeMap<String, Generated> = BTreeMap::new();
+    for this in generated_names(input) {
+        let Some(first) = seen.get(&this.name) else {
+            seen.insert(this.name.clone(), this);
+            continue;
+        };
+        let name = &this.name;
+        let span = this.span.unwrap_or_else(|| input.ident.span());
+        let mut error = if first.is_kind {
+            syn::Error::new(
+                span,
+                format!(
+                    "{} would be named `{name}`, like {}; rename the getter with \
+                     #[optics(kind = \"...\")] on the enum, or this optic with \
+                     #[optics(name = \"...\")]",
+                    this.what, first.what
+                ),
+            )
+        } else {
+            syn::Error::new(
+                span,
+                format!(
+                    "{} and {} would both be named `{name}`; rename one with \
+                     #[optics(name = \"...\")] or leave one out with #[optics(skip)]",
+                    first.what, this.what
+                ),
+            )
+        };
+        if let Some(first_span) = first.span {
+            error.combine(syn::Error::new(
+                first_span,
+                format!("{} is named `{name}` here", first.what),
+            ));
         }
+        cx.syn_error(error);
     }
 }

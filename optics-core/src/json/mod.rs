@@ -30,14 +30,33 @@
 //! **A defaulted field that is missing.** Reading it decodes the default, as
 //! serde does. Reading *through* it (a path that goes on into a missing
 //! defaulted struct) misses: there are no bytes to go on in.
+//!
+//! **A field read with a function** (`deserialize_with`, `with`). Reading it
+//! calls the function on the field's bytes, as serde does. A path that goes on
+//! *through* it reads the bytes as they are written, which need not be the
+//! JSON of the field's type: it misses where serde's value has a focus.
+//!
+//! **An internally tagged newtype variant.** Its payload is decoded from the
+//! enum's object without the tag member, as serde does. Its view is the whole
+//! object, tag included (nothing is copied), so `key(k)` in a map payload can
+//! find the tag where serde's map has no such entry.
+//!
+//! **A flattened map** (`#[serde(flatten)] extra: HashMap<..>`). serde gives it
+//! only the members no other field takes; in the bytes it is the struct's
+//! whole object, so reading it (or `key(k)` in it) also finds the other
+//! fields' members. A flattened struct reads its own keys, which is the same
+//! unless it shares a key with the struct around it.
 
 pub(crate) mod optics;
 pub mod scan;
 mod simd;
 
 use core::marker::PhantomData;
+use std::borrow::Cow;
 
 use serde::de::{Deserialize, Deserializer, Visitor};
+
+use crate::optic::StartsAt;
 
 pub use optics::{JsonDecode, JsonOptic};
 
@@ -186,7 +205,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
     #[inline]
     pub fn view<O>(self, optic: O) -> Option<Json<'a, O::Focus>>
     where
-        O: JsonOptic<Source = T>,
+        O: JsonOptic + StartsAt<T>,
     {
         match optic.locate(self.bytes) {
             Found::At(bytes) => Some(Json::new(bytes)),
@@ -201,7 +220,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
     #[inline]
     pub fn read<O>(self, optic: O) -> Option<O::Focus>
     where
-        O: JsonDecode<'a, Source = T>,
+        O: JsonDecode<'a> + StartsAt<T>,
     {
         optic.decode(optic.locate(self.bytes))
     }
@@ -251,6 +270,94 @@ pub fn decode_with<'de, T>(
     let value = with(&mut de).ok()?;
     de.end().ok()?;
     Some(value)
+}
+
+/// Decodes a `Cow<str>` borrowed from the input where the string has no
+/// escapes, owned where it has: what serde's derive does for a
+/// `#[serde(borrow)]` field of that type (a plain `Cow` always owns).
+/// Named by `#[derive(Optics)]`'s output; not part of the public API.
+#[doc(hidden)]
+pub fn borrow_cow_str<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Cow<'a, str>, D::Error> {
+    struct Text;
+
+    impl<'a> Visitor<'a> for Text {
+        type Value = Cow<'a, str>;
+
+        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.write_str("a string")
+        }
+
+        fn visit_borrowed_str<E: serde::de::Error>(self, text: &'a str) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(text))
+        }
+
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(text.to_owned()))
+        }
+
+        fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(text))
+        }
+
+        fn visit_borrowed_bytes<E: serde::de::Error>(self, bytes: &'a [u8]) -> Result<Self::Value, E> {
+            core::str::from_utf8(bytes)
+                .map(Cow::Borrowed)
+                .map_err(|_| E::invalid_value(serde::de::Unexpected::Bytes(bytes), &self))
+        }
+
+        fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Self::Value, E> {
+            self.visit_borrowed_bytes::<E>(bytes)
+                .map(|text| Cow::Owned(text.into_owned()))
+        }
+    }
+
+    deserializer.deserialize_str(Text)
+}
+
+/// Decodes a `Cow<[u8]>` borrowed from the input where it can be, as serde's
+/// derive does for a `#[serde(borrow)]` field of that type. Named by
+/// `#[derive(Optics)]`'s output; not part of the public API.
+#[doc(hidden)]
+pub fn borrow_cow_bytes<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Cow<'a, [u8]>, D::Error> {
+    struct Bytes;
+
+    impl<'a> Visitor<'a> for Bytes {
+        type Value = Cow<'a, [u8]>;
+
+        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.write_str("a byte array")
+        }
+
+        fn visit_borrowed_str<E: serde::de::Error>(self, text: &'a str) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(text.as_bytes()))
+        }
+
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(text.as_bytes().to_vec()))
+        }
+
+        fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(text.into_bytes()))
+        }
+
+        fn visit_borrowed_bytes<E: serde::de::Error>(self, bytes: &'a [u8]) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(bytes))
+        }
+
+        fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(bytes.to_vec()))
+        }
+
+        fn visit_byte_buf<E: serde::de::Error>(self, bytes: Vec<u8>) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(bytes))
+        }
+    }
+
+    deserializer.deserialize_bytes(Bytes)
 }
 
 /// What serde makes of a field missing from its object, for a field without a

@@ -47,7 +47,7 @@ pub use at::{at, At, Indexed};
 pub use field::{Field, FieldOf};
 pub use key::{key, Key, Keyed};
 pub use some::{some, Some_};
-pub use then::Then;
+pub use then::{GetBoth, Then};
 pub use variant::{Discriminant, Tagged, Variant, VariantField, VariantFieldOf, VariantOf};
 
 /// An optic from a whole of type `Source` to a part of type `Focus`.
@@ -159,6 +159,40 @@ where
 pub trait Optional: PreviewMut {}
 impl<O: PreviewMut> Optional for O {}
 
+/// An optic that starts at `S`: one whose [`Optic::Source`] is `S`.
+/// Implemented for every optic. `then` asks it of the next optic, and
+/// [`Json`](crate::Json) of the optic it reads with, rather than
+/// `Optic<Source = S>`: a mismatch then gets [`TypeEq`]'s message, which says
+/// what to do, instead of a bare type mismatch.
+///
+/// ```compile_fail
+/// # use optics_core::Optics;
+/// #[derive(Optics)]
+/// struct Trace { frames: Vec<Frame> }
+/// #[derive(Optics)]
+/// struct Frame { module: String }
+///
+/// // error: expected an optic from `Vec<Frame>`, found an optic from `Frame`
+/// let module = Trace::frames.then(Frame::module);
+/// ```
+pub trait StartsAt<S: ?Sized>: Optic {}
+impl<O: Optic + ?Sized, S: ?Sized> StartsAt<S> for O where S: TypeEq<O::Source> {}
+
+/// `Self` and `T` are the same type: the one impl is `T: TypeEq<T>` (sealed).
+#[diagnostic::on_unimplemented(
+    message = "expected an optic from `{Self}`, found an optic from `{T}`",
+    label = "this optic starts at `{T}`",
+    note = "`a.then(b)` needs `b` to start where `a` ends; `Json::<T>` reads only with optics that start at `T`",
+    note = "reach a type through the field or variant that holds it (`Outer::field.then(Inner::field)`); step into a list with `at(i)`, into an `Option` with `some()`, into a map with `key(&k)`"
+)]
+pub trait TypeEq<T: ?Sized>: sealed::Sealed<T> {}
+impl<T: ?Sized> TypeEq<T> for T {}
+
+mod sealed {
+    pub trait Sealed<T: ?Sized> {}
+    impl<T: ?Sized> Sealed<T> for T {}
+}
+
 /// Adds the inherent `const fn then` that composes an optic type with the next.
 /// Inherent rather than a trait method so that composed optics can be `const`s.
 macro_rules! composable {
@@ -170,7 +204,7 @@ macro_rules! composable {
             pub const fn then<Next>(self, next: Next) -> $crate::optic::Then<Self, Next>
             where
                 Self: $crate::optic::Optic,
-                Next: $crate::optic::Optic<Source = <Self as $crate::optic::Optic>::Focus>,
+                Next: $crate::optic::StartsAt<<Self as $crate::optic::Optic>::Focus>,
             {
                 $crate::optic::Then::new(self, next)
             }

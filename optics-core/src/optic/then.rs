@@ -77,17 +77,48 @@ where
     }
 }
 
-impl<A, B> Get for Then<A, B>
+/// A composition whose two halves always have a focus: what makes a [`Then`]
+/// a [`Get`]. Name `Get` in bounds; this trait only carries the message.
+// A bound on `Then` itself, because the compiler shows a trait's
+// `on_unimplemented` for `.get()` only when the unmet bound is on the
+// receiver's own type; a bound on one half gets "trait bounds were not
+// satisfied" and no hint.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` may miss its focus, so it has no `get`",
+    label = "not a lens",
+    note = "only a lens, or a composition of lenses, always has a focus; use `preview`, which returns an `Option`"
+)]
+pub trait GetBoth: Preview {
+    /// `second.get(first.get(s))`.
+    fn get_both<'s>(&self, s: &'s Self::Source) -> &'s Self::Focus
+    where
+        Self: 's;
+}
+
+impl<A, B> GetBoth for Then<A, B>
 where
     A: Get,
     B: Get<Source = A::Focus>,
+{
+    #[inline]
+    fn get_both<'s>(&self, s: &'s Self::Source) -> &'s Self::Focus
+    where
+        Self: 's,
+    {
+        self.second.get(self.first.get(s))
+    }
+}
+
+impl<A, B> Get for Then<A, B>
+where
+    Self: GetBoth,
 {
     #[inline]
     fn get<'s>(&self, s: &'s Self::Source) -> &'s Self::Focus
     where
         Self: 's,
     {
-        self.second.get(self.first.get(s))
+        self.get_both(s)
     }
 }
 

@@ -1,0 +1,357 @@
+//! `#[derive(Optics)]` is hygienic: it works in a module where the prelude's
+//! names (`Option`, `Some`, `None`, `Result`, `Ok`, `Err`, `Box`, `Default`,
+//! `Clone`, `Copy`, `Debug`) are taken by local items, on generic types with
+//! lifetimes and where-clauses, and on every shape of enum variant, with serde's
+//! attributes beside it. Generated code that wrote `Option` or
+//! `Default::default()` instead of a full path would not compile here; every
+//! test then checks that the optics read and write what they should, on values
+//! and on JSON bytes.
+
+use optics_core::{at, some, Get, GetMut, Json, Preview, PreviewMut, Review};
+
+/// Models declared where the prelude is shadowed.
+mod shadowed {
+    // The local items below are named like the prelude's on purpose.
+    #![allow(dead_code, non_snake_case)]
+
+    use optics_core::Optics;
+    use serde::{Deserialize, Serialize};
+
+    pub struct Option;
+    pub struct Result;
+    pub struct Box;
+    pub struct Copy;
+    pub struct Debug;
+    pub fn Some() {}
+    pub fn None() {}
+    pub fn Ok() {}
+    pub fn Err() {}
+
+    /// Not std's `Clone`: `Window`'s bounds name this one.
+    pub trait Clone {
+        fn duplicate(&self) -> Self;
+    }
+
+    /// Not std's `Default`: `Window`'s where-clause names this one.
+    pub trait Default {
+        fn blank() -> Self;
+    }
+
+    impl Clone for u32 {
+        fn duplicate(&self) -> Self {
+            *self
+        }
+    }
+
+    impl Default for u32 {
+        fn blank() -> Self {
+            0
+        }
+    }
+
+    /// A plain struct, with serde's renames, an alias, a default, a skipped
+    /// field and an optional one.
+    #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Incident {
+        pub service_name: String,
+        #[serde(default)]
+        pub severity: u8,
+        #[serde(alias = "started")]
+        pub started_at: u64,
+        pub owner: ::core::option::Option<String>,
+        #[serde(skip)]
+        pub cached: u32,
+    }
+
+    /// Every variant shape, adjacently tagged (the one encoding serde allows
+    /// for all four).
+    #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(tag = "type", content = "data", rename_all = "snake_case")]
+    pub enum Event {
+        Opened,
+        Paged(Incident),
+        Moved(u32, String),
+        #[serde(rename = "closed_by_owner")]
+        Closed {
+            by: String,
+            #[serde(default)]
+            reason: ::core::option::Option<String>,
+        },
+    }
+
+    /// Generic, with a lifetime, a bound and a where-clause, both naming the
+    /// local traits above.
+    #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
+    pub struct Window<'a, T: Clone>
+    where
+        T: Default,
+    {
+        pub rows: Vec<T>,
+        pub label: &'a str,
+    }
+}
+
+/// Generic models with std's bounds.
+mod generic {
+    use optics_core::Optics;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub struct Page<'a, T: Clone>
+    where
+        T: Default,
+    {
+        pub items: Vec<T>,
+        pub title: &'a str,
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Reply<T, E>
+    where
+        E: Clone,
+    {
+        Pending,
+        Done(T),
+        Partial(T, u32),
+        Failed { error: E, retries: u32 },
+    }
+}
+
+use generic::{Page, Reply, ReplyKind};
+use shadowed::{Event, EventKind, Incident, Window};
+
+fn incident() -> Incident {
+    Incident {
+        service_name: "checkout".to_owned(),
+        severity: 2,
+        started_at: 1700,
+        owner: Some("ana".to_owned()),
+        cached: 9,
+    }
+}
+
+#[test]
+fn struct_lenses_read_and_write_values() {
+    let mut value = incident();
+    assert_eq!(Incident::service_name.get(&value), "checkout");
+    assert_eq!(
+        Incident::owner.then(some()).preview(&value),
+        Some(&"ana".to_owned())
+    );
+    *Incident::severity.get_mut(&mut value) = 4;
+    Incident::started_at.set(&mut value, 1800);
+    Incident::owner
+        .then(some())
+        .set(&mut value, "bo".to_owned());
+    assert_eq!(value.severity, 4);
+    assert_eq!(value.started_at, 1800);
+    assert_eq!(value.owner.as_deref(), Some("bo"));
+}
+
+#[test]
+fn struct_lenses_read_bytes_as_serde_does() {
+    let bytes = serde_json::to_vec(&incident()).unwrap();
+    let json = Json::<Incident>::new(&bytes);
+    assert_eq!(
+        json.read(Incident::service_name).as_deref(),
+        Some("checkout")
+    );
+    assert_eq!(json.read(Incident::started_at), Some(1700));
+    assert_eq!(
+        json.read(Incident::owner.then(some())).as_deref(),
+        Some("ana")
+    );
+    // Skipped: never in the JSON, so always its default.
+    assert_eq!(json.read(Incident::cached), Some(0));
+
+    // An alias, a defaulted field and an `Option` that are missing.
+    let sparse = br#"{"serviceName": "db", "started": 5}"#;
+    let json = Json::<Incident>::new(sparse);
+    assert_eq!(json.read(Incident::started_at), Some(5));
+    assert_eq!(json.read(Incident::severity), Some(0));
+    assert_eq!(json.read(Incident::owner), Some(None));
+    assert_eq!(json.read(Incident::owner.then(some())), None);
+    let decoded: Incident = serde_json::from_slice(sparse).unwrap();
+    assert_eq!(
+        (decoded.started_at, decoded.severity, decoded.owner),
+        (5, 0, None)
+    );
+}
+
+#[test]
+fn unit_variant_prism() {
+    let mut event = Event::Opened;
+    assert_eq!(Event::opened.preview(&event), Some(&()));
+    assert_eq!(Event::paged.preview(&event), None);
+    assert_eq!(Event::opened.review(()), Event::Opened);
+    assert_eq!(Event::kind.get(&event), &EventKind::Opened);
+    assert!(Event::opened.modify(&mut event, |()| {}));
+
+    let bytes = serde_json::to_vec(&event).unwrap();
+    assert_eq!(bytes, br#"{"type":"opened"}"#);
+    let json = Json::<Event>::new(&bytes);
+    assert_eq!(json.read(Event::opened), Some(()));
+    assert_eq!(json.read(Event::paged), None);
+    assert_eq!(json.read(Event::kind), Some(EventKind::Opened));
+}
+
+#[test]
+fn newtype_variant_prism() {
+    let mut event = Event::paged.review(incident());
+    assert_eq!(event, Event::Paged(incident()));
+    let severity = Event::paged.then(Incident::severity);
+    assert_eq!(severity.preview(&event), Some(&2));
+    severity.set(&mut event, 3);
+    assert_eq!(severity.preview(&event), Some(&3));
+    assert_eq!(severity.preview(&Event::Opened), None);
+
+    let bytes = serde_json::to_vec(&event).unwrap();
+    let json = Json::<Event>::new(&bytes);
+    assert_eq!(json.read(severity), Some(3));
+    assert_eq!(
+        json.read(Event::paged.then(Incident::service_name))
+            .as_deref(),
+        Some("checkout")
+    );
+    assert_eq!(json.read(Event::kind), Some(EventKind::Paged));
+    assert_eq!(json.read(Event::moved_0), None);
+}
+
+#[test]
+fn tuple_variant_optionals() {
+    let mut event = Event::Moved(7, "payments".to_owned());
+    assert_eq!(Event::moved_0.preview(&event), Some(&7));
+    assert_eq!(
+        Event::moved_1.preview(&event).map(String::as_str),
+        Some("payments")
+    );
+    Event::moved_0.set(&mut event, 8);
+    assert_eq!(event, Event::Moved(8, "payments".to_owned()));
+    assert_eq!(Event::moved_0.preview(&Event::Opened), None);
+
+    let bytes = serde_json::to_vec(&event).unwrap();
+    assert_eq!(bytes, br#"{"type":"moved","data":[8,"payments"]}"#);
+    let json = Json::<Event>::new(&bytes);
+    assert_eq!(json.read(Event::moved_0), Some(8));
+    assert_eq!(json.read(Event::moved_1).as_deref(), Some("payments"));
+    assert_eq!(json.read(Event::kind), Some(EventKind::Moved));
+}
+
+#[test]
+fn struct_variant_optionals() {
+    let mut event = Event::Closed {
+        by: "ana".to_owned(),
+        reason: None,
+    };
+    assert_eq!(
+        Event::closed_by.preview(&event).map(String::as_str),
+        Some("ana")
+    );
+    assert_eq!(Event::closed_reason.preview(&event), Some(&None));
+    Event::closed_reason.set(&mut event, Some("fixed".to_owned()));
+    assert_eq!(
+        Event::closed_reason
+            .then(some())
+            .preview(&event)
+            .map(String::as_str),
+        Some("fixed")
+    );
+
+    let bytes = serde_json::to_vec(&event).unwrap();
+    let json = Json::<Event>::new(&bytes);
+    assert_eq!(json.read(Event::kind), Some(EventKind::Closed));
+    assert_eq!(EventKind::Closed.tag(), "closed_by_owner");
+    assert_eq!(json.read(Event::closed_by).as_deref(), Some("ana"));
+    assert_eq!(
+        json.read(Event::closed_reason.then(some())).as_deref(),
+        Some("fixed")
+    );
+
+    // The defaulted field missing from the bytes.
+    let sparse = br#"{"type":"closed_by_owner","data":{"by":"bo"}}"#;
+    let json = Json::<Event>::new(sparse);
+    assert_eq!(json.read(Event::closed_reason), Some(None));
+    assert_eq!(json.read(Event::closed_by).as_deref(), Some("bo"));
+    assert_eq!(json.read(Event::moved_1), None);
+}
+
+#[test]
+fn generic_struct_under_local_traits() {
+    let mut window = Window {
+        rows: vec![1_u32, 2, 3],
+        label: "recent",
+    };
+    let second = Window::rows.then(at(1));
+    assert_eq!(second.preview(&window), Some(&2));
+    second.set(&mut window, 20);
+    assert_eq!(window.rows, [1, 20, 3]);
+    assert_eq!(*Window::label.get(&window), "recent");
+
+    let bytes = serde_json::to_vec(&window).unwrap();
+    let json = Json::<Window<'_, u32>>::new(&bytes);
+    assert_eq!(json.read(second), Some(20));
+    assert_eq!(json.read(Window::rows.then(at(3))), None);
+    // A borrowed leaf points into the bytes.
+    let label: Option<&str> = json.read(Window::label);
+    assert_eq!(label, Some("recent"));
+}
+
+#[test]
+fn generic_struct_with_lifetime_and_where_clause() {
+    let title = String::from("front");
+    let mut page = Page {
+        items: vec!['a', 'b'],
+        title: &title,
+    };
+    assert_eq!(Page::items.then(at(0)).preview(&page), Some(&'a'));
+    Page::items.then(at(1)).set(&mut page, 'c');
+    assert_eq!(page.items, ['a', 'c']);
+    Page::title.set(&mut page, "back");
+    assert_eq!(page.title, "back");
+
+    let bytes = serde_json::to_vec(&page).unwrap();
+    let json = Json::<Page<'_, char>>::new(&bytes);
+    assert_eq!(json.read(Page::title), Some("back"));
+    assert_eq!(json.read(Page::items.then(at(1))), Some('c'));
+    assert_eq!(
+        json.view(Page::items).map(|items| items.bytes()),
+        Some(&br#"["a","c"]"#[..])
+    );
+}
+
+#[test]
+fn generic_enum() {
+    type R = Reply<u64, String>;
+    let done: R = Reply::done.review(42);
+    assert_eq!(done, Reply::Done(42));
+    assert_eq!(Reply::done.preview(&done), Some(&42));
+    assert_eq!(Reply::pending.preview(&done), None);
+    assert_eq!(Reply::kind.get(&done), &ReplyKind::Done);
+
+    let mut failed: R = Reply::Failed {
+        error: "timeout".to_owned(),
+        retries: 1,
+    };
+    Reply::failed_retries.set(&mut failed, 2);
+    assert_eq!(Reply::failed_retries.preview(&failed), Some(&2));
+    assert_eq!(Reply::partial_0.preview(&failed), None);
+
+    let bytes = serde_json::to_vec(&failed).unwrap();
+    assert_eq!(bytes, br#"{"failed":{"error":"timeout","retries":2}}"#);
+    let json = Json::<R>::new(&bytes);
+    assert_eq!(json.read(Reply::failed_error).as_deref(), Some("timeout"));
+    assert_eq!(json.read(Reply::failed_retries), Some(2));
+    assert_eq!(json.read(Reply::kind), Some(ReplyKind::Failed));
+    assert_eq!(json.read(Reply::done), None);
+
+    let partial = Json::<R>::new(br#"{"partial":[7,3]}"#);
+    assert_eq!(partial.read(Reply::partial_0), Some(7));
+    assert_eq!(partial.read(Reply::partial_1), Some(3));
+    assert_eq!(
+        Json::<R>::new(br#""pending""#).read(Reply::pending),
+        Some(())
+    );
+    assert_eq!(Json::<R>::new(br#"{"done":9}"#).read(Reply::done), Some(9));
+}
