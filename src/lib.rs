@@ -4,11 +4,15 @@
 //! decoding a message. The same policy judges fully decoded issues as the
 //! baseline.
 
+pub mod cli;
+pub mod filter;
 pub mod frames;
 pub mod generate;
 pub mod judge;
 pub mod model;
+pub mod net;
 pub mod policy;
+pub mod report;
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]

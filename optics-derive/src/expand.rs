@@ -1,5 +1,7 @@
 //! Code generation: named fragments, spliced into one output.
 
+use std::collections::HashSet;
+
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
@@ -12,18 +14,21 @@ use crate::valid;
 
 /// The derive: parse, validate, expand. The only place where errors become
 /// `compile_error!`.
+///
+/// With errors, the optics are still generated (a clashing name once), so the
+/// user sees the errors themselves rather than a cascade of missing items
+/// wherever the optics are used.
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let model = Input::from_syn(&cx, input);
     valid::check(&cx, &model);
-    if let Err(error) = cx.check() {
-        return to_compile_errors(error);
-    }
-    match &model.data {
+    let errors = cx.check().err().map(to_compile_errors);
+    let expansion = match &model.data {
         Data::Struct(style, fields) => expand_struct(&model, *style, fields),
         Data::Enum(variants) => expand_enum(&model, variants),
         Data::Union(_) => TokenStream::new(),
-    }
+    };
+    quote!(#errors #expansion)
 }
 
 fn private() -> TokenStream {
@@ -174,6 +179,7 @@ fn expand_struct(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
     let transparent = input.attrs.transparent.is_some();
 
     let mut consts = Vec::new();
+    let mut named = HashSet::new();
     let mut impls = Vec::new();
     let mut element = 0usize;
     for (index, field) in fields.iter().enumerate() {
@@ -187,6 +193,9 @@ fn expand_struct(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
         let ty = field.ty;
         let member = &field.member;
         let optic = &field.optic;
+        if !named.insert(optic.to_string()) {
+            continue;
+        }
         let vis = &field.original.vis;
         let span = field.original.span();
         let name = format!("{ident}::{}", optic.to_string().trim_start_matches("r#"));
@@ -342,6 +351,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
          values, and JSON bytes by their tag alone."
     );
 
+    let mut named = HashSet::from([kind_const.to_string()]);
     let mut consts = vec![quote! {
         #[doc = #kind_doc]
         #[allow(non_upper_case_globals, dead_code)]
@@ -357,6 +367,9 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                 continue;
             }
             let optic = &variant.optic;
+            if !named.insert(optic.to_string()) {
+                continue;
+            }
             let name = format!("{ident}::{}", optic.to_string().trim_start_matches("r#"));
             let (payload, json, preview, preview_mut, review) = match variant.style {
                 Style::Unit => (
@@ -435,6 +448,9 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                 let ty = field.ty;
                 let member = &field.member;
                 let optic = &field.optic;
+                if !named.insert(optic.to_string()) {
+                    continue;
+                }
                 let fspan = field.original.span();
                 let name = format!("{ident}::{}", optic.to_string().trim_start_matches("r#"));
                 let json = field_json(field, variant.style, false, position, count.max(2));
