@@ -301,7 +301,10 @@ pub fn borrow_cow_str<'de: 'a, 'a, D: Deserializer<'de>>(
             Ok(Cow::Owned(text))
         }
 
-        fn visit_borrowed_bytes<E: serde::de::Error>(self, bytes: &'a [u8]) -> Result<Self::Value, E> {
+        fn visit_borrowed_bytes<E: serde::de::Error>(
+            self,
+            bytes: &'a [u8],
+        ) -> Result<Self::Value, E> {
             core::str::from_utf8(bytes)
                 .map(Cow::Borrowed)
                 .map_err(|_| E::invalid_value(serde::de::Unexpected::Bytes(bytes), &self))
@@ -344,7 +347,10 @@ pub fn borrow_cow_bytes<'de: 'a, 'a, D: Deserializer<'de>>(
             Ok(Cow::Owned(text.into_bytes()))
         }
 
-        fn visit_borrowed_bytes<E: serde::de::Error>(self, bytes: &'a [u8]) -> Result<Self::Value, E> {
+        fn visit_borrowed_bytes<E: serde::de::Error>(
+            self,
+            bytes: &'a [u8],
+        ) -> Result<Self::Value, E> {
             Ok(Cow::Borrowed(bytes))
         }
 

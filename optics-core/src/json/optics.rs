@@ -221,7 +221,10 @@ mod untagged {
     type Inner<'a, 'de> = &'a mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>;
 
     /// `bytes`, an object, decoded as a `T` without its members named `tag`.
-    pub(super) fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8], tag: &'static str) -> Option<T> {
+    pub(super) fn decode<'de, T: Deserialize<'de>>(
+        bytes: &'de [u8],
+        tag: &'static str,
+    ) -> Option<T> {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         let value = T::deserialize(WithoutTag { de: &mut de, tag }).ok()?;
         de.end().ok()?;
@@ -302,7 +305,10 @@ mod untagged {
             }
         }
 
-        fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        fn next_value_seed<V: DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> Result<V::Value, A::Error> {
             self.map.next_value_seed(seed)
         }
     }
@@ -327,7 +333,10 @@ mod untagged {
         }
 
         fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-            self.de.deserialize_map(Hide { visitor, tag: self.tag })
+            self.de.deserialize_map(Hide {
+                visitor,
+                tag: self.tag,
+            })
         }
 
         fn deserialize_struct<V: Visitor<'de>>(
@@ -352,7 +361,10 @@ mod untagged {
             visitor.visit_newtype_struct(self)
         }
 
-        fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        fn deserialize_ignored_any<V: Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> Result<V::Value, Self::Error> {
             self.de.deserialize_ignored_any(visitor)
         }
 
