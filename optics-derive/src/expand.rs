@@ -72,8 +72,11 @@ fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
         return None;
     };
     let mut args = args.args.iter();
-    let (Some(syn::GenericArgument::Lifetime(lifetime)), Some(syn::GenericArgument::Type(elem)), None) =
-        (args.next(), args.next(), args.next())
+    let (
+        Some(syn::GenericArgument::Lifetime(lifetime)),
+        Some(syn::GenericArgument::Type(elem)),
+        None,
+    ) = (args.next(), args.next(), args.next())
     else {
         return None;
     };
@@ -84,8 +87,7 @@ fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
         syn::Type::Path(elem) if elem.qself.is_none() && elem.path.is_ident("str") => {
             quote!(::optics_core::json::borrow_cow_str)
         }
-        syn::Type::Slice(slice)
-            if matches!(ungroup(&slice.elem), syn::Type::Path(elem) if elem.path.is_ident("u8")) =>
+        syn::Type::Slice(slice) if matches!(ungroup(&slice.elem), syn::Type::Path(elem) if elem.path.is_ident("u8")) =>
         {
             quote!(::optics_core::json::borrow_cow_bytes)
         }
@@ -371,11 +373,12 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                 continue;
             }
             let name = format!("{ident}::{}", optic.to_string().trim_start_matches("r#"));
-            let (payload, json, preview, preview_mut, review) = match variant.style {
+            let (payload, json, preview, preview_then, preview_mut, review) = match variant.style {
                 Style::Unit => (
                     quote!(()),
                     quote!(#p::VariantJson::Unit),
                     quote!(Self::#v => #p::Option::Some(&())),
+                    quote!(Self::#v => k(&())),
                     quote!(Self::#v => #p::Option::Some(#p::unit_mut())),
                     quote!(Self::#v),
                 ),
@@ -385,6 +388,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                         quote!(#ty),
                         quote!(#p::VariantJson::Newtype),
                         quote!(Self::#v(payload) => #p::Option::Some(payload)),
+                        quote!(Self::#v(payload) => k(payload)),
                         quote!(Self::#v(payload) => #p::Option::Some(payload)),
                         quote!(Self::#v(payload)),
                     )
@@ -413,6 +417,17 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                         #[allow(unreachable_patterns)]
                         match self {
                             #preview,
+                            _ => #p::Option::None,
+                        }
+                    }
+                    #[inline]
+                    fn payload_then<'__s, __R, __K>(&'__s self, k: __K) -> #p::Option<__R>
+                    where
+                        __K: ::core::ops::FnOnce(&'__s #payload) -> #p::Option<__R>,
+                    {
+                        #[allow(unreachable_patterns)]
+                        match self {
+                            #preview_then,
                             _ => #p::Option::None,
                         }
                     }

@@ -72,6 +72,21 @@ pub trait Preview: Optic {
     fn preview<'s>(&self, s: &'s Self::Source) -> Option<&'s Self::Focus>
     where
         Self: 's;
+
+    /// `k` applied to the focus, or `None` where there is none. Composition
+    /// reads through this, so that a path compiles to the `match` a hand-written
+    /// access would be, with no intermediate `Option` to test twice.
+    #[inline]
+    fn preview_then<'s, R, K>(&self, s: &'s Self::Source, k: K) -> Option<R>
+    where
+        Self: 's,
+        K: FnOnce(&'s Self::Focus) -> Option<R>,
+    {
+        match self.preview(s) {
+            Some(focus) => k(focus),
+            None => None,
+        }
+    }
 }
 
 /// Write access to a focus that may be absent.

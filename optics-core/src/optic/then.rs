@@ -59,7 +59,17 @@ where
     where
         Self: 's,
     {
-        self.second.preview(self.first.preview(s)?)
+        self.first.preview_then(s, |a| self.second.preview(a))
+    }
+
+    #[inline]
+    fn preview_then<'s, R, K>(&self, s: &'s Self::Source, k: K) -> Option<R>
+    where
+        Self: 's,
+        K: FnOnce(&'s Self::Focus) -> Option<R>,
+    {
+        self.first
+            .preview_then(s, |a| self.second.preview_then(a, k))
     }
 }
 

@@ -33,6 +33,17 @@ pub trait VariantOf<const I: usize>: Tagged {
     const JSON: VariantJson;
     /// The payload if `self` is this variant.
     fn payload(&self) -> Option<&Self::Payload>;
+    /// `k` applied to the payload if `self` is this variant: one `match`.
+    #[inline]
+    fn payload_then<'s, R, K>(&'s self, k: K) -> Option<R>
+    where
+        K: FnOnce(&'s Self::Payload) -> Option<R>,
+    {
+        match self.payload() {
+            Some(payload) => k(payload),
+            None => None,
+        }
+    }
     /// The payload, mutably, if `self` is this variant.
     fn payload_mut(&mut self) -> Option<&mut Self::Payload>;
     /// The variant holding `payload`.
@@ -118,6 +129,15 @@ impl<S: VariantOf<I>, const I: usize> Preview for Variant<S, I> {
         Self: 's,
     {
         s.payload()
+    }
+
+    #[inline]
+    fn preview_then<'s, R, K>(&self, s: &'s S, k: K) -> Option<R>
+    where
+        Self: 's,
+        K: FnOnce(&'s S::Payload) -> Option<R>,
+    {
+        s.payload_then(k)
     }
 }
 

@@ -1,0 +1,213 @@
+//! The demo's report, in the Scala original's words: per run, throughput,
+//! time spent judging, a per-kind table and the downstream's check; then the
+//! same-run ratios between the filters.
+//!
+//! ```text
+//! optics: 200000 messages, 813.3 MB in 2.21 s:
+//!   91 k messages/s, 368 MB/s
+//!   judging them took 7.1 µs per message; the rest is sockets and framing
+//!   kind            seen      kept
+//!   Bug            66199      8205
+//!   ...
+//!   downstream received 31450 messages (31450 kept); 31450 decode as issues, and the policy keeps 31450 of them
+//!   the check took 0.52 s, after the stream
+//! ```
+//!
+//! Every function returns the text (lines ending in `\n`); printing is the
+//! caller's. MB are 10^6 bytes.
+
+use std::fmt::Write;
+use std::time::Duration;
+
+use crate::filter::{Tally, KINDS};
+use crate::judge::Reader;
+use crate::net::{Check, Run};
+
+/// The name a report gives the filter that judges with `reader`.
+pub fn filter_name(reader: Reader) -> &'static str {
+    match reader {
+        Reader::Optics => "optics",
+        Reader::Decode => "full decode (baseline)",
+        Reader::ForwardAll => "forward-all (no judging)",
+    }
+}
+
+/// `bytes` in MB (10^6 bytes).
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+/// Seconds, never zero, so rates stay finite.
+fn seconds(elapsed: Duration) -> f64 {
+    elapsed.as_secs_f64().max(1e-9)
+}
+
+/// The first three lines of a run: what went through and how fast, and the
+/// share of it spent judging.
+///
+/// ```
+/// use std::time::Duration;
+/// use triage::filter::Tally;
+/// use triage::report::throughput;
+///
+/// let mut tally = Tally::default();
+/// tally.messages = 200_000;
+/// tally.bytes_in = 813_300_000;
+/// tally.judging = Duration::from_millis(1420);
+/// assert_eq!(
+///     throughput("optics", &tally, Duration::from_millis(2210)),
+///     "optics: 200000 messages, 813.3 MB in 2.21 s:\n  \
+///      90 k messages/s, 368 MB/s\n  \
+///      judging them took 7.1 µs per message; the rest is sockets and framing\n"
+/// );
+/// ```
+pub fn throughput(name: &str, tally: &Tally, elapsed: Duration) -> String {
+    let secs = seconds(elapsed);
+    let per_message = if tally.messages == 0 {
+        0.0
+    } else {
+        tally.judging.as_secs_f64() * 1e6 / tally.messages as f64
+    };
+    format!(
+        "{name}: {} messages, {:.1} MB in {secs:.2} s:\n  \
+         {:.0} k messages/s, {:.0} MB/s\n  \
+         judging them took {per_message:.1} µs per message; the rest is sockets and framing\n",
+        tally.messages,
+        mb(tally.bytes_in),
+        tally.messages as f64 / secs / 1e3,
+        mb(tally.bytes_in) / secs,
+    )
+}
+
+/// The per-kind table: a header and one row per kind (`none` for messages
+/// without a kind), indented by two spaces.
+///
+/// ```
+/// use triage::filter::Tally;
+/// use triage::report::kind_table;
+///
+/// let table = kind_table(&Tally::default());
+/// assert!(table.starts_with("  kind            seen      kept\n  Bug                0         0\n"));
+/// assert!(table.ends_with("  none               0         0\n"));
+/// ```
+pub fn kind_table(tally: &Tally) -> String {
+    let mut out = format!("  {:<10}{:>10}{:>10}\n", "kind", "seen", "kept");
+    for kind in KINDS {
+        let row = tally.kind(kind);
+        let name = kind.map_or("none", |k| k.tag());
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "  {name:<10}{:>10}{:>10}", row.seen, row.kept);
+    }
+    out
+}
+
+/// The downstream's check: what it received against what the filter kept,
+/// and what a full decode and the policy make of it, with the check's own
+/// time.
+///
+/// ```
+/// use std::time::Duration;
+/// use triage::net::Check;
+/// use triage::report::check;
+///
+/// let c = Check { received: 5, decoded: 5, kept: 5, took: Duration::from_millis(3) };
+/// assert_eq!(
+///     check(&c, 5),
+///     "  downstream received 5 messages (5 kept); 5 decode as issues, and the policy keeps 5 of them\n  \
+///      the check took 3.0 ms, after the stream (not timed with it)\n"
+/// );
+/// ```
+pub fn check(check: &Check, kept: u64) -> String {
+    format!(
+        "  downstream received {} messages ({kept} kept); {} decode as issues, \
+         and the policy keeps {} of them\n  \
+         the check took {:.1} ms, after the stream (not timed with it)\n",
+        check.received,
+        check.decoded,
+        check.kept,
+        check.took.as_secs_f64() * 1e3,
+    )
+}
+
+/// A tally on its own, for a stream that was stopped or has no downstream
+/// check: throughput (when `elapsed` is known), bytes out and the kind table.
+pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
+    let mut out = match elapsed {
+        Some(elapsed) => throughput(name, tally, elapsed),
+        None => format!(
+            "{name}: {} messages, {:.1} MB in; judging took {:.1} ms\n",
+            tally.messages,
+            mb(tally.bytes_in),
+            tally.judging.as_secs_f64() * 1e3
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "  kept {} messages, {:.1} MB out",
+        tally.kept(),
+        mb(tally.bytes_out)
+    );
+    out.push_str(&kind_table(tally));
+    out
+}
+
+/// One run's report: throughput, the kind table and the downstream's check,
+/// with a line saying so when the run does not add up.
+pub fn run(run: &Run) -> String {
+    let mut out = throughput(filter_name(run.reader), &run.tally, run.elapsed);
+    out.push_str(&kind_table(&run.tally));
+    out.push_str(&check(&run.check, run.tally.kept()));
+    if !run.passed() {
+        let _ = writeln!(
+            out,
+            "  CHECK FAILED: sent {} frames ({} B); filter judged {} ({} B in) and kept {} ({} B out); \
+             downstream received {} ({} B)",
+            run.sent.frames,
+            run.sent.bytes,
+            run.tally.messages,
+            run.tally.bytes_in,
+            run.tally.kept(),
+            run.tally.bytes_out,
+            run.check.received,
+            run.received.bytes,
+        );
+    }
+    out
+}
+
+/// The same-run ratios of the optics filter's throughput to the full
+/// decode's and to forward-all's, from each reader's messages per second.
+/// `None` unless the optics rate and at least one other are given.
+///
+/// ```
+/// use triage::judge::Reader;
+/// use triage::report::ratios;
+///
+/// let line = ratios(&[(Reader::Optics, 90e3), (Reader::Decode, 45e3), (Reader::ForwardAll, 120e3)]);
+/// assert_eq!(
+///     line.as_deref(),
+///     Some("same runs: optics has 2.00× the throughput of full decode, 0.75× that of forward-all\n")
+/// );
+/// ```
+pub fn ratios(rates: &[(Reader, f64)]) -> Option<String> {
+    let rate = |reader| {
+        rates
+            .iter()
+            .find(|(r, _)| *r == reader)
+            .map(|(_, rate)| *rate)
+    };
+    let optics = rate(Reader::Optics)?;
+    let versus = |other: Option<f64>| other.filter(|r| *r > 0.0).map(|r| optics / r);
+    match (versus(rate(Reader::Decode)), versus(rate(Reader::ForwardAll))) {
+        (Some(d), Some(f)) => Some(format!(
+            "same runs: optics has {d:.2}× the throughput of full decode, {f:.2}× that of forward-all\n"
+        )),
+        (Some(d), None) => Some(format!(
+            "same runs: optics has {d:.2}× the throughput of full decode\n"
+        )),
+        (None, Some(f)) => Some(format!(
+            "same runs: optics has {f:.2}× the throughput of forward-all\n"
+        )),
+        (None, None) => None,
+    }
+}

@@ -1,0 +1,256 @@
+//! The command line, through the library functions the example calls:
+//! argument errors, `generate` then `judge`, and `judge` on bad files.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::PathBuf;
+
+use triage::cli::{
+    generate, generate_file, judge_file, parse, Command, Topic, DEFAULT_COUNT, EXIT_FAILURE,
+    EXIT_USAGE,
+};
+use triage::frames::encode;
+use triage::generate::{Gen, Generate};
+use triage::judge::Reader;
+use triage::model::Issue;
+
+fn args(line: &str) -> Vec<OsString> {
+    line.split_whitespace().map(OsString::from).collect()
+}
+
+/// A path in the temp directory, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str) -> TempFile {
+        TempFile(std::env::temp_dir().join(format!("triage-cli-{}-{name}", std::process::id())))
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn parses_every_subcommand() {
+    assert_eq!(
+        parse(args("")).unwrap(),
+        Command::Demo {
+            count: DEFAULT_COUNT
+        }
+    );
+    assert_eq!(
+        parse(args("200_000")).unwrap(),
+        Command::Demo { count: 200_000 }
+    );
+    assert_eq!(
+        parse(args("upstream --listen 127.0.0.1:7000 --count=10")).unwrap(),
+        Command::Upstream {
+            listen: "127.0.0.1:7000".into(),
+            count: 10
+        }
+    );
+    assert_eq!(
+        parse(args(
+            "filter --upstream localhost:1 --downstream [::1]:2 --reader decode --listen 0.0.0.0:3"
+        ))
+        .unwrap(),
+        Command::Filter {
+            listen: Some("0.0.0.0:3".into()),
+            upstream: "localhost:1".into(),
+            downstream: "[::1]:2".into(),
+            reader: Reader::Decode
+        }
+    );
+    assert_eq!(
+        parse(args("downstream --listen 127.0.0.1:7001")).unwrap(),
+        Command::Downstream {
+            listen: "127.0.0.1:7001".into()
+        }
+    );
+    assert_eq!(
+        parse(args("generate 10 -")).unwrap(),
+        Command::Generate {
+            count: 10,
+            file: "-".into()
+        }
+    );
+    assert_eq!(
+        parse(args("judge -")).unwrap(),
+        Command::Judge { file: "-".into() }
+    );
+    assert_eq!(parse(args("--help")).unwrap(), Command::Help(Topic::Main));
+    assert_eq!(
+        parse(args("filter --help")).unwrap(),
+        Command::Help(Topic::Filter)
+    );
+    assert_eq!(
+        parse(args("judge -h")).unwrap(),
+        Command::Help(Topic::Judge)
+    );
+}
+
+#[test]
+fn bad_arguments_name_the_argument_and_what_was_expected() {
+    let cases = [
+        ("0", "N expects at least 1 message"),
+        (
+            "many",
+            "unknown subcommand `many`: expected upstream, filter",
+        ),
+        ("12k", "`N` expects a whole number of messages, got `12k`"),
+        ("10 20", "unexpected argument `20`"),
+        ("upstream", "`upstream` needs `--listen`"),
+        (
+            "upstream --listen 7000",
+            "`--listen` expects an address HOST:PORT",
+        ),
+        (
+            "upstream --listen 127.0.0.1:7000 --count",
+            "`--count` expects a value",
+        ),
+        (
+            "upstream --listen 127.0.0.1:7000 --count=-1",
+            "`--count` expects a whole number",
+        ),
+        (
+            "upstream --listen a:1 --listen b:2",
+            "`--listen` is given twice",
+        ),
+        (
+            "upstream --listen a:1 --reader optics",
+            "unknown option `--reader` for `upstream`",
+        ),
+        (
+            "filter --upstream a:1 --downstream b:2 --reader fast",
+            "`--reader` expects optics, decode or forward-all, got `fast`",
+        ),
+        ("filter --upstream a:1", "`filter` needs `--downstream`"),
+        ("generate 10", "`generate` needs FILE"),
+        (
+            "generate ten out",
+            "`N` expects a whole number of messages, got `ten`",
+        ),
+        ("judge", "`judge` needs FILE"),
+        ("judge a b", "unexpected argument `b` for `judge`"),
+        (
+            "judge --strict f",
+            "unknown option `--strict` for `judge`: it takes no options",
+        ),
+    ];
+    for (line, want) in cases {
+        let err = parse(args(line)).expect_err(line);
+        assert_eq!(err.code, EXIT_USAGE, "{line}");
+        assert!(err.message.contains(want), "{line}: {}", err.message);
+        assert!(err.message.contains("--help"), "{line}: {}", err.message);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn an_argument_that_is_not_utf8_is_a_usage_error() {
+    use std::os::unix::ffi::OsStringExt;
+    let err = parse([OsString::from_vec(vec![0xff, 0xfe])]).unwrap_err();
+    assert_eq!(err.code, EXIT_USAGE);
+    assert!(err.message.contains("not valid UTF-8"));
+}
+
+#[test]
+fn generate_then_judge_agrees_on_every_message() {
+    let file = TempFile::new("generated");
+    generate_file(500, file.path()).unwrap();
+    let mut out = Vec::new();
+    let judged = judge_file(file.path(), &mut out).unwrap();
+    assert_eq!(judged.optics.messages, 500);
+    assert_eq!(judged.optics.by_kind, judged.decode.by_kind);
+    assert!(judged.optics.kept() > 0);
+    assert!(judged.disagreements.is_empty());
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("optics: 500 messages"), "{text}");
+    assert!(
+        text.contains("full decode (baseline): 500 messages"),
+        "{text}"
+    );
+    assert!(
+        text.contains("the readers disagree on 0 of 500 messages"),
+        "{text}"
+    );
+}
+
+#[test]
+fn judge_reports_a_truncated_last_frame_and_fails() {
+    let file = TempFile::new("truncated");
+    let mut wire = Vec::new();
+    generate(20, &mut wire).unwrap();
+    let whole = wire.len();
+    wire.truncate(whole - 10);
+    fs::write(&file.0, &wire).unwrap();
+
+    let mut out = Vec::new();
+    let err = judge_file(file.path(), &mut out).unwrap_err();
+    assert_eq!(err.code, EXIT_FAILURE);
+    assert!(
+        err.message.contains("stream ended inside a frame"),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("(frame 19 at byte"), "{}", err.message);
+    assert!(
+        err.message.contains("the 19 frames before it were judged"),
+        "{}",
+        err.message
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("optics: 19 messages"), "{text}");
+}
+
+#[test]
+fn judge_reports_where_the_readers_disagree() {
+    // A message with its detail given twice: the optics read the first, a
+    // full decode rejects the duplicate field.
+    let issue = Issue::generate(&mut Gen::new(5, 7));
+    let detail = serde_json::to_string(&issue.detail).unwrap();
+    let mut json = issue.to_json();
+    json.pop();
+    json.extend_from_slice(format!(r#","detail":{detail}}}"#).as_bytes());
+
+    let mut wire = bytes::BytesMut::new();
+    let mut good = Vec::new();
+    generate(3, &mut good).unwrap();
+    wire.extend_from_slice(&good);
+    encode(&json, &mut wire).unwrap();
+
+    let file = TempFile::new("disagree");
+    fs::write(&file.0, &wire).unwrap();
+    let mut out = Vec::new();
+    let err = judge_file(file.path(), &mut out).unwrap_err();
+    assert_eq!(err.code, EXIT_FAILURE);
+    let want = format!(
+        "the readers disagree on 1 of 4 messages; the first at frame 3 at byte {}",
+        good.len()
+    );
+    assert!(err.message.contains(&want), "{}", err.message);
+    assert!(
+        err.message.contains("decode says none dropped"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn judge_names_a_file_it_cannot_read() {
+    let err = judge_file("/nonexistent/triage/frames.bin", &mut Vec::new()).unwrap_err();
+    assert_eq!(err.code, EXIT_FAILURE);
+    assert!(
+        err.message
+            .contains("judge: reading /nonexistent/triage/frames.bin"),
+        "{}",
+        err.message
+    );
+}

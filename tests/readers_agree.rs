@@ -1,0 +1,67 @@
+//! The optics reader and the full decode judge every message alike.
+
+use bytes::BytesMut;
+use proptest::prelude::*;
+use triage::cli::judge_bytes;
+use triage::frames::encode;
+use triage::generate::{Gen, Generate};
+use triage::judge::{by_decoding, by_optics};
+use triage::model::Issue;
+use triage::policy::{Policy, Verdict};
+
+fn agree(seed: u64, size: usize) {
+    let policy = Policy::default();
+    let message = Issue::generate(&mut Gen::new(seed, size)).to_json();
+    let optics = by_optics(&policy, &message);
+    let decode = by_decoding(&policy, &message);
+    assert_eq!(optics, decode, "seed {seed}, size {size}");
+    assert!(optics.kind.is_some(), "a generated issue always has a kind");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn both_readers_judge_every_generated_message_alike(seed in any::<u64>(), size in 2usize..=40) {
+        agree(seed, size);
+    }
+}
+
+#[test]
+fn both_readers_agree_at_every_size_from_2_to_40() {
+    for size in 2..=40 {
+        for seed in 0..25 {
+            agree(seed, size);
+        }
+    }
+}
+
+/// An issue whose detail is of a kind the model does not know.
+fn chore() -> Vec<u8> {
+    let issue = Issue::generate(&mut Gen::new(3, 7));
+    let mut json = serde_json::to_value(&issue).unwrap();
+    json["detail"]["type"] = "Chore".into();
+    serde_json::to_vec(&json).unwrap()
+}
+
+#[test]
+fn an_unknown_kind_has_no_kind_and_is_dropped_by_both() {
+    let policy = Policy::default();
+    let message = chore();
+    assert!(String::from_utf8_lossy(&message).contains(r#""type":"Chore""#));
+    let dropped = Verdict {
+        kind: None,
+        keep: false,
+    };
+    assert_eq!(by_optics(&policy, &message), dropped);
+    assert_eq!(by_decoding(&policy, &message), dropped);
+
+    // And a stream's tally counts it as unclassified, for both readers.
+    let mut wire = BytesMut::new();
+    encode(&message, &mut wire).unwrap();
+    let judged = judge_bytes(wire, &policy);
+    assert!(judged.disagreements.is_empty());
+    assert_eq!(judged.optics.kind(None).seen, 1);
+    assert_eq!(judged.decode.kind(None).seen, 1);
+    assert_eq!(judged.optics.kept(), 0);
+}
