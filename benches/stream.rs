@@ -1,0 +1,74 @@
+//! The filter's whole pipe in memory, no sockets: 1,024 messages' frames
+//! arriving in 256 KiB pieces are split, judged, tallied and the kept frames
+//! written again, by the real `Filter` (its three tasks and two channels), for
+//! each reader, in one run.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use tokio::io::{AsyncRead, ReadBuf};
+use triage::filter::{Filter, SharedTally, READ_SIZE};
+use triage::judge::Reader;
+use triage::net::Pool;
+use triage::policy::Policy;
+
+const MESSAGES: u64 = 1024;
+
+/// An upstream that hands out a byte stream at most `READ_SIZE` bytes a read.
+struct Pieces {
+    bytes: Bytes,
+}
+
+impl AsyncRead for Pieces {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let n = self.bytes.len().min(buf.remaining()).min(READ_SIZE);
+        let piece = self.bytes.split_to(n);
+        buf.put_slice(&piece);
+        Poll::Ready(Ok(()))
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let pool = Pool::generate(7, 7, MESSAGES as usize).expect("messages frame");
+    let mut stream = Vec::new();
+    for i in 0..MESSAGES {
+        stream.extend_from_slice(&pool.frame(i));
+    }
+    let stream = Bytes::from(stream);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .expect("a runtime");
+
+    let mut group = c.benchmark_group("pipe");
+    group.throughput(Throughput::Bytes(stream.len() as u64));
+    for reader in [Reader::Optics, Reader::Decode, Reader::ForwardAll] {
+        let filter = Filter::new(reader, Policy::default());
+        let tally = runtime
+            .block_on(filter.run(Pieces { bytes: stream.clone() }, tokio::io::sink(), &SharedTally::new()))
+            .expect("the pipe runs");
+        assert_eq!(tally.messages, MESSAGES);
+        group.bench_function(BenchmarkId::from_parameter(reader.name()), |b| {
+            b.iter(|| {
+                runtime
+                    .block_on(filter.run(
+                        Pieces { bytes: stream.clone() },
+                        tokio::io::sink(),
+                        &SharedTally::new(),
+                    ))
+                    .expect("the pipe runs")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
