@@ -39,7 +39,10 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(new_size.saturating_sub(layout.size()) as u64, Ordering::Relaxed);
+        BYTES.fetch_add(
+            new_size.saturating_sub(layout.size()) as u64,
+            Ordering::Relaxed,
+        );
         // SAFETY: the caller's contract for `realloc` is `System.realloc`'s.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -52,7 +55,10 @@ const MESSAGES: u64 = 1024;
 
 /// Allocations and bytes allocated while `f` runs.
 fn count(f: impl FnOnce()) -> (u64, u64) {
-    let (a, b) = (ALLOCATIONS.load(Ordering::SeqCst), BYTES.load(Ordering::SeqCst));
+    let (a, b) = (
+        ALLOCATIONS.load(Ordering::SeqCst),
+        BYTES.load(Ordering::SeqCst),
+    );
     f();
     (
         ALLOCATIONS.load(Ordering::SeqCst) - a,
@@ -87,7 +93,10 @@ fn main() {
     let stream = Bytes::from(stream);
     let policy = Policy::default();
     let per = |(allocations, bytes): (u64, u64)| {
-        (allocations as f64 / MESSAGES as f64, bytes as f64 / MESSAGES as f64)
+        (
+            allocations as f64 / MESSAGES as f64,
+            bytes as f64 / MESSAGES as f64,
+        )
     };
 
     let mut rows: Vec<(&str, (f64, f64))> = Vec::new();
@@ -124,7 +133,9 @@ fn main() {
         let run = || {
             runtime
                 .block_on(filter.run(
-                    Pieces { bytes: stream.clone() },
+                    Pieces {
+                        bytes: stream.clone(),
+                    },
                     tokio::io::sink(),
                     &SharedTally::new(),
                 ))
@@ -136,9 +147,12 @@ fn main() {
             Reader::Optics => "pipe, optics",
             Reader::ForwardAll => "pipe, forward-all",
         };
-        rows.push((name, per(count(|| {
-            run();
-        }))));
+        rows.push((
+            name,
+            per(count(|| {
+                run();
+            })),
+        ));
     }
 
     println!(

@@ -52,14 +52,22 @@ fn bench(c: &mut Criterion) {
     for reader in [Reader::Optics, Reader::Decode, Reader::ForwardAll] {
         let filter = Filter::new(reader, Policy::default());
         let tally = runtime
-            .block_on(filter.run(Pieces { bytes: stream.clone() }, tokio::io::sink(), &SharedTally::new()))
+            .block_on(filter.run(
+                Pieces {
+                    bytes: stream.clone(),
+                },
+                tokio::io::sink(),
+                &SharedTally::new(),
+            ))
             .expect("the pipe runs");
         assert_eq!(tally.messages, MESSAGES);
         group.bench_function(BenchmarkId::from_parameter(reader.name()), |b| {
             b.iter(|| {
                 runtime
                     .block_on(filter.run(
-                        Pieces { bytes: stream.clone() },
+                        Pieces {
+                            bytes: stream.clone(),
+                        },
                         tokio::io::sink(),
                         &SharedTally::new(),
                     ))

@@ -21,12 +21,17 @@ const POOL: usize = 256;
 
 fn late() -> Vec<Vec<u8>> {
     let mut g = Gen::new(2024, 7);
-    (0..POOL).map(|_| Issue::generate(&mut g).to_json()).collect()
+    (0..POOL)
+        .map(|_| Issue::generate(&mut g).to_json())
+        .collect()
 }
 
 /// The same message with its detail moved to the front.
 fn detail_first(message: &[u8]) -> Vec<u8> {
-    let detail = Json::<Issue>::new(message).view(Issue::detail).expect("a detail").bytes();
+    let detail = Json::<Issue>::new(message)
+        .view(Issue::detail)
+        .expect("a detail")
+        .bytes();
     let start = detail.as_ptr() as usize - message.as_ptr() as usize;
     let end = start + detail.len();
     let key = b",\"detail\":";
@@ -55,7 +60,10 @@ fn by_raw_value(policy: &Policy, message: &[u8]) -> Verdict {
         .and_then(|only| serde_json::from_str::<Detail>(only.detail.get()).ok())
     {
         Some(detail) => policy.judge(&detail),
-        None => Verdict { kind: None, keep: false },
+        None => Verdict {
+            kind: None,
+            keep: false,
+        },
     }
 }
 
@@ -81,7 +89,10 @@ fn by_sonic(policy: &Policy, message: &[u8], checked: bool) -> Verdict {
     {
         sonic_rs::from_str(get(json, path, checked)?.as_raw_str()).ok()
     }
-    let none = Verdict { kind: None, keep: false };
+    let none = Verdict {
+        kind: None,
+        keep: false,
+    };
     let Some(detail) = get(message, &["detail"], checked) else {
         return none;
     };
@@ -94,21 +105,28 @@ fn by_sonic(policy: &Policy, message: &[u8], checked: bool) -> Verdict {
     };
     let keep = match kind {
         DetailKind::Incident => {
-            leaf::<Severity, _>(detail, &["severity"], checked).is_some_and(|s| policy.urgent.contains(&s))
+            leaf::<Severity, _>(detail, &["severity"], checked)
+                .is_some_and(|s| policy.urgent.contains(&s))
                 && leaf::<Tier, _>(detail, &["impact", "service", "tier"], checked)
                     .is_some_and(|t| policy.tiers.contains(&t))
         }
-        DetailKind::Bug => {
-            leaf::<Module, _>(detail, &sonic_rs::pointer!["trace", "frames", 0, "module"], checked)
-                .is_some_and(|m| policy.modules.contains(&m))
-        }
+        DetailKind::Bug => leaf::<Module, _>(
+            detail,
+            &sonic_rs::pointer!["trace", "frames", 0, "module"],
+            checked,
+        )
+        .is_some_and(|m| policy.modules.contains(&m)),
         DetailKind::Request => {
             leaf::<Plan, _>(detail, &["requester", "contract", "plan"], checked)
                 .is_some_and(|p| policy.plans.contains(&p))
-                && leaf::<Votes, _>(detail, &["votes"], checked).is_some_and(|v| v >= policy.min_votes)
+                && leaf::<Votes, _>(detail, &["votes"], checked)
+                    .is_some_and(|v| v >= policy.min_votes)
         }
     };
-    Verdict { kind: Some(kind), keep }
+    Verdict {
+        kind: Some(kind),
+        keep,
+    }
 }
 
 fn bench(c: &mut Criterion) {

@@ -64,16 +64,24 @@ pub trait Generate: Sized {
 
 const WORDS: &[&str] = &[
     "checkout", "latency", "timeout", "retry", "customer", "invoice", "payment", "cache",
-    "cluster", "deploy", "rollback", "error", "request", "session", "token", "queue",
-    "replica", "index", "search", "gateway", "storage", "billing", "login", "report",
-    "export", "import", "upload", "memory", "disk", "network", "config", "release",
+    "cluster", "deploy", "rollback", "error", "request", "session", "token", "queue", "replica",
+    "index", "search", "gateway", "storage", "billing", "login", "report", "export", "import",
+    "upload", "memory", "disk", "network", "config", "release",
 ];
 
 /// Pieces that JSON must escape, or that are not ASCII: one text in twenty
 /// carries one.
 const AWKWARD: &[&str] = &[
-    "\"quoted\"", "back\\slash", "line\nbreak", "tab\there", "café", "日本語", "🚀", "ctrl\u{1}",
-    "{brace}", "[bracket]",
+    "\"quoted\"",
+    "back\\slash",
+    "line\nbreak",
+    "tab\there",
+    "café",
+    "日本語",
+    "🚀",
+    "ctrl\u{1}",
+    "{brace}",
+    "[bracket]",
 ];
 
 impl Generate for String {

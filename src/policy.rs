@@ -7,8 +7,8 @@ use optics_core::optic::{At, Discriminant, Field, Variant};
 use optics_core::{at, Reader, Then};
 
 use crate::model::{
-    Bug, Contract, Customer, Detail, DetailKind, Impact, Incident, Module, Plan, Request,
-    Service, Severity, StackFrame, Tier, Trace, Votes,
+    Bug, Contract, Customer, Detail, DetailKind, Impact, Incident, Module, Plan, Request, Service,
+    Severity, StackFrame, Tier, Trace, Votes,
 };
 
 /// The optics the policy reads, composed once from derived optics. Each works
@@ -21,16 +21,20 @@ pub mod leaves {
     /// Detail ⇀ an incident's severity.
     pub type SeverityOptic = Then<Variant<Detail, 1>, Field<Incident, 0>>;
     /// Detail ⇀ the tier of the service an incident hits.
-    pub type TierOptic =
-        Then<Then<Then<Variant<Detail, 1>, Field<Incident, 3>>, Field<Impact, 2>>, Field<Service, 1>>;
+    pub type TierOptic = Then<
+        Then<Then<Variant<Detail, 1>, Field<Incident, 3>>, Field<Impact, 2>>,
+        Field<Service, 1>,
+    >;
     /// Detail ⇀ the module of a bug's top stack frame.
     pub type ModuleOptic = Then<
         Then<Then<Then<Variant<Detail, 0>, Field<Bug, 3>>, Field<Trace, 1>>, At<Vec<StackFrame>>>,
         Field<StackFrame, 0>,
     >;
     /// Detail ⇀ the plan of the customer behind a request.
-    pub type PlanOptic =
-        Then<Then<Then<Variant<Detail, 2>, Field<Request, 3>>, Field<Customer, 1>>, Field<Contract, 0>>;
+    pub type PlanOptic = Then<
+        Then<Then<Variant<Detail, 2>, Field<Request, 3>>, Field<Customer, 1>>,
+        Field<Contract, 0>,
+    >;
     /// Detail ⇀ a request's votes.
     pub type VotesOptic = Then<Variant<Detail, 2>, Field<Request, 1>>;
 
@@ -111,14 +115,20 @@ impl Policy {
                 detail
                     .read(leaves::SEVERITY)
                     .is_some_and(|s| self.urgent.contains(&s))
-                    && detail.read(leaves::TIER).is_some_and(|t| self.tiers.contains(&t))
+                    && detail
+                        .read(leaves::TIER)
+                        .is_some_and(|t| self.tiers.contains(&t))
             }
             Some(DetailKind::Bug) => detail
                 .read(leaves::MODULE)
                 .is_some_and(|m| self.modules.contains(&m)),
             Some(DetailKind::Request) => {
-                detail.read(leaves::PLAN).is_some_and(|p| self.plans.contains(&p))
-                    && detail.read(leaves::VOTES).is_some_and(|v| v >= self.min_votes)
+                detail
+                    .read(leaves::PLAN)
+                    .is_some_and(|p| self.plans.contains(&p))
+                    && detail
+                        .read(leaves::VOTES)
+                        .is_some_and(|v| v >= self.min_votes)
             }
             None => false,
         };

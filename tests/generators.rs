@@ -6,11 +6,16 @@ use triage::model::{Detail, Issue};
 #[test]
 fn messages_at_size_7_are_about_4_kb() {
     let mut g = Gen::new(7, 7);
-    let sizes: Vec<usize> = (0..2000).map(|_| Issue::generate(&mut g).to_json().len()).collect();
+    let sizes: Vec<usize> = (0..2000)
+        .map(|_| Issue::generate(&mut g).to_json().len())
+        .collect();
     let min = *sizes.iter().min().unwrap();
     let max = *sizes.iter().max().unwrap();
     let mean = sizes.iter().sum::<usize>() as f64 / sizes.len() as f64;
-    println!("size 7: {} messages, min {min} B, mean {mean:.0} B, max {max} B", sizes.len());
+    println!(
+        "size 7: {} messages, min {min} B, mean {mean:.0} B, max {max} B",
+        sizes.len()
+    );
     assert!((3900.0..=4400.0).contains(&mean), "mean {mean}");
     assert!(min >= 2400 && max <= 6200, "min {min} max {max}");
 }

@@ -38,7 +38,9 @@ static GLOBAL: Counting = Counting;
 fn judging_with_optics_allocates_nothing() {
     let policy = Policy::default();
     let mut g = Gen::new(99, 7);
-    let messages: Vec<Vec<u8>> = (0..600).map(|_| Issue::generate(&mut g).to_json()).collect();
+    let messages: Vec<Vec<u8>> = (0..600)
+        .map(|_| Issue::generate(&mut g).to_json())
+        .collect();
 
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let mut kept = 0usize;
@@ -50,9 +52,17 @@ fn judging_with_optics_allocates_nothing() {
     }
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
 
-    assert_eq!(allocations, 0, "judging {} messages allocated", messages.len());
+    assert_eq!(
+        allocations,
+        0,
+        "judging {} messages allocated",
+        messages.len()
+    );
     assert_eq!(kinds, messages.len(), "every message has a kind");
-    assert!(kept > 0 && kept < messages.len(), "the policy keeps some, not all: {kept}");
+    assert!(
+        kept > 0 && kept < messages.len(),
+        "the policy keeps some, not all: {kept}"
+    );
 
     // The decoding baseline, for contrast, allocates for every message.
     let before = ALLOCATIONS.load(Ordering::Relaxed);

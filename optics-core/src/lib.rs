@@ -35,6 +35,27 @@
 //! assert_eq!(Json::<Detail>::new(br#"{"type":"Bug","module":"auth"}"#).read(started), None);
 //! ```
 //!
+//! # What the derive generates
+//!
+//! | on                                   | generates                                                   | kind     |
+//! |--------------------------------------|-------------------------------------------------------------|----------|
+//! | a named field `impact`               | `Type::impact`, with the field's visibility                 | lens     |
+//! | a tuple-struct field `0`             | `Type::_0`                                                  | lens     |
+//! | a unit variant `Closed`              | `Type::closed`, focusing `()`                               | prism    |
+//! | a newtype variant `Incident(I)`      | `Type::incident`, focusing the `I`                          | prism    |
+//! | a field `width` of `Rect { .. }`     | `Type::rect_width` (and `Type::rect_0` for tuple variants)  | optional |
+//! | every enum                           | `Type::kind`, and the fieldless enum `TypeKind`             | getter   |
+//!
+//! A variant with several fields gets no prism: no single value holds its
+//! payload, so a prism's `review` would have nothing to build it from. Each of
+//! its fields gets an optional instead, which misses on the other variants. Wrap
+//! the fields in a struct (a newtype variant) to get a prism.
+//!
+//! Every generated optic is a zero-sized associated const with a doc comment.
+//! `#[optics(name = "...")]` renames one, `#[optics(skip)]` leaves one out, and
+//! `#[optics(kind = "...", kind_type = "...")]` on an enum renames the getter
+//! and its enum. Generics, lifetimes and where-clauses on the type are kept.
+//!
 //! # Serde attributes
 //!
 //! The derive reads serde's attributes, so a byte optic finds exactly what
@@ -51,8 +72,8 @@ mod reader;
 
 pub use json::{Json, JsonDecode, JsonOptic};
 pub use optic::{
-    at, key, some, At, Get, GetMut, Key, Lens, Optic, Optional, Preview, PreviewMut, Prism,
-    Review, Some_, Then,
+    at, key, some, At, Get, GetMut, Key, Lens, Optic, Optional, Preview, PreviewMut, Prism, Review,
+    Some_, Then,
 };
 pub use optics_derive::Optics;
 pub use reader::Reader;

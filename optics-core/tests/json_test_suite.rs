@@ -55,7 +55,10 @@ fn json_test_suite() {
     let (mut accepted, mut rejected, mut either) = (0, 0, 0);
     let mut failures = Vec::new();
     for path in &files {
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         let doc = std::fs::read(path).unwrap_or_else(|e| panic!("{name}: {e}"));
         let wrapped = embedded(&doc);
         let started = Instant::now();
@@ -92,7 +95,12 @@ fn json_test_suite() {
             failures.push(format!("{name}: took {took:?}"));
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(accepted > 90, "only {accepted} y_ files");
     assert!(rejected > 180, "only {rejected} n_ files");
     assert!(either > 30, "only {either} i_ files");

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 /// characters, non-ASCII of every UTF-8 width.
 fn text() -> impl Strategy<Value = String> {
     let tricky = prop::sample::select(vec![
-        '"', '\\', '{', '}', '[', ']', ':', ',', ' ', '\n', '\t', '\u{1}', '\u{1f}', '/', 'é',
-        '€', '😀', '\u{7f}', '\u{2028}', '\u{ffff}',
+        '"', '\\', '{', '}', '[', ']', ':', ',', ' ', '\n', '\t', '\u{1}', '\u{1f}', '/', 'é', '€',
+        '😀', '\u{7f}', '\u{2028}', '\u{ffff}',
     ]);
     prop::collection::vec(
         prop_oneof![4 => prop::char::range('a', 'e'), 2 => tricky, 1 => any::<char>()],
@@ -73,9 +73,8 @@ fn serialized(value: &Value, pretty: bool) -> (String, Value) {
 }
 
 fn parse(bytes: &[u8]) -> Value {
-    serde_json::from_slice(bytes).unwrap_or_else(|e| {
-        panic!("scanner returned {:?}: {e}", String::from_utf8_lossy(bytes))
-    })
+    serde_json::from_slice(bytes)
+        .unwrap_or_else(|e| panic!("scanner returned {:?}: {e}", String::from_utf8_lossy(bytes)))
 }
 
 fn padded(before: &str, bytes: &[u8], after: &str) -> Vec<u8> {
@@ -105,7 +104,10 @@ fn check_node(node: &[u8], oracle: &Value, pad: &(String, String)) {
         Value::Object(map) => {
             for (key, expected) in map {
                 let Lookup::Found(found) = object_field(node, &[key]) else {
-                    panic!("key {key:?} not found in {:?}", String::from_utf8_lossy(node));
+                    panic!(
+                        "key {key:?} not found in {:?}",
+                        String::from_utf8_lossy(node)
+                    );
                 };
                 assert_eq!(parse(found), *expected);
                 assert_eq!(object_field(&wrapped, &[ABSENT, key]), Lookup::Found(found));
@@ -314,10 +316,22 @@ fn escaped_keys_compare_decoded() {
     let obj = br#"{"x":0,"det\u0061il":{"a":1},"detai\u006C":2}"#;
     assert_eq!(object_field(obj, &["detail"]), Lookup::Found(br#"{"a":1}"#));
     assert_eq!(object_last(obj, "detail"), Lookup::Found(b"2"));
-    assert_eq!(object_field(br#"{"a\/b":1}"#, &["a/b"]), Lookup::Found(b"1"));
-    assert_eq!(object_field(br#"{"a\"b":1}"#, &["a\"b"]), Lookup::Found(b"1"));
-    assert_eq!(object_field(br#"{"a\\b":1}"#, &["a\\b"]), Lookup::Found(b"1"));
-    assert_eq!(object_field(br#"{"\b\f\n\r\t":1}"#, &["\u{8}\u{c}\n\r\t"]), Lookup::Found(b"1"));
+    assert_eq!(
+        object_field(br#"{"a\/b":1}"#, &["a/b"]),
+        Lookup::Found(b"1")
+    );
+    assert_eq!(
+        object_field(br#"{"a\"b":1}"#, &["a\"b"]),
+        Lookup::Found(b"1")
+    );
+    assert_eq!(
+        object_field(br#"{"a\\b":1}"#, &["a\\b"]),
+        Lookup::Found(b"1")
+    );
+    assert_eq!(
+        object_field(br#"{"\b\f\n\r\t":1}"#, &["\u{8}\u{c}\n\r\t"]),
+        Lookup::Found(b"1")
+    );
     // a plain key never equals a text that would need escaping
     assert_eq!(object_field(br#"{"a\\b":1}"#, &["a\\\\b"]), Lookup::Missing);
     assert_eq!(object_field(br#"{"a\qb":1}"#, &["aqb"]), Lookup::Missing);
@@ -344,9 +358,15 @@ fn strings_full_of_escapes_span_blocks() {
             let text: String = pattern.chars().cycle().take(len).collect();
             let doc = serde_json::json!({ "s": text, "deep": [{ "t": text }, [text]], "k": 1 });
             let bytes = serde_json::to_vec(&doc).unwrap();
-            assert_eq!(object_field(&bytes, &["k"]), Lookup::Found(b"1"), "{len} {pattern:?}");
+            assert_eq!(
+                object_field(&bytes, &["k"]),
+                Lookup::Found(b"1"),
+                "{len} {pattern:?}"
+            );
             assert_eq!(skip_value(&bytes, 0), Some(bytes.len()));
-            let Lookup::Found(found) = object_field(&bytes, &["s"]) else { panic!() };
+            let Lookup::Found(found) = object_field(&bytes, &["s"]) else {
+                panic!()
+            };
             assert!(raw_eq(string_raw(found).unwrap(), text.as_bytes()));
             // the same behind every offset, to move the block edges around
             for shift in 0..64 {
@@ -363,7 +383,10 @@ fn brackets_inside_strings_are_not_counted() {
     let obj = br#"{"a":["[{", "}]]]", {"b":"{{{"}, "\"]"],"c":{"d":"}"},"e":3}"#;
     assert_eq!(object_field(obj, &["e"]), Lookup::Found(b"3"));
     assert_eq!(object_field(obj, &["c"]), Lookup::Found(br#"{"d":"}"}"#));
-    assert_eq!(array_element(br#"["]", "[", "}"]"#, 2), Some(&br#""}""#[..]));
+    assert_eq!(
+        array_element(br#"["]", "[", "}"]"#, 2),
+        Some(&br#""}""#[..])
+    );
     assert_eq!(skip_value(br#"["\\", "]"]"#, 0), Some(11));
 }
 
@@ -388,35 +411,66 @@ fn deep_nesting_is_rejected_quickly_without_recursion() {
     let deep = format!(r#"{{"a":{open}{},"b":1}}"#, "]".repeat(100_000));
     assert_eq!(object_field(deep.as_bytes(), &["b"]), Lookup::Found(b"1"));
     assert_eq!(validate(deep.as_bytes()), Ok(()));
-    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
 }
 
 #[test]
 fn every_number_form() {
     let numbers = [
-        "0", "-0", "1", "-1", "12.5", "-0.0", "0.5", "1e5", "1E5", "1e+5", "1e-5", "1.5E-10",
-        "-1.5e+300", "0e0", "123456789012345678901234567890", "-9223372036854775808",
-        "18446744073709551615", "1.7976931348623157e308", "5e-324",
+        "0",
+        "-0",
+        "1",
+        "-1",
+        "12.5",
+        "-0.0",
+        "0.5",
+        "1e5",
+        "1E5",
+        "1e+5",
+        "1e-5",
+        "1.5E-10",
+        "-1.5e+300",
+        "0e0",
+        "123456789012345678901234567890",
+        "-9223372036854775808",
+        "18446744073709551615",
+        "1.7976931348623157e308",
+        "5e-324",
     ];
     for number in numbers {
         let obj = format!(r#"{{"n":{number},"m":[{number}, {number} ],"z":{number}}}"#);
         let bytes = obj.as_bytes();
-        assert_eq!(object_field(bytes, &["n"]), Lookup::Found(number.as_bytes()));
-        assert_eq!(object_field(bytes, &["z"]), Lookup::Found(number.as_bytes()));
-        let Lookup::Found(list) = object_field(bytes, &["m"]) else { panic!() };
+        assert_eq!(
+            object_field(bytes, &["n"]),
+            Lookup::Found(number.as_bytes())
+        );
+        assert_eq!(
+            object_field(bytes, &["z"]),
+            Lookup::Found(number.as_bytes())
+        );
+        let Lookup::Found(list) = object_field(bytes, &["m"]) else {
+            panic!()
+        };
         assert_eq!(array_element(list, 1), Some(number.as_bytes()));
         assert_eq!(skip_value(number.as_bytes(), 0), Some(number.len()));
         assert_eq!(validate(bytes), Ok(()), "{number}");
         let _: Value = serde_json::from_slice(bytes).expect("serde_json agrees it is valid");
     }
-    for bad in ["01", "-", "1.", ".5", "1e", "1e+", "+1", "0x1", "1.e5", "-a", "--1", "1ee5"] {
+    for bad in [
+        "01", "-", "1.", ".5", "1e", "1e+", "+1", "0x1", "1.e5", "-a", "--1", "1ee5",
+    ] {
         assert!(validate(bad.as_bytes()).is_err(), "{bad}");
     }
 }
 
 #[test]
 fn literals_empty_containers_and_whitespace() {
-    let obj = b" \t\r\n{ \"t\" : true ,\n\"f\"\t:\rfalse , \"n\":null, \"o\" : { } , \"a\" : [ ] } \n";
+    let obj =
+        b" \t\r\n{ \"t\" : true ,\n\"f\"\t:\rfalse , \"n\":null, \"o\" : { } , \"a\" : [ ] } \n";
     assert_eq!(object_field(obj, &["t"]), Lookup::Found(b"true"));
     assert_eq!(object_field(obj, &["f"]), Lookup::Found(b"false"));
     assert_eq!(object_field(obj, &["n"]), Lookup::Found(b"null"));
@@ -445,7 +499,15 @@ fn literals_empty_containers_and_whitespace() {
 fn string_raw_wants_exactly_one_well_formed_string() {
     assert_eq!(string_raw(br#" "a\u00e9\n" "#), Some(&br#"a\u00e9\n"#[..]));
     assert_eq!(string_raw(b"\"\""), Some(&b""[..]));
-    for bad in [&br#""a"#[..], br#""a\x""#, b"\"a\x01\"", b"\"\xff\"", br#""a""#.repeat(2).as_slice(), b"a", b""] {
+    for bad in [
+        &br#""a"#[..],
+        br#""a\x""#,
+        b"\"a\x01\"",
+        b"\"\xff\"",
+        br#""a""#.repeat(2).as_slice(),
+        b"a",
+        b"",
+    ] {
         assert_eq!(string_raw(bad), None, "{:?}", String::from_utf8_lossy(bad));
     }
 }
@@ -453,18 +515,33 @@ fn string_raw_wants_exactly_one_well_formed_string() {
 #[test]
 fn validate_reports_the_first_error() {
     let error = |bytes: &[u8]| validate(bytes).unwrap_err();
-    assert_eq!(error(br#"{"a":1,"b":"\x"}"#).to_string(), "invalid escape at byte 12");
+    assert_eq!(
+        error(br#"{"a":1,"b":"\x"}"#).to_string(),
+        "invalid escape at byte 12"
+    );
     assert_eq!(error(b"[1,]").to_string(), "expected a value at byte 3");
     assert_eq!(error(b"{\"a\" 1}").to_string(), "expected ':' at byte 5");
-    assert_eq!(error(b"{1:1}").to_string(), "expected a string key at byte 1");
+    assert_eq!(
+        error(b"{1:1}").to_string(),
+        "expected a string key at byte 1"
+    );
     assert_eq!(error(b"[1 2]").to_string(), "expected ',' or ']' at byte 3");
-    assert_eq!(error(b"{\"a\":1]").to_string(), "expected ',' or '}' at byte 6");
+    assert_eq!(
+        error(b"{\"a\":1]").to_string(),
+        "expected ',' or '}' at byte 6"
+    );
     assert_eq!(error(b"[1] x").to_string(), "trailing characters at byte 4");
-    assert_eq!(error(b"[\"a\x01\"]").to_string(), "control character in string at byte 3");
+    assert_eq!(
+        error(b"[\"a\x01\"]").to_string(),
+        "control character in string at byte 3"
+    );
     assert_eq!(error(b"[\"a\xc3\"]").to_string(), "invalid utf-8 at byte 3");
     assert_eq!(error(b"[tru]").to_string(), "invalid literal at byte 1");
     assert_eq!(error(b"[01]").to_string(), "expected ',' or ']' at byte 2");
-    assert_eq!(error(b"[\"abc").to_string(), "unexpected end of input at byte 5");
+    assert_eq!(
+        error(b"[\"abc").to_string(),
+        "unexpected end of input at byte 5"
+    );
     assert_eq!(error(b"\xef\xbb\xbf{}").what, "expected a value");
     let boxed: Box<dyn std::error::Error> = Box::new(error(b""));
     assert_eq!(boxed.to_string(), "unexpected end of input at byte 0");

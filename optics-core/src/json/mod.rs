@@ -264,7 +264,9 @@ pub fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Option<T> {
 #[inline]
 pub fn decode_with<'de, T>(
     bytes: &'de [u8],
-    with: impl FnOnce(&mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>) -> Result<T, serde_json::Error>,
+    with: impl FnOnce(
+        &mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>,
+    ) -> Result<T, serde_json::Error>,
 ) -> Option<T> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = with(&mut de).ok()?;

@@ -72,7 +72,11 @@ fn locate_field(bytes: &[u8], json: FieldJson) -> Found<'_> {
 fn variant_of_tag<S: Tagged>(raw: &[u8]) -> Option<usize> {
     let mut other = None;
     for (index, tags) in S::VARIANTS.iter().enumerate() {
-        if tags.names.iter().any(|name| scan::raw_eq(raw, name.as_bytes())) {
+        if tags
+            .names
+            .iter()
+            .any(|name| scan::raw_eq(raw, name.as_bytes()))
+        {
             return Some(index);
         }
         if tags.other {

@@ -2,14 +2,14 @@
 //! skip a value, compare a raw string; and, in strict mode, validate a document.
 //!
 //! ```text
-//!  {"id":7,"user":{"name":"ann","tags":["a","b"]},"detail":"late"}
-//!  ||   |  |     |<------ skipped by block scan ------>|  |
-//!  ||   |  |     '- value: 64-byte blocks, depth        |  '- Found(b"\"late\"")
-//!  ||   |  |        counted with popcounts              '- key compared in place
-//!  ||   |  '- key: find the next `"` or `\`, compare bytes
-//!  ||   '- number: scanned to its delimiter
-//!  |'- member loop: key, `:`, value, then `,` or `}`
-//!  '- object_field(bytes, &["detail"])
+//! object_field(bytes, &["detail"]) walks the members, skipping every value:
+//!
+//! {"id":7,"user":{"name":"ann","tags":["a","b"]},"detail":"late"}
+//!  '--' | '----' '-----------------------------' '------' '----'
+//!  key  | key    object: skipped 64 bytes at a   key     Found(br#""late""#)
+//!       |        time, brackets counted outside  (plain byte compare when
+//!       |        strings with popcounts           it holds no backslash)
+//!       number: scanned to its delimiter
 //! ```
 //!
 //! Two modes:
@@ -25,8 +25,9 @@
 //! - **Strict**: [`validate`] checks one document against RFC 8259 in full, with
 //!   an explicit stack instead of recursion.
 
-use super::simd::{self, Masks, BLOCK};
+use super::simd::{self, BlockScan, Kernel, Masks, BLOCK};
 use std::fmt;
+use std::ops::ControlFlow;
 
 /// Outcome of looking a key up in an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +67,9 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
     };
     loop {
         match members.next_member() {
-            Step::Member(member) if member.key_is_any(keys) => return Lookup::Found(member.value),
+            Step::Member(member) if member.key_is_any(keys) => {
+                return Lookup::Found(member.value())
+            }
             Step::Member(_) => {}
             Step::End => return Lookup::Missing,
             Step::Malformed => return Lookup::Malformed,
@@ -95,7 +98,7 @@ pub fn object_last<'a>(obj: &'a [u8], key: &str) -> Lookup<'a> {
         match members.next_member() {
             Step::Member(member) => {
                 if member.key_is_any(&[key]) {
-                    last = Some(member.value);
+                    last = Some(member.value());
                 }
             }
             Step::End => return last.map_or(Lookup::Missing, Lookup::Found),
@@ -162,7 +165,7 @@ pub fn first_member(obj: &[u8]) -> Option<(&[u8], &[u8])> {
     let Step::Member(first) = members.next_member() else {
         return None;
     };
-    matches!(members.next_member(), Step::End).then_some((first.key, first.value))
+    matches!(members.next_member(), Step::End).then_some((first.key(), first.value()))
 }
 
 /// The raw contents between the quotes of a JSON string value (escapes left as
@@ -408,6 +411,13 @@ pub mod kernels {
         classify, classify_scalar, find_quote_or_backslash, find_quote_or_backslash_scalar,
         find_string_special, find_string_special_scalar, Masks, BLOCK,
     };
+    use super::{simd, BlockScan, ContainerSkip};
+
+    /// `skip_value` of a container, forced onto the baseline (SSE2) kernel: what
+    /// the AVX2 kernel is measured against.
+    pub fn skip_container_baseline(bytes: &[u8], open: usize) -> Option<usize> {
+        ContainerSkip::new(bytes, open).run(simd::Baseline)
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -435,7 +445,17 @@ fn is_ws(byte: u8) -> bool {
 
 /// Index of the first non-whitespace byte at or after `pos` (or the length).
 #[inline(always)]
-fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
+fn skip_ws(bytes: &[u8], pos: usize) -> usize {
+    // Compact JSON has no whitespace: one compare decides (every whitespace byte
+    // is at most b' ').
+    match bytes.get(pos) {
+        Some(&b) if b > b' ' => pos,
+        _ => skip_ws_loop(bytes, pos),
+    }
+}
+
+#[inline]
+fn skip_ws_loop(bytes: &[u8], mut pos: usize) -> usize {
     while let Some(&b) = bytes.get(pos) {
         if !is_ws(b) {
             break;
@@ -449,17 +469,24 @@ fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
 // Non-strict skipping
 
 /// [`skip_value`] with `pos` already at the value's first byte.
-#[inline]
+#[inline(always)]
 fn skip_value_at(bytes: &[u8], pos: usize) -> Option<usize> {
     match *bytes.get(pos)? {
         b'"' => Some(string_close(bytes, pos + 1)?.0 + 1),
-        b'{' | b'[' => skip_container(bytes, pos),
+        b'{' | b'[' => match bytes.get(pos + 1) {
+            // `{}` and `[]` are common enough to skip the block scan
+            Some(b'}' | b']') => Some(pos + 2),
+            _ => skip_container(bytes, pos),
+        },
         b't' => skip_literal(bytes, pos, b"true"),
         b'f' => skip_literal(bytes, pos, b"false"),
         b'n' => skip_literal(bytes, pos, b"null"),
         b'-' | b'0'..=b'9' => {
-            let len = bytes.iter().skip(pos + 1).take_while(|&&b| NUMBER[b as usize]).count();
-            Some(pos + 1 + len)
+            let mut end = pos + 1;
+            while bytes.get(end).is_some_and(|&b| NUMBER[b as usize]) {
+                end += 1;
+            }
+            Some(end)
         }
         _ => None,
     }
@@ -474,7 +501,7 @@ fn skip_literal(bytes: &[u8], pos: usize, literal: &[u8]) -> Option<usize> {
 /// Index of the quote closing a string whose contents start at `from`, and
 /// whether the contents hold a backslash. A backslash escapes exactly the byte
 /// after it (the hex digits of `\uXXXX` are neither `"` nor `\`).
-#[inline]
+#[inline(always)]
 fn string_close(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
     let mut hit = simd::find_quote_or_backslash(bytes, from)?;
     let mut escaped = false;
@@ -485,7 +512,14 @@ fn string_close(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
     Some((hit, escaped))
 }
 
-/// Skips an object or array starting at `open`, 64 bytes at a time.
+/// Skips an object or array starting at `open`, 64 bytes at a time, with the
+/// best block kernel the CPU has.
+#[inline]
+fn skip_container(bytes: &[u8], open: usize) -> Option<usize> {
+    simd::dispatch(&mut ContainerSkip::new(bytes, open))
+}
+
+/// The block scan behind [`skip_container`].
 ///
 /// Per block: the escaped bytes are resolved from the backslash mask (carrying an
 /// escape across the block edge), the unescaped quotes give the in-string mask by
@@ -493,24 +527,50 @@ fn string_close(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
 /// closers outside strings are counted. Only a block with at least as many
 /// closers as the current depth can hold the end, and only there are the
 /// brackets walked one by one.
-fn skip_container(bytes: &[u8], open: usize) -> Option<usize> {
-    let mut block_start = open;
-    let mut depth: usize = 0;
-    let mut inside_carry: u64 = 0;
-    let mut escape_carry = false;
-    while block_start < bytes.len() {
+struct ContainerSkip<'a> {
+    bytes: &'a [u8],
+    /// Where the next block starts; the first one starts at the `{` or `[`.
+    block_start: usize,
+    /// Brackets open before `block_start`.
+    depth: usize,
+    /// All ones if `block_start` is inside a string.
+    inside_carry: u64,
+    /// Whether the byte at `block_start` is escaped.
+    escape_carry: bool,
+}
+
+impl<'a> ContainerSkip<'a> {
+    /// A scan of the container whose `{` or `[` is at `open`.
+    #[inline(always)]
+    fn new(bytes: &'a [u8], open: usize) -> Self {
+        ContainerSkip {
+            bytes,
+            block_start: open,
+            depth: 0,
+            inside_carry: 0,
+            escape_carry: false,
+        }
+    }
+
+    /// Scans one block: breaks with the index after the closing bracket, or with
+    /// `None` at the end of the input.
+    #[inline(always)]
+    fn block<K: Kernel>(&mut self, kernel: K) -> ControlFlow<Option<usize>> {
+        let bytes = self.bytes;
+        let start = self.block_start;
         let masks = match bytes
-            .get(block_start..)
+            .get(start..)
             .and_then(|rest| rest.first_chunk::<BLOCK>())
         {
-            Some(block) => simd::classify(block),
-            None => {
+            Some(block) => kernel.classify(block),
+            None if start < bytes.len() => {
                 // The tail: spaces are neutral, so padding changes nothing.
                 let mut padded = [b' '; BLOCK];
-                let tail = &bytes[block_start..];
+                let tail = &bytes[start..];
                 padded[..tail.len()].copy_from_slice(tail);
-                simd::classify(&padded)
+                kernel.classify(&padded)
             }
+            None => return ControlFlow::Break(None),
         };
         let Masks {
             quote,
@@ -518,33 +578,49 @@ fn skip_container(bytes: &[u8], open: usize) -> Option<usize> {
             open: openers,
             close: closers,
         } = masks;
-        let quotes = quote & !escaped_bytes(backslash, &mut escape_carry);
-        let inside = prefix_xor(quotes) ^ inside_carry;
-        inside_carry = ((inside as i64) >> 63) as u64;
+        let quotes = quote & !escaped_bytes(backslash, &mut self.escape_carry);
+        let inside = kernel.prefix_xor(quotes) ^ self.inside_carry;
+        self.inside_carry = ((inside as i64) >> 63) as u64;
         let openers = openers & !inside;
         let closers = closers & !inside;
+        // Only a block with at least `depth` closers can hold the end; the first
+        // block (depth 0) always can.
         let closes = closers.count_ones() as usize;
-        if closes < depth {
-            depth = depth + openers.count_ones() as usize - closes;
+        if closes < self.depth {
+            self.depth = self.depth + openers.count_ones() as usize - closes;
         } else {
+            let mut depth = self.depth;
             let mut brackets = openers | closers;
             while brackets != 0 {
                 let at = brackets.trailing_zeros();
-                if openers >> at & 1 == 1 {
-                    depth += 1;
-                } else {
-                    // depth >= 1: the first bracket of all is the opener at `open`
-                    depth = depth.checked_sub(1)?;
-                    if depth == 0 {
-                        return Some(block_start + at as usize + 1);
-                    }
+                // +1 for an opener, -1 for a closer, without a branch; depth >= 1
+                // before every closer, since the very first bracket is the opener
+                // the scan started at.
+                let step = 2 * ((openers >> at) & 1) as usize;
+                depth = (depth + step).wrapping_sub(1);
+                if depth == 0 {
+                    return ControlFlow::Break(Some(start + at as usize + 1));
                 }
                 brackets &= brackets - 1;
             }
+            self.depth = depth;
         }
-        block_start += BLOCK;
+        self.block_start = start + BLOCK;
+        ControlFlow::Continue(())
     }
-    None
+}
+
+impl BlockScan for ContainerSkip<'_> {
+    type Output = Option<usize>;
+
+    #[inline(always)]
+    fn run<K: Kernel>(&mut self, kernel: K) -> Option<usize> {
+        loop {
+            if let ControlFlow::Break(end) = self.block(kernel) {
+                return end;
+            }
+        }
+    }
 }
 
 /// Bit `i` set when byte `i` is escaped by a backslash: the byte after each
@@ -570,38 +646,67 @@ fn escaped_bytes(backslash: u64, carry: &mut bool) -> u64 {
     escaped
 }
 
-/// Bit `i` of the result is the parity of the bits `0..=i` of `x`.
-#[inline(always)]
-fn prefix_xor(mut x: u64) -> u64 {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    x
-}
-
 // ---------------------------------------------------------------------------
 // Members
 
-/// One `"key": value` of an object.
+/// One `"key": value` of an object, as positions in the object's bytes (slicing
+/// waits until a key's length matches or a value is wanted).
 struct Member<'a> {
-    /// Between the quotes, escapes left as they are.
-    key: &'a [u8],
-    /// Whether `key` holds a backslash (else plain byte equality decides).
+    bytes: &'a [u8],
+    /// The key lies between the quotes at `key.0 - 1` and `key.1`, escapes left
+    /// as they are.
+    key: (usize, usize),
+    /// Whether the key holds a backslash (else plain byte equality decides).
     key_escaped: bool,
-    /// Trimmed.
-    value: &'a [u8],
+    /// The trimmed value.
+    value: (usize, usize),
 }
 
-impl Member<'_> {
-    #[inline]
+impl<'a> Member<'a> {
+    fn key(&self) -> &'a [u8] {
+        self.bytes.get(self.key.0..self.key.1).unwrap_or_default()
+    }
+
+    fn value(&self) -> &'a [u8] {
+        self.bytes
+            .get(self.value.0..self.value.1)
+            .unwrap_or_default()
+    }
+
+    #[inline(always)]
     fn key_is_any(&self, keys: &[&str]) -> bool {
         if self.key_escaped {
-            keys.iter().any(|k| raw_eq(self.key, k.as_bytes()))
-        } else {
-            keys.iter().any(|k| self.key == k.as_bytes())
+            return keys.iter().any(|k| raw_eq(self.key(), k.as_bytes()));
+        }
+        let len = self.key.1 - self.key.0;
+        keys.iter()
+            .any(|k| k.len() == len && same_bytes(self.key(), k.as_bytes()))
+    }
+}
+
+/// `a == b`, inlined for short keys: most keys differ in length, and those that
+/// do not are compared 8 bytes at a time instead of through a `memcmp` call.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
+    };
+    match a.len() {
+        0..8 => a == b,
+        len => {
+            // overlapping words: 0, 8, ..., and the last 8 bytes
+            let mut at = 0;
+            while at + 8 < len {
+                if word(a, at) != word(b, at) {
+                    return false;
+                }
+                at += 8;
+            }
+            word(a, len - 8) == word(b, len - 8)
         }
     }
 }
@@ -644,22 +749,12 @@ impl<'a> Members<'a> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_member(&mut self) -> Step<'a> {
         let bytes = self.bytes;
         let mut pos = skip_ws(bytes, self.pos);
-        match (self.state, bytes.get(pos)) {
-            (MemberState::Closed, None) => return Step::End,
-            (MemberState::Closed, Some(_)) => return Step::Malformed,
-            (MemberState::Opened, Some(b'}')) => {
-                self.state = MemberState::Closed;
-                return match skip_ws(bytes, pos + 1) == bytes.len() {
-                    true => Step::End,
-                    false => Step::Malformed,
-                };
-            }
-            (_, Some(b'"')) => {}
-            _ => return Step::Malformed,
+        if bytes.get(pos) != Some(&b'"') || self.state == MemberState::Closed {
+            return self.no_key(pos);
         }
         let key_start = pos + 1;
         let Some((key_end, key_escaped)) = string_close(bytes, key_start) else {
@@ -681,10 +776,27 @@ impl<'a> Members<'a> {
         };
         self.pos = pos + 1;
         Step::Member(Member {
-            key: &bytes[key_start..key_end],
+            bytes,
+            key: (key_start, key_end),
             key_escaped,
-            value: &bytes[value_start..value_end],
+            value: (value_start, value_end),
         })
+    }
+
+    /// The walk met something other than a key at `pos` (the first byte that is
+    /// not whitespace): the end of the object, or a malformed one.
+    #[cold]
+    fn no_key(&mut self, pos: usize) -> Step<'a> {
+        let bytes = self.bytes;
+        match (self.state, bytes.get(pos)) {
+            (MemberState::Closed, None) => Step::End,
+            (MemberState::Opened, Some(b'}')) => {
+                self.state = MemberState::Closed;
+                self.pos = pos + 1;
+                self.no_key(skip_ws(bytes, pos + 1))
+            }
+            _ => Step::Malformed,
+        }
     }
 }
 
@@ -740,7 +852,8 @@ fn decode_escape(raw: &[u8], at: usize) -> Option<(char, usize)> {
                     if !(0xDC00..=0xDFFF).contains(&low) {
                         return None;
                     }
-                    let code = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                    let code =
+                        0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
                     Some((char::from_u32(code)?, at + 12))
                 }
                 _ => Some((char::from_u32(u32::from(unit))?, at + 6)),
@@ -854,7 +967,13 @@ fn strict_string(bytes: &[u8], open: usize) -> Result<usize, SyntaxError> {
 
 /// Checks the number starting at `start` and returns the index after it.
 fn strict_number(bytes: &[u8], start: usize) -> Result<usize, SyntaxError> {
-    let digits_from = |pos: usize| pos + bytes.iter().skip(pos).take_while(|b| b.is_ascii_digit()).count();
+    let digits_from = |pos: usize| {
+        pos + bytes
+            .iter()
+            .skip(pos)
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
     let invalid = |pos: usize| SyntaxError::new(pos, "invalid number");
     let mut pos = start;
     if bytes.get(pos) == Some(&b'-') {
@@ -929,8 +1048,19 @@ mod tests {
             let mut parity = 0;
             for i in 0..64 {
                 parity ^= x >> i & 1;
-                prop_assert_eq!(prefix_xor(x) >> i & 1, parity);
+                prop_assert_eq!(simd::Baseline.prefix_xor(x) >> i & 1, parity);
             }
+        }
+
+        /// The baseline kernel is not what runs on a machine with AVX2: check
+        /// that both skip the same containers.
+        #[test]
+        fn kernels_skip_alike(
+            bytes in prop::collection::vec(prop::sample::select(b"{}[]\\\" a,:".to_vec()), 1..300),
+        ) {
+            let mut bytes = bytes;
+            bytes[0] = b'[';
+            prop_assert_eq!(kernels::skip_container_baseline(&bytes, 0), skip_container(&bytes, 0));
         }
     }
 
@@ -938,12 +1068,20 @@ mod tests {
     fn nesting_spills_past_64_levels() {
         let mut nesting = Nesting::default();
         for level in 0..300 {
-            let kind = if level % 3 == 0 { Container::Object } else { Container::Array };
+            let kind = if level % 3 == 0 {
+                Container::Object
+            } else {
+                Container::Array
+            };
             nesting.push(kind);
             assert!(nesting.top() == Some(kind));
         }
         for level in (0..300).rev() {
-            let kind = if level % 3 == 0 { Container::Object } else { Container::Array };
+            let kind = if level % 3 == 0 {
+                Container::Object
+            } else {
+                Container::Array
+            };
             assert!(nesting.top() == Some(kind));
             nesting.pop();
         }
