@@ -140,12 +140,15 @@ impl<'a> Input<'a> {
                         let field_rule = vattrs.rename_all.or(attrs.rename_all_fields);
                         let prefix = optic.to_string();
                         let prefix = prefix.strip_prefix("r#").unwrap_or(&prefix);
-                        let (style, fields) = fields(cx, &original.fields, field_rule, Some(prefix));
+                        let (style, fields) =
+                            fields(cx, &original.fields, field_rule, Some(prefix));
                         let mut tag_names = Vec::new();
                         if !vattrs.skip_deserializing {
                             tag_names.push(match (&vattrs.rename, attrs.rename_all) {
                                 (Some(rename), _) => rename.clone(),
-                                (None, Some(rule)) => rule.apply_to_variant(&unraw(&original.ident)),
+                                (None, Some(rule)) => {
+                                    rule.apply_to_variant(&unraw(&original.ident))
+                                }
                                 (None, None) => unraw(&original.ident),
                             });
                             tag_names.extend(vattrs.aliases.iter().cloned());

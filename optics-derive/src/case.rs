@@ -111,7 +111,9 @@ pub fn optic_name_of_variant(variant: &str) -> String {
         if ch.is_uppercase() && i > 0 {
             let prev = chars[i - 1];
             let next_is_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
-            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_is_lower)
+            if prev.is_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_uppercase() && next_is_lower)
             {
                 snake.push('_');
             }
@@ -128,10 +130,31 @@ mod tests {
     #[test]
     fn variants_rename_as_serde_does() {
         let cases = [
-            ("Outcome", ["outcome", "OUTCOME", "Outcome", "outcome", "outcome", "OUTCOME", "outcome", "OUTCOME"]),
-            ("VeryTasty", ["verytasty", "VERYTASTY", "VeryTasty", "veryTasty", "very_tasty", "VERY_TASTY", "very-tasty", "VERY-TASTY"]),
+            (
+                "Outcome",
+                [
+                    "outcome", "OUTCOME", "Outcome", "outcome", "outcome", "OUTCOME", "outcome",
+                    "OUTCOME",
+                ],
+            ),
+            (
+                "VeryTasty",
+                [
+                    "verytasty",
+                    "VERYTASTY",
+                    "VeryTasty",
+                    "veryTasty",
+                    "very_tasty",
+                    "VERY_TASTY",
+                    "very-tasty",
+                    "VERY-TASTY",
+                ],
+            ),
             ("A", ["a", "A", "A", "a", "a", "A", "a", "A"]),
-            ("Z42", ["z42", "Z42", "Z42", "z42", "z42", "Z42", "z42", "Z42"]),
+            (
+                "Z42",
+                ["z42", "Z42", "Z42", "z42", "z42", "Z42", "z42", "Z42"],
+            ),
         ];
         for (original, expected) in cases {
             for ((_, rule), want) in RULES.iter().zip(expected) {
@@ -143,10 +166,31 @@ mod tests {
     #[test]
     fn fields_rename_as_serde_does() {
         let cases = [
-            ("outcome", ["outcome", "OUTCOME", "Outcome", "outcome", "outcome", "OUTCOME", "outcome", "OUTCOME"]),
-            ("very_tasty", ["very_tasty", "VERY_TASTY", "VeryTasty", "veryTasty", "very_tasty", "VERY_TASTY", "very-tasty", "VERY-TASTY"]),
+            (
+                "outcome",
+                [
+                    "outcome", "OUTCOME", "Outcome", "outcome", "outcome", "OUTCOME", "outcome",
+                    "OUTCOME",
+                ],
+            ),
+            (
+                "very_tasty",
+                [
+                    "very_tasty",
+                    "VERY_TASTY",
+                    "VeryTasty",
+                    "veryTasty",
+                    "very_tasty",
+                    "VERY_TASTY",
+                    "very-tasty",
+                    "VERY-TASTY",
+                ],
+            ),
             ("a", ["a", "A", "A", "a", "a", "A", "a", "A"]),
-            ("z42", ["z42", "Z42", "Z42", "z42", "z42", "Z42", "z42", "Z42"]),
+            (
+                "z42",
+                ["z42", "Z42", "Z42", "z42", "z42", "Z42", "z42", "Z42"],
+            ),
         ];
         for (original, expected) in cases {
             for ((_, rule), want) in RULES.iter().zip(expected) {

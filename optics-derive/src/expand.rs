@@ -36,11 +36,19 @@ fn private() -> TokenStream {
 }
 
 fn type_text(ty: &syn::Type) -> String {
-    ty.to_token_stream().to_string().replace(" < ", "<").replace(" >", ">").replace(" ,", ",")
+    ty.to_token_stream()
+        .to_string()
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
 }
 
 fn names_text(names: &[String]) -> String {
-    names.iter().map(|n| format!("`\"{n}\"`")).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| format!("`\"{n}\"`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The generics of an impl that also takes the decoder's lifetime `'__de`.
@@ -98,7 +106,10 @@ fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
 
 /// The body of a field's `decode_field`: present, absent, or missed; and the
 /// bound the impl needs for it.
-fn decode_body(field: &Field, container_default: Option<&DefaultValue>) -> (TokenStream, Option<TokenStream>) {
+fn decode_body(
+    field: &Field,
+    container_default: Option<&DefaultValue>,
+) -> (TokenStream, Option<TokenStream>) {
     let p = private();
     let ty = field.ty;
     let member = &field.member;
@@ -154,7 +165,13 @@ fn decode_body(field: &Field, container_default: Option<&DefaultValue>) -> (Toke
 /// only the fields serde reads; `count` is the number of fields as written,
 /// since serde treats a tuple struct as a newtype by its written fields alone
 /// (`struct P(u32, #[serde(skip)] u8)` is the array `[1]`, not `1`).
-fn field_json(field: &Field, style: Style, transparent: bool, element: usize, count: usize) -> TokenStream {
+fn field_json(
+    field: &Field,
+    style: Style,
+    transparent: bool,
+    element: usize,
+    count: usize,
+) -> TokenStream {
     let p = private();
     if field.attrs.skip_deserializing {
         return quote!(#p::FieldJson::Skipped);
@@ -218,7 +235,9 @@ fn expand_struct(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
             #vis const #optic: #p::Field<Self, #index> = #p::Field::new();
         });
         let (body, bound) = decode_body(field, Some(&input.attrs.default));
-        let mut de_where = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
+        let mut de_where = where_clause
+            .cloned()
+            .unwrap_or_else(|| syn::parse_quote!(where));
         if let Some(bound) = bound {
             de_where.predicates.push(syn::parse_quote!(#bound));
         }
@@ -271,7 +290,12 @@ fn expand_kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
     let names: Vec<&Ident> = variants.iter().map(|v| v.ident).collect();
     let tags: Vec<String> = variants
         .iter()
-        .map(|v| v.tag_names.first().cloned().unwrap_or_else(|| v.ident.to_string()))
+        .map(|v| {
+            v.tag_names
+                .first()
+                .cloned()
+                .unwrap_or_else(|| v.ident.to_string())
+        })
         .collect();
     let count = variants.len();
     let doc = format!(
@@ -397,15 +421,27 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
             let doc = format!(
                 "Prism from `{ident}` to its variant `{v}`{}. In JSON: tag {}. Zero-sized; \
                  reads values and JSON bytes.",
-                if variant.style == Style::Unit { String::new() } else { format!("'s payload, `{}`", type_text(variant.fields[0].ty)) },
-                if variant.tag_names.is_empty() { "none (serde skips it)".to_owned() } else { names_text(&variant.tag_names) },
+                if variant.style == Style::Unit {
+                    String::new()
+                } else {
+                    format!("'s payload, `{}`", type_text(variant.fields[0].ty))
+                },
+                if variant.tag_names.is_empty() {
+                    "none (serde skips it)".to_owned()
+                } else {
+                    names_text(&variant.tag_names)
+                },
             );
             consts.push(quote_spanned! {span=>
                 #[doc = #doc]
                 #[allow(non_upper_case_globals, dead_code)]
                 #vis const #optic: #p::Variant<Self, #index> = #p::Variant::new();
             });
-            let review_arg = if variant.style == Style::Unit { quote!(_payload) } else { quote!(payload) };
+            let review_arg = if variant.style == Style::Unit {
+                quote!(_payload)
+            } else {
+                quote!(payload)
+            };
             impls.push(quote! {
                 #[automatically_derived]
                 impl #impl_generics #p::VariantOf<#index> for #ident #ty_generics #where_clause {
@@ -481,7 +517,9 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                     #vis const #optic: #p::VariantField<Self, #this> = #p::VariantField::new();
                 });
                 let (body, bound) = decode_body(field, None);
-                let mut de_where = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
+                let mut de_where = where_clause
+                    .cloned()
+                    .unwrap_or_else(|| syn::parse_quote!(where));
                 if let Some(bound) = bound {
                     de_where.predicates.push(syn::parse_quote!(#bound));
                 }
