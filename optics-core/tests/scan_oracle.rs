@@ -546,3 +546,75 @@ fn validate_reports_the_first_error() {
     let boxed: Box<dyn std::error::Error> = Box::new(error(b""));
     assert_eq!(boxed.to_string(), "unexpected end of input at byte 0");
 }
+
+// ---------------------------------------------------------------------------
+// The structural walk behind `object_field`: keys at every offset of a block,
+// written plainly or with escapes, compact or with whitespace around colons.
+
+/// `key` written as a JSON string's raw contents, each character escaped as
+/// `\uXXXX` where `escape` says so.
+fn write_key(key: &str, escape: &[bool]) -> String {
+    let mut out = String::new();
+    for (i, ch) in key.chars().enumerate() {
+        if escape.get(i).copied().unwrap_or(false) {
+            let mut units = [0u16; 2];
+            for unit in ch.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            match ch {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn object_field_finds_keys_at_any_offset(
+        keys in prop::collection::vec("[a-d]{1,9}", 1..40),
+        values in prop::collection::vec(leaf(), 40),
+        escapes in prop::collection::vec(prop::collection::vec(any::<bool>(), 9), 40),
+        escape_some in any::<bool>(),
+        spaced in any::<bool>(),
+        filler in 0usize..70,
+        nested in any::<bool>(),
+    ) {
+        // Unique keys, so that serde_json's map and the first match agree.
+        let mut seen = std::collections::HashSet::new();
+        let members: Vec<(String, Value)> = keys
+            .into_iter()
+            .filter(|k| seen.insert(k.clone()))
+            .zip(values)
+            .map(|(k, v)| if nested { (k.clone(), serde_json::json!({ "k": k, "v": [v] })) } else { (k, v) })
+            .collect();
+        let colon = if spaced { " : " } else { ":" };
+        let mut doc = format!("{{\"{}\":0", "f".repeat(filler));
+        for (i, (key, value)) in members.iter().enumerate() {
+            let raw = if escape_some { write_key(key, &escapes[i]) } else { write_key(key, &[]) };
+            doc.push_str(&format!(",\"{raw}\"{colon}{value}"));
+        }
+        doc.push('}');
+        let oracle: Map<String, Value> = serde_json::from_str(&doc).unwrap();
+        for (key, _) in &members {
+            match object_field(doc.as_bytes(), &[key]) {
+                Lookup::Found(bytes) => {
+                    let got: Value = serde_json::from_slice(bytes).unwrap();
+                    // (compared with serde_json's reading of the same text: a float
+                    // does not always survive printing and parsing exactly)
+                    prop_assert_eq!(Some(&got), oracle.get(key), "{} in {}", key, doc);
+                }
+                other => prop_assert!(false, "{key}: {other:?} in {doc}"),
+            }
+        }
+        for absent in ["e", "abcdabcdabcd", "k", "v"] {
+            prop_assert_eq!(object_field(doc.as_bytes(), &[absent]), Lookup::Missing, "{} in {}", absent, doc);
+        }
+    }
+}

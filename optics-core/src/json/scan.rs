@@ -62,18 +62,15 @@ pub enum Lookup<'a> {
 /// assert_eq!(object_field(b"[1]", &["id"]), Lookup::Malformed);
 /// ```
 pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
-    let Some(mut members) = Members::open(obj) else {
-        return Lookup::Malformed;
-    };
-    loop {
-        match members.next_member() {
-            Step::Member(member) if member.key_is_any(keys) => {
-                return Lookup::Found(member.value())
-            }
-            Step::Member(_) => {}
-            Step::End => return Lookup::Missing,
-            Step::Malformed => return Lookup::Malformed,
-        }
+    match FieldScan::run_on(obj, keys) {
+        // The structural walk reached the end without the key; the member walk
+        // confirms that every member was well formed, so that a malformed
+        // object is never mistaken for one without the key. It also finds any
+        // key the structural walk's filter let pass (one written with escapes
+        // far from where the filter looks): a key missed there costs time, never
+        // a wrong answer.
+        Lookup::Missing => members_last(obj, keys),
+        found => found,
     }
 }
 
@@ -90,6 +87,12 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
 /// assert_eq!(object_last(br#"{"a":1,"b":2,"a":3"#, "a"), Lookup::Malformed);
 /// ```
 pub fn object_last<'a>(obj: &'a [u8], key: &str) -> Lookup<'a> {
+    members_last(obj, &[key])
+}
+
+/// The last member whose key is any of `keys`, walking member by member and
+/// skipping each value: every member is checked to be well formed.
+fn members_last<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
     let Some(mut members) = Members::open(obj) else {
         return Lookup::Malformed;
     };
@@ -97,13 +100,27 @@ pub fn object_last<'a>(obj: &'a [u8], key: &str) -> Lookup<'a> {
     loop {
         match members.next_member() {
             Step::Member(member) => {
-                if member.key_is_any(&[key]) {
+                if keys.iter().any(|key| key_eq(member.key(), key)) {
                     last = Some(member.value());
                 }
             }
             Step::End => return last.map_or(Lookup::Missing, Lookup::Found),
             Step::Malformed => return Lookup::Malformed,
         }
+    }
+}
+
+/// Escape-aware equality of a raw key with a key sought. A raw key holding a
+/// backslash is always longer than the text it stands for (an escape takes
+/// more bytes than the UTF-8 of the character it stands for), so the lengths
+/// decide which comparison can succeed.
+#[inline(always)]
+fn key_eq(raw: &[u8], key: &str) -> bool {
+    let key = key.as_bytes();
+    if raw.len() == key.len() {
+        same_bytes(raw, key) && !raw.contains(&b'\\')
+    } else {
+        raw.len() > key.len() && raw.contains(&b'\\') && raw_eq(raw, key)
     }
 }
 
@@ -577,6 +594,7 @@ impl<'a> ContainerSkip<'a> {
             backslash,
             open: openers,
             close: closers,
+            ..
         } = masks;
         let quotes = quote & !escaped_bytes(backslash, &mut self.escape_carry);
         let inside = kernel.prefix_xor(quotes) ^ self.inside_carry;
@@ -623,6 +641,293 @@ impl BlockScan for ContainerSkip<'_> {
     }
 }
 
+/// Bits `from..to` of a block (`from <= to <= 64`).
+#[inline(always)]
+fn bit_range(from: u32, to: u32) -> u64 {
+    let below_to = if to >= 64 { !0 } else { (1u64 << to) - 1 };
+    let below_from = if from >= 64 { !0 } else { (1u64 << from) - 1 };
+    below_to & !below_from
+}
+
+/// The block scan behind [`object_field`]: a walk over the
+/// object's structure, 64 bytes at a time, that looks only at the keys of the
+/// object itself.
+///
+/// Per block: strings are masked out as in [`ContainerSkip`]; the brackets
+/// outside strings give the depth, and the colons outside strings that stand at
+/// depth 1 each follow a key of the object. Only those keys are compared; no
+/// value is skipped one by one, and a block that cannot return to depth 1 is
+/// passed with two popcounts.
+///
+/// ```text
+///  {"id":7,"who":{"n":"a:b"},"detail":{...}}
+///  1   :        1  :       1         :        brackets (depth) and colons outside strings
+///      ^                 ^           ^        depth-1 colons: the keys compared
+/// ```
+struct FieldScan<'a, 'k> {
+    bytes: &'a [u8],
+    keys: &'k [&'k str],
+    /// Where the object's `{` is.
+    open: usize,
+    /// Where the next block starts.
+    block_start: usize,
+    /// Brackets open before `block_start`.
+    depth: usize,
+    /// All ones if `block_start` is inside a string.
+    inside_carry: u64,
+    /// Whether the byte at `block_start` is escaped.
+    escape_carry: bool,
+    /// The previous block's unescaped quotes.
+    prev_quotes: u64,
+    /// How far back from a colon a matching key can start, if written with
+    /// escapes (an escape takes at most 6 bytes per byte of text), plus its quotes.
+    escape_reach: usize,
+    /// The end of the last block that held a backslash.
+    backslash_seen: usize,
+    /// Whether some key sought is too long for the quote-mask filter.
+    long_key: bool,
+}
+
+impl<'a, 'k> FieldScan<'a, 'k> {
+    #[inline]
+    fn run_on(obj: &'a [u8], keys: &'k [&'k str]) -> Lookup<'a> {
+        let open = skip_ws(obj, 0);
+        if obj.get(open) != Some(&b'{') {
+            return Lookup::Malformed;
+        }
+        let longest = keys.iter().map(|key| key.len()).max().unwrap_or(0);
+        simd::dispatch(&mut FieldScan {
+            bytes: obj,
+            keys,
+            open,
+            block_start: open,
+            depth: 0,
+            inside_carry: 0,
+            escape_carry: false,
+            prev_quotes: 0,
+            escape_reach: 6 * longest + 2,
+            backslash_seen: 0,
+            long_key: longest + 2 >= BLOCK,
+        })
+    }
+
+    /// Where the key before the depth-1 colon at `colon` starts and ends (the
+    /// indices of its two quotes), using this block's unescaped quotes when the
+    /// key lies in it.
+    #[inline(always)]
+    fn key_before(&self, colon: usize, quotes: u64) -> Option<(usize, usize)> {
+        let bytes = self.bytes;
+        let mut close = colon.checked_sub(1)?;
+        // Compact JSON has the key's quote right before the colon.
+        while bytes[close] != b'"' {
+            if !is_ws(bytes[close]) {
+                return None;
+            }
+            close = close.checked_sub(1)?;
+        }
+        if close <= self.open {
+            return None;
+        }
+        let start = self.block_start;
+        if close > start {
+            let below = quotes & bit_range(0, (close - start) as u32);
+            if below != 0 {
+                return Some((start + 63 - below.leading_zeros() as usize, close));
+            }
+        }
+        // The key began in an earlier block: walk back to the quote that is
+        // not escaped (an even run of backslashes before it).
+        let mut at = close;
+        loop {
+            at -= 1;
+            if at <= self.open {
+                return None;
+            }
+            if bytes[at] == b'"' {
+                let run = bytes[self.open + 1..at]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                if run % 2 == 0 {
+                    return Some((at, close));
+                }
+            }
+        }
+    }
+
+    /// Whether the raw key between the quotes at `from` and `to` is one of the
+    /// keys sought. `backslash` is this block's raw backslash mask. Most keys
+    /// are told apart by their length alone.
+    #[inline(always)]
+    fn key_matches(&self, from: usize, to: usize, backslash: u64) -> bool {
+        let len = to - from - 1;
+        let start = self.block_start;
+        let escaped = || {
+            if from >= start {
+                backslash != 0
+                    && backslash & bit_range((from - start) as u32, (to - start) as u32) != 0
+            } else {
+                self.bytes[from + 1..to].contains(&b'\\')
+            }
+        };
+        for key in self.keys {
+            let key = key.as_bytes();
+            // As in `key_eq`: a raw key with a backslash is longer than its text.
+            if len == key.len() {
+                if same_bytes(&self.bytes[from + 1..to], key) && !escaped() {
+                    return true;
+                }
+            } else if len > key.len() && escaped() && raw_eq(&self.bytes[from + 1..to], key) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The member value after the depth-1 colon at `colon`: trimmed, and
+    /// followed by the object's `,` or `}` (so a cut value is never returned).
+    #[inline]
+    fn value_after(&self, colon: usize) -> Option<(usize, usize)> {
+        let bytes = self.bytes;
+        let from = skip_ws(bytes, colon + 1);
+        let to = skip_value_at(bytes, from)?;
+        match bytes.get(skip_ws(bytes, to)) {
+            Some(b',' | b'}') => Some((from, to)),
+            _ => None,
+        }
+    }
+
+    /// Scans one block: breaks with the lookup's outcome, or continues.
+    #[inline(always)]
+    fn block<K: Kernel>(&mut self, kernel: K) -> ControlFlow<Lookup<'a>> {
+        let bytes = self.bytes;
+        let start = self.block_start;
+        let masks = match bytes
+            .get(start..)
+            .and_then(|rest| rest.first_chunk::<BLOCK>())
+        {
+            Some(block) => kernel.classify(block),
+            None if start < bytes.len() => {
+                // The tail: spaces are neutral, so padding changes nothing.
+                let mut padded = [b' '; BLOCK];
+                let tail = &bytes[start..];
+                padded[..tail.len()].copy_from_slice(tail);
+                kernel.classify(&padded)
+            }
+            None => return ControlFlow::Break(Lookup::Malformed),
+        };
+        let quotes = masks.quote & !escaped_bytes(masks.backslash, &mut self.escape_carry);
+        let inside = kernel.prefix_xor(quotes) ^ self.inside_carry;
+        self.inside_carry = ((inside as i64) >> 63) as u64;
+        let openers = masks.open & !inside;
+        let closers = masks.close & !inside;
+        let colons = masks.colon & !inside;
+        if masks.backslash != 0 {
+            self.backslash_seen = start + BLOCK;
+        }
+        // A key written with escapes may stand before a colon in this block.
+        let escapes_near = self.backslash_seen + self.escape_reach > start;
+
+        let mut depth = self.depth;
+        let closes = closers.count_ones() as usize;
+        if depth >= 2 && closes + 1 < depth {
+            // Deep inside a value, and this block cannot climb back to depth 1.
+            self.depth = depth + openers.count_ones() as usize - closes;
+            self.block_start = start + BLOCK;
+            self.prev_quotes = quotes;
+            return ControlFlow::Continue(());
+        }
+        let mut brackets = openers | closers;
+        let mut from = 0u32;
+        loop {
+            let next = if brackets == 0 {
+                64
+            } else {
+                brackets.trailing_zeros()
+            };
+            if depth == 1 {
+                let here = colons & bit_range(from, next);
+                let mut check = if here == 0 {
+                    0
+                } else {
+                    self.candidates(here, quotes, escapes_near)
+                };
+                while check != 0 {
+                    let colon = start + check.trailing_zeros() as usize;
+                    let Some((key_open, key_close)) = self.key_before(colon, quotes) else {
+                        return ControlFlow::Break(Lookup::Malformed);
+                    };
+                    if self.key_matches(key_open, key_close, masks.backslash) {
+                        let Some((value_from, value_to)) = self.value_after(colon) else {
+                            return ControlFlow::Break(Lookup::Malformed);
+                        };
+                        return ControlFlow::Break(Lookup::Found(&bytes[value_from..value_to]));
+                    }
+                    check &= check - 1;
+                }
+            }
+            if next == 64 {
+                break;
+            }
+            if (openers >> next) & 1 == 1 {
+                depth += 1;
+            } else {
+                // The first bracket of all is the object's `{`, so a closer
+                // always has an opener before it.
+                depth -= 1;
+                if depth == 0 {
+                    let end = start + next as usize;
+                    if skip_ws(bytes, end + 1) != bytes.len() {
+                        return ControlFlow::Break(Lookup::Malformed);
+                    }
+                    return ControlFlow::Break(Lookup::Missing);
+                }
+            }
+            from = next + 1;
+            brackets &= brackets - 1;
+        }
+        self.depth = depth;
+        self.block_start = start + BLOCK;
+        self.prev_quotes = quotes;
+        ControlFlow::Continue(())
+    }
+
+    /// Of the depth-1 colons `here`, those whose key may be one sought: by the
+    /// quote masks alone, a colon right after a quote whose key has the length
+    /// of a key sought, written without escapes. Every other colon is kept for
+    /// the full check: one after whitespace, and all of them where a key with
+    /// escapes (whose length tells nothing) may stand or a key sought is long.
+    #[inline(always)]
+    fn candidates(&self, here: u64, quotes: u64, escapes_near: bool) -> u64 {
+        if escapes_near || self.long_key {
+            return here;
+        }
+        let after_quote = here & ((quotes << 1) | (self.prev_quotes >> 63));
+        let mut check = here & !after_quote;
+        for key in self.keys {
+            // the opening quote, `len + 2` bytes before the colon
+            let distance = key.len() as u32 + 2;
+            let opening = (quotes << distance) | (self.prev_quotes >> (64 - distance));
+            check |= after_quote & opening;
+        }
+        check
+    }
+}
+
+impl<'a> BlockScan for FieldScan<'a, '_> {
+    type Output = Lookup<'a>;
+
+    #[inline(always)]
+    fn run<K: Kernel>(&mut self, kernel: K) -> Lookup<'a> {
+        loop {
+            if let ControlFlow::Break(found) = self.block(kernel) {
+                return found;
+            }
+        }
+    }
+}
+
 /// Bit `i` set when byte `i` is escaped by a backslash: the byte after each
 /// backslash that is not itself escaped. `carry` says whether the previous block
 /// ended in an escaping backslash, and is updated for the next block.
@@ -656,8 +961,6 @@ struct Member<'a> {
     /// The key lies between the quotes at `key.0 - 1` and `key.1`, escapes left
     /// as they are.
     key: (usize, usize),
-    /// Whether the key holds a backslash (else plain byte equality decides).
-    key_escaped: bool,
     /// The trimmed value.
     value: (usize, usize),
 }
@@ -671,16 +974,6 @@ impl<'a> Member<'a> {
         self.bytes
             .get(self.value.0..self.value.1)
             .unwrap_or_default()
-    }
-
-    #[inline(always)]
-    fn key_is_any(&self, keys: &[&str]) -> bool {
-        if self.key_escaped {
-            return keys.iter().any(|k| raw_eq(self.key(), k.as_bytes()));
-        }
-        let len = self.key.1 - self.key.0;
-        keys.iter()
-            .any(|k| k.len() == len && same_bytes(self.key(), k.as_bytes()))
     }
 }
 
@@ -757,7 +1050,7 @@ impl<'a> Members<'a> {
             return self.no_key(pos);
         }
         let key_start = pos + 1;
-        let Some((key_end, key_escaped)) = string_close(bytes, key_start) else {
+        let Some((key_end, _)) = string_close(bytes, key_start) else {
             return Step::Malformed;
         };
         pos = skip_ws(bytes, key_end + 1);
@@ -778,7 +1071,6 @@ impl<'a> Members<'a> {
         Step::Member(Member {
             bytes,
             key: (key_start, key_end),
-            key_escaped,
             value: (value_start, value_end),
         })
     }

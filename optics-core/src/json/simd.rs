@@ -40,9 +40,12 @@ pub struct Masks {
     pub open: u64,
     /// Bytes equal to `}` or `]`.
     pub close: u64,
+    /// Bytes equal to `:`.
+    pub colon: u64,
 }
 
-/// Classifies a 64-byte block into quote, backslash, opener and closer masks.
+/// Classifies a 64-byte block into quote, backslash, opener, closer and colon
+/// masks.
 ///
 /// O(1): four 16-byte SSE2 compares on x86_64, a 64-byte loop elsewhere; nothing
 /// allocated. Strings and escapes are not interpreted here.
@@ -162,6 +165,7 @@ pub fn classify_scalar(block: &[u8; BLOCK]) -> Masks {
             b'\\' => masks.backslash |= bit,
             b'{' | b'[' => masks.open |= bit,
             b'}' | b']' => masks.close |= bit,
+            b':' => masks.colon |= bit,
             _ => {}
         }
     }
@@ -246,6 +250,7 @@ mod sse2 {
             masks.backslash |= bits(eq(v, b'\\')) << shift;
             masks.open |= bits(eq(folded, b'{')) << shift;
             masks.close |= bits(eq(folded, b'}')) << shift;
+            masks.colon |= bits(eq(v, b':')) << shift;
         }
         masks
     }
@@ -371,6 +376,7 @@ mod avx2 {
             masks.backslash |= bits(eq(v, b'\\'));
             masks.open |= bits(eq(folded, b'{'));
             masks.close |= bits(eq(folded, b'}'));
+            masks.colon |= bits(eq(v, b':'));
         }
         masks
     }
