@@ -1,6 +1,6 @@
 //! Generators derived from the model: only the leaves are written by hand.
 //!
-//! The model's types are declared inside [`generated!`], which keeps each
+//! The model's types are declared inside [`generated!`](crate::generated), which keeps each
 //! declaration as written and derives a [`Generate`] impl from its fields and
 //! variants, so a field added to the model is generated without touching this
 //! file. A [`Gen`] carries a seeded random source and a size: the most words in
