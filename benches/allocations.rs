@@ -6,15 +6,14 @@
 //! include the runtime's own task and channel bookkeeping.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::io;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll};
+
+mod common;
 
 use bytes::Bytes;
+use common::Pieces;
 use optics_core::Json;
-use tokio::io::{AsyncRead, ReadBuf};
-use triage::filter::{Filter, SharedTally, READ_SIZE};
+use triage::filter::{Filter, SharedTally};
 use triage::judge::{self, Reader};
 use triage::model::Issue;
 use triage::net::Pool;
@@ -64,23 +63,6 @@ fn count(f: impl FnOnce()) -> (u64, u64) {
         ALLOCATIONS.load(Ordering::SeqCst) - a,
         BYTES.load(Ordering::SeqCst) - b,
     )
-}
-
-struct Pieces {
-    bytes: Bytes,
-}
-
-impl AsyncRead for Pieces {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let n = self.bytes.len().min(buf.remaining()).min(READ_SIZE);
-        let piece = self.bytes.split_to(n);
-        buf.put_slice(&piece);
-        Poll::Ready(Ok(()))
-    }
 }
 
 fn main() {

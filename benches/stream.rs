@@ -3,37 +3,17 @@
 //! written again, by the real `Filter` (its three tasks and two channels), for
 //! each reader, in one run.
 
-use std::io;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+mod common;
 
 use bytes::Bytes;
+use common::Pieces;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tokio::io::{AsyncRead, ReadBuf};
-use triage::filter::{Filter, SharedTally, READ_SIZE};
+use triage::filter::{Filter, SharedTally};
 use triage::judge::Reader;
 use triage::net::Pool;
 use triage::policy::Policy;
 
 const MESSAGES: u64 = 1024;
-
-/// An upstream that hands out a byte stream at most `READ_SIZE` bytes a read.
-struct Pieces {
-    bytes: Bytes,
-}
-
-impl AsyncRead for Pieces {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let n = self.bytes.len().min(buf.remaining()).min(READ_SIZE);
-        let piece = self.bytes.split_to(n);
-        buf.put_slice(&piece);
-        Poll::Ready(Ok(()))
-    }
-}
 
 fn bench(c: &mut Criterion) {
     let pool = Pool::generate(7, 7, MESSAGES as usize).expect("messages frame");

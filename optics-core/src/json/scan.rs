@@ -529,6 +529,22 @@ fn string_close(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
     Some((hit, escaped))
 }
 
+/// The masks of the block of `bytes` that starts at `start`, or `None` past the
+/// end. A block cut short by the end is padded with spaces, which are neutral.
+#[inline(always)]
+fn classify_at<K: Kernel>(kernel: K, bytes: &[u8], start: usize) -> Option<Masks> {
+    match bytes.get(start..)?.first_chunk::<BLOCK>() {
+        Some(block) => Some(kernel.classify(block)),
+        None if start < bytes.len() => {
+            let mut padded = [b' '; BLOCK];
+            let tail = &bytes[start..];
+            padded[..tail.len()].copy_from_slice(tail);
+            Some(kernel.classify(&padded))
+        }
+        None => None,
+    }
+}
+
 /// Skips an object or array starting at `open`, 64 bytes at a time, with the
 /// best block kernel the CPU has.
 #[inline]
@@ -575,19 +591,8 @@ impl<'a> ContainerSkip<'a> {
     fn block<K: Kernel>(&mut self, kernel: K) -> ControlFlow<Option<usize>> {
         let bytes = self.bytes;
         let start = self.block_start;
-        let masks = match bytes
-            .get(start..)
-            .and_then(|rest| rest.first_chunk::<BLOCK>())
-        {
-            Some(block) => kernel.classify(block),
-            None if start < bytes.len() => {
-                // The tail: spaces are neutral, so padding changes nothing.
-                let mut padded = [b' '; BLOCK];
-                let tail = &bytes[start..];
-                padded[..tail.len()].copy_from_slice(tail);
-                kernel.classify(&padded)
-            }
-            None => return ControlFlow::Break(None),
+        let Some(masks) = classify_at(kernel, bytes, start) else {
+            return ControlFlow::Break(None);
         };
         let Masks {
             quote,
@@ -803,19 +808,8 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     fn block<K: Kernel>(&mut self, kernel: K) -> ControlFlow<Lookup<'a>> {
         let bytes = self.bytes;
         let start = self.block_start;
-        let masks = match bytes
-            .get(start..)
-            .and_then(|rest| rest.first_chunk::<BLOCK>())
-        {
-            Some(block) => kernel.classify(block),
-            None if start < bytes.len() => {
-                // The tail: spaces are neutral, so padding changes nothing.
-                let mut padded = [b' '; BLOCK];
-                let tail = &bytes[start..];
-                padded[..tail.len()].copy_from_slice(tail);
-                kernel.classify(&padded)
-            }
-            None => return ControlFlow::Break(Lookup::Malformed),
+        let Some(masks) = classify_at(kernel, bytes, start) else {
+            return ControlFlow::Break(Lookup::Malformed);
         };
         let quotes = masks.quote & !escaped_bytes(masks.backslash, &mut self.escape_carry);
         let inside = kernel.prefix_xor(quotes) ^ self.inside_carry;

@@ -1,0 +1,28 @@
+//! What the pipe benches share.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use tokio::io::{AsyncRead, ReadBuf};
+use triage::filter::READ_SIZE;
+
+/// An upstream that hands out a byte stream at most `READ_SIZE` bytes a read,
+/// as a socket read into the filter's buffer would.
+pub struct Pieces {
+    pub bytes: Bytes,
+}
+
+impl AsyncRead for Pieces {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let n = self.bytes.len().min(buf.remaining()).min(READ_SIZE);
+        let piece = self.bytes.split_to(n);
+        buf.put_slice(&piece);
+        Poll::Ready(Ok(()))
+    }
+}
