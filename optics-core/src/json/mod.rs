@@ -47,6 +47,7 @@
 //! fields' members. A flattened struct reads its own keys, which is the same
 //! unless it shares a key with the struct around it.
 
+mod leaf;
 pub(crate) mod optics;
 pub mod scan;
 mod simd;
@@ -252,11 +253,14 @@ impl<'a, T: ?Sized> From<&'a bytes::Bytes> for Json<'a, T> {
     }
 }
 
-/// Decodes one value from exactly these bytes with serde_json. Used for every
-/// leaf, so a leaf is read exactly as a full decode reads it.
+/// Decodes one value from exactly these bytes, as `serde_json::from_slice`
+/// does. Used for every leaf, so a leaf is read exactly as a full decode reads
+/// it. A plain string, a small non-negative integer, a bool or `null` is read
+/// without setting up serde_json (the visitor gets the call serde_json would
+/// make); anything else goes to serde_json.
 #[inline]
 pub fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Option<T> {
-    serde_json::from_slice(bytes).ok()
+    leaf::decode(bytes)
 }
 
 /// Decodes one value from exactly these bytes with a `deserialize_with`
