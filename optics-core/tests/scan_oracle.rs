@@ -584,6 +584,9 @@ proptest! {
         escape_some in any::<bool>(),
         spaced in any::<bool>(),
         filler in 0usize..70,
+        // Objects from about 1 KiB up are walked block by block, smaller ones
+        // member by member: both are exercised.
+        padding in prop_oneof![Just(0usize), 1000usize..1600],
         nested in any::<bool>(),
     ) {
         // Unique keys, so that serde_json's map and the first match agree.
@@ -595,7 +598,7 @@ proptest! {
             .map(|(k, v)| if nested { (k.clone(), serde_json::json!({ "k": k, "v": [v] })) } else { (k, v) })
             .collect();
         let colon = if spaced { " : " } else { ":" };
-        let mut doc = format!("{{\"{}\":0", "f".repeat(filler));
+        let mut doc = format!("{{\"{}\":\"{}\"", "f".repeat(filler), "p".repeat(padding));
         for (i, (key, value)) in members.iter().enumerate() {
             let raw = if escape_some { write_key(key, &escapes[i]) } else { write_key(key, &[]) };
             doc.push_str(&format!(",\"{raw}\"{colon}{value}"));
