@@ -19,9 +19,12 @@
 //! | `some()`                  | misses on `null`                                                     |
 //!
 //! Nothing is decoded on the way and nothing is copied: a step costs one scan of
-//! the bytes in front of its focus. Malformed bytes give a miss (`None`), never a
-//! panic or a value serde_json would not find there. Use [`Json::validated`] to
-//! check a whole document first (strict mode).
+//! the bytes in front of its focus. Bytes are never trusted: a read never
+//! panics, never reads out of bounds and always ends; where the structure it
+//! walks through is broken, or a value it returns is cut short, it misses
+//! (`None`). What it skips is not validated in full, so a malformed member
+//! elsewhere in the object does not stop it finding a well-formed one; use
+//! [`Json::validated`] to check a whole document first (strict mode).
 //!
 //! **Duplicate keys.** For a struct field the byte reader takes the first member
 //! with the key; serde_json rejects such a document ("duplicate field"). For a

@@ -38,8 +38,9 @@ pub enum Lookup<'a> {
     /// The bytes are an object that was scanned to its closing brace without
     /// meeting the key.
     Missing,
-    /// Not an object, or malformed before the key (or before the end, for
-    /// `Missing`) was reached.
+    /// Not an object, or malformed where the scan looked: for `Missing`, any
+    /// member; for a key found, the key's member itself (an object of 1 KiB and
+    /// more is walked by its structure, whose skipped members are not checked).
     Malformed,
 }
 
