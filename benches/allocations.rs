@@ -11,9 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 mod common;
 
 use bytes::Bytes;
-use common::Pieces;
 use optics_core::Json;
-use triage::filter::{Filter, SharedTally};
+use triage::filter::Filter;
 use triage::judge::{self, Reader};
 use triage::model::Issue;
 use triage::net::Pool;
@@ -68,11 +67,7 @@ fn count(f: impl FnOnce()) -> (u64, u64) {
 fn main() {
     let pool = Pool::generate(7, 7, MESSAGES as usize).expect("messages frame");
     let messages: Vec<Bytes> = (0..MESSAGES).map(|i| pool.message(i)).collect();
-    let mut stream = Vec::new();
-    for i in 0..MESSAGES {
-        stream.extend_from_slice(&pool.frame(i));
-    }
-    let stream = Bytes::from(stream);
+    let stream = common::stream_of(&pool, MESSAGES);
     let policy = Policy::default();
     let per = |(allocations, bytes): (u64, u64)| {
         (
@@ -112,17 +107,7 @@ fn main() {
     for reader in [Reader::Decode, Reader::Optics, Reader::ForwardAll] {
         let filter = Filter::new(reader, policy.clone());
         // Once untimed, so that lazily built runtime structures are not counted.
-        let run = || {
-            runtime
-                .block_on(filter.run(
-                    Pieces {
-                        bytes: stream.clone(),
-                    },
-                    tokio::io::sink(),
-                    &SharedTally::new(),
-                ))
-                .expect("the pipe runs")
-        };
+        let run = || common::run_pipe(&runtime, &filter, &stream);
         run();
         let name = match reader {
             Reader::Decode => "pipe, decode",

@@ -5,10 +5,8 @@
 
 mod common;
 
-use bytes::Bytes;
-use common::Pieces;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use triage::filter::{Filter, SharedTally};
+use triage::filter::Filter;
 use triage::judge::Reader;
 use triage::net::Pool;
 use triage::policy::Policy;
@@ -17,11 +15,7 @@ const MESSAGES: u64 = 1024;
 
 fn bench(c: &mut Criterion) {
     let pool = Pool::generate(7, 7, MESSAGES as usize).expect("messages frame");
-    let mut stream = Vec::new();
-    for i in 0..MESSAGES {
-        stream.extend_from_slice(&pool.frame(i));
-    }
-    let stream = Bytes::from(stream);
+    let stream = common::stream_of(&pool, MESSAGES);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .build()
@@ -31,28 +25,10 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(stream.len() as u64));
     for reader in [Reader::Optics, Reader::Decode, Reader::ForwardAll] {
         let filter = Filter::new(reader, Policy::default());
-        let tally = runtime
-            .block_on(filter.run(
-                Pieces {
-                    bytes: stream.clone(),
-                },
-                tokio::io::sink(),
-                &SharedTally::new(),
-            ))
-            .expect("the pipe runs");
+        let tally = common::run_pipe(&runtime, &filter, &stream);
         assert_eq!(tally.messages, MESSAGES);
         group.bench_function(BenchmarkId::from_parameter(reader.name()), |b| {
-            b.iter(|| {
-                runtime
-                    .block_on(filter.run(
-                        Pieces {
-                            bytes: stream.clone(),
-                        },
-                        tokio::io::sink(),
-                        &SharedTally::new(),
-                    ))
-                    .expect("the pipe runs")
-            })
+            b.iter(|| common::run_pipe(&runtime, &filter, &stream))
         });
     }
     group.finish();

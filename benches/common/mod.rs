@@ -26,3 +26,29 @@ impl AsyncRead for Pieces {
         Poll::Ready(Ok(()))
     }
 }
+
+/// The frames of the pool's first `count` messages, back to back.
+pub fn stream_of(pool: &triage::net::Pool, count: u64) -> Bytes {
+    let mut stream = Vec::new();
+    for i in 0..count {
+        stream.extend_from_slice(&pool.frame(i));
+    }
+    Bytes::from(stream)
+}
+
+/// One run of the real filter from `stream`, in pieces, into a sink.
+pub fn run_pipe(
+    runtime: &tokio::runtime::Runtime,
+    filter: &triage::filter::Filter,
+    stream: &Bytes,
+) -> triage::filter::Tally {
+    runtime
+        .block_on(filter.run(
+            Pieces {
+                bytes: stream.clone(),
+            },
+            tokio::io::sink(),
+            &triage::filter::SharedTally::new(),
+        ))
+        .expect("the pipe runs")
+}
