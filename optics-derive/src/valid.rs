@@ -91,6 +91,29 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
         if field.attrs.flatten && field.original.ident.is_none() {
             cx.error_spanned_by(field.original, "#[serde(flatten)] needs a named field");
         }
+        if field.attrs.flatten && is_map_type(field.ty) {
+            cx.error_spanned_by(
+                field.ty,
+                "#[derive(Optics)] does not support #[serde(flatten)] on a map: serde gives \
+                 the map only the members no other field takes, and in the bytes those \
+                 stand among the others, so a byte optic would read the wrong map; collect \
+                 the extra members in a struct, or give the map a key of its own",
+            );
+        }
+    }
+}
+
+/// Whether a type is spelled as one of the maps serde flattens members into.
+/// (A map behind an alias is not seen; the docs say so.)
+fn is_map_type(ty: &syn::Type) -> bool {
+    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap", "Map", "Value"];
+    match ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|segment| MAPS.iter().any(|map| segment.ident == map)),
+        _ => false,
     }
 }
 

@@ -44,11 +44,13 @@
 //! object, tag included (nothing is copied), so `key(k)` in a map payload can
 //! find the tag where serde's map has no such entry.
 //!
-//! **A flattened map** (`#[serde(flatten)] extra: HashMap<..>`). serde gives it
-//! only the members no other field takes; in the bytes it is the struct's
-//! whole object, so reading it (or `key(k)` in it) also finds the other
-//! fields' members. A flattened struct reads its own keys, which is the same
-//! unless it shares a key with the struct around it.
+//! **Flatten.** A flattened struct reads its own keys in the outer object,
+//! which is what serde gives it unless it shares a key with the struct around
+//! it (serde gives such a key to the outer field). A flattened map would be
+//! read from the whole object, members of the other fields included, so the
+//! derive rejects `#[serde(flatten)]` on a field spelled as a map
+//! (`HashMap`, `BTreeMap`, `IndexMap`, `Map`, `Value`); a map behind a type
+//! alias is not recognized and would read the whole object.
 
 mod leaf;
 pub(crate) mod optics;
