@@ -13,7 +13,7 @@ mod common;
 use bytes::Bytes;
 use optics_core::Json;
 use triage::filter::Filter;
-use triage::judge::{self, Reader};
+use triage::judge::{self, Judge};
 use triage::model::Issue;
 use triage::net::Pool;
 use triage::policy::Policy;
@@ -104,15 +104,15 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime");
-    for reader in [Reader::Decode, Reader::Optics, Reader::ForwardAll] {
+    for reader in [Judge::Decode, Judge::Optics, Judge::ForwardAll] {
         let filter = Filter::new(reader, policy.clone());
         // Once untimed, so that lazily built runtime structures are not counted.
         let run = || common::run_pipe(&runtime, &filter, &stream);
         run();
         let name = match reader {
-            Reader::Decode => "pipe, decode",
-            Reader::Optics => "pipe, optics",
-            Reader::ForwardAll => "pipe, forward-all",
+            Judge::Decode => "pipe, decode",
+            Judge::Optics => "pipe, optics",
+            Judge::ForwardAll => "pipe, forward-all",
         };
         rows.push((
             name,

@@ -7,7 +7,7 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use triage::filter::Filter;
-use triage::judge::Reader;
+use triage::judge::Judge;
 use triage::net::Pool;
 use triage::policy::Policy;
 
@@ -23,7 +23,7 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("pipe");
     group.throughput(Throughput::Bytes(stream.len() as u64));
-    for reader in [Reader::Optics, Reader::Decode, Reader::ForwardAll] {
+    for reader in [Judge::Optics, Judge::Decode, Judge::ForwardAll] {
         let filter = Filter::new(reader, Policy::default());
         let tally = common::run_pipe(&runtime, &filter, &stream);
         assert_eq!(tally.messages, MESSAGES);

@@ -21,7 +21,7 @@ use tokio_util::codec::Decoder;
 use crate::filter::{Filter, SharedTally, Tally};
 use crate::frames::{encode, FrameDecoder, FrameError};
 use crate::generate::{Gen, Generate};
-use crate::judge::{by_decoding, by_optics, Reader};
+use crate::judge::{by_decoding, by_optics, Judge};
 use crate::model::Issue;
 use crate::net::{self, Pool, DEFAULT_DISTINCT, MESSAGE_SIZE, SEED};
 use crate::policy::{Policy, Verdict};
@@ -67,7 +67,7 @@ pub enum Command {
         /// The downstream to connect to.
         downstream: String,
         /// How messages are judged.
-        reader: Reader,
+        reader: Judge,
     },
     /// `downstream --listen ADDR`.
     Downstream {
@@ -440,7 +440,7 @@ impl Parsed {
                     None => None,
                 };
                 let reader = match self.option("--reader") {
-                    Some(value) => value.parse::<Reader>().map_err(|_| {
+                    Some(value) => value.parse::<Judge>().map_err(|_| {
                         CliError::usage(
                             topic,
                             format!(
@@ -448,7 +448,7 @@ impl Parsed {
                             ),
                         )
                     })?,
-                    None => Reader::Optics,
+                    None => Judge::Optics,
                 };
                 Ok(Command::Filter {
                     listen,
@@ -654,7 +654,7 @@ pub async fn demo(count: u64, live: &Live) -> Result<(), CliError> {
 
     let mut rates = Vec::new();
     let mut failed = Vec::new();
-    for reader in [Reader::Optics, Reader::Decode, Reader::ForwardAll] {
+    for reader in [Judge::Optics, Judge::Decode, Judge::ForwardAll] {
         let filter = Filter::new(reader, Policy::default());
         let name = report::filter_name(reader);
         let tally = live.begin(format!("{name} (warm-up)"));
@@ -1026,8 +1026,8 @@ pub fn judge_file(file: &str, out: &mut impl Write) -> Result<Judged, CliError> 
 fn judge_report(name: &str, judged: &Judged) -> String {
     let mut text = String::new();
     for (reader, tally) in [
-        (Reader::Optics, &judged.optics),
-        (Reader::Decode, &judged.decode),
+        (Judge::Optics, &judged.optics),
+        (Judge::Decode, &judged.decode),
     ] {
         let per_message = if tally.messages == 0 {
             0.0

@@ -6,7 +6,7 @@
 //!       |
 //!  [read task]   read_buf (<= 256 KiB) -> FrameDecoder -> Vec<Frame> per read
 //!       |  bounded channel (4 batches)
-//!  [judge task]  Reader::judge(policy, message) per frame, timed per batch
+//!  [judge task]  Judge::judge(policy, message) per frame, timed per batch
 //!       |  bounded channel (4 batches of kept frames)
 //!  [write task]  write_frames (vectored, byte for byte), flush, shutdown
 //!       |
@@ -38,7 +38,7 @@ use tokio::task::AbortHandle;
 use tokio_util::codec::Decoder;
 
 use crate::frames::{write_frames, Frame, FrameDecoder, FrameError};
-use crate::judge::Reader;
+use crate::judge::Judge;
 use crate::model::DetailKind;
 use crate::policy::{Policy, Verdict};
 
@@ -51,7 +51,7 @@ pub const CHANNEL_CAPACITY: usize = 4;
 
 /// The rows of a per-kind table, in order: the three kinds, then `None` for
 /// messages whose kind could not be read (or was not read, by
-/// [`Reader::ForwardAll`]).
+/// [`Judge::ForwardAll`]).
 pub const KINDS: [Option<DetailKind>; 4] = [
     Some(DetailKind::Bug),
     Some(DetailKind::Incident),
@@ -310,21 +310,21 @@ impl<R: AsyncRead + Unpin> BatchReader<R> {
 /// ```
 /// use triage::filter::{Filter, SharedTally};
 /// use triage::frames::encode;
-/// use triage::judge::Reader;
+/// use triage::judge::Judge;
 /// use triage::policy::Policy;
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let mut wire = bytes::BytesMut::new();
 /// encode(b"not an issue", &mut wire).unwrap();
 /// let (out, mut downstream) = tokio::io::duplex(1024);
-/// let filter = Filter::new(Reader::Optics, Policy::default());
+/// let filter = Filter::new(Judge::Optics, Policy::default());
 /// let tally = filter.run(std::io::Cursor::new(wire.freeze()), out, &SharedTally::new()).await.unwrap();
 /// assert_eq!((tally.messages, tally.kept()), (1, 0));
 /// # });
 /// ```
 #[derive(Clone, Debug)]
 pub struct Filter {
-    reader: Reader,
+    reader: Judge,
     policy: Policy,
     read_size: usize,
     capacity: usize,
@@ -334,7 +334,7 @@ impl Filter {
     /// A filter judging with `reader` against `policy`, reading
     /// [`READ_SIZE`] bytes at a time with [`CHANNEL_CAPACITY`] batches
     /// between stages.
-    pub fn new(reader: Reader, policy: Policy) -> Filter {
+    pub fn new(reader: Judge, policy: Policy) -> Filter {
         Filter {
             reader,
             policy,
@@ -356,7 +356,7 @@ impl Filter {
     }
 
     /// The reader that judges messages.
-    pub fn reader(&self) -> Reader {
+    pub fn reader(&self) -> Judge {
         self.reader
     }
 
@@ -477,7 +477,7 @@ async fn read_stage<R: AsyncRead + Unpin>(
 /// Judges every frame of every batch, tallies once per batch and passes the
 /// kept frames on. Returns this stream's tally (without bytes out).
 async fn judge_stage(
-    reader: Reader,
+    reader: Judge,
     policy: Policy,
     mut rx: mpsc::Receiver<Vec<Frame>>,
     tx: mpsc::Sender<Vec<Bytes>>,

@@ -7,7 +7,7 @@ use crate::policy::{Policy, Verdict};
 
 /// How the filter reads a message to judge it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reader {
+pub enum Judge {
     /// Views the detail in place and reads the policy's leaves from its bytes:
     /// nothing decoded but the leaves, nothing copied, nothing allocated.
     Optics,
@@ -18,13 +18,13 @@ pub enum Reader {
     ForwardAll,
 }
 
-impl Reader {
+impl Judge {
     /// The reader's name as the command line spells it.
     pub const fn name(self) -> &'static str {
         match self {
-            Reader::Optics => "optics",
-            Reader::Decode => "decode",
-            Reader::ForwardAll => "forward-all",
+            Judge::Optics => "optics",
+            Judge::Decode => "decode",
+            Judge::ForwardAll => "forward-all",
         }
     }
 
@@ -32,9 +32,9 @@ impl Reader {
     #[inline]
     pub fn judge(self, policy: &Policy, message: &[u8]) -> Verdict {
         match self {
-            Reader::Optics => by_optics(policy, message),
-            Reader::Decode => by_decoding(policy, message),
-            Reader::ForwardAll => Verdict {
+            Judge::Optics => by_optics(policy, message),
+            Judge::Decode => by_decoding(policy, message),
+            Judge::ForwardAll => Verdict {
                 kind: None,
                 keep: true,
             },
@@ -42,14 +42,14 @@ impl Reader {
     }
 }
 
-impl std::str::FromStr for Reader {
+impl std::str::FromStr for Judge {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
-            "optics" => Ok(Reader::Optics),
-            "decode" => Ok(Reader::Decode),
-            "forward-all" => Ok(Reader::ForwardAll),
+            "optics" => Ok(Judge::Optics),
+            "decode" => Ok(Judge::Decode),
+            "forward-all" => Ok(Judge::ForwardAll),
             other => Err(format!(
                 "unknown reader `{other}`: expected optics, decode or forward-all"
             )),

@@ -34,7 +34,7 @@ use tokio::net::{TcpListener, TcpStream};
 use crate::filter::{AbortOnDrop, BatchReader, Filter, FilterError, SharedTally, Tally};
 use crate::frames::{encode, Frame, FrameError};
 use crate::generate::{Gen, Generate};
-use crate::judge::Reader;
+use crate::judge::Judge;
 use crate::model::Issue;
 use crate::policy::Policy;
 
@@ -327,7 +327,7 @@ pub async fn receive_one(listener: &TcpListener) -> Result<(SocketAddr, Received
 #[derive(Debug)]
 pub struct Run {
     /// The reader the filter judged with.
-    pub reader: Reader,
+    pub reader: Judge,
     /// What the filter did.
     pub tally: Tally,
     /// From the filter's first connect to the downstream reading the end
@@ -356,8 +356,8 @@ impl Run {
             && self.check.received == self.tally.kept()
             && self.received.bytes == self.tally.bytes_out;
         let judged = match self.reader {
-            Reader::ForwardAll => self.check.received == self.sent.frames,
-            Reader::Optics | Reader::Decode => {
+            Judge::ForwardAll => self.check.received == self.sent.frames,
+            Judge::Optics | Judge::Decode => {
                 self.check.decoded == self.check.received && self.check.kept == self.check.received
             }
         };

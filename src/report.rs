@@ -20,15 +20,15 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use crate::filter::{Tally, KINDS};
-use crate::judge::Reader;
+use crate::judge::Judge;
 use crate::net::{Check, Run};
 
 /// The name a report gives the filter that judges with `reader`.
-pub fn filter_name(reader: Reader) -> &'static str {
+pub fn filter_name(reader: Judge) -> &'static str {
     match reader {
-        Reader::Optics => "optics",
-        Reader::Decode => "full decode (baseline)",
-        Reader::ForwardAll => "forward-all (no judging)",
+        Judge::Optics => "optics",
+        Judge::Decode => "full decode (baseline)",
+        Judge::ForwardAll => "forward-all (no judging)",
     }
 }
 
@@ -180,25 +180,25 @@ pub fn run(run: &Run) -> String {
 /// `None` unless the optics rate and at least one other are given.
 ///
 /// ```
-/// use triage::judge::Reader;
+/// use triage::judge::Judge;
 /// use triage::report::ratios;
 ///
-/// let line = ratios(&[(Reader::Optics, 90e3), (Reader::Decode, 45e3), (Reader::ForwardAll, 120e3)]);
+/// let line = ratios(&[(Judge::Optics, 90e3), (Judge::Decode, 45e3), (Judge::ForwardAll, 120e3)]);
 /// assert_eq!(
 ///     line.as_deref(),
 ///     Some("same runs: optics has 2.00× the throughput of full decode, 0.75× that of forward-all\n")
 /// );
 /// ```
-pub fn ratios(rates: &[(Reader, f64)]) -> Option<String> {
+pub fn ratios(rates: &[(Judge, f64)]) -> Option<String> {
     let rate = |reader| {
         rates
             .iter()
             .find(|(r, _)| *r == reader)
             .map(|(_, rate)| *rate)
     };
-    let optics = rate(Reader::Optics)?;
+    let optics = rate(Judge::Optics)?;
     let versus = |other: Option<f64>| other.filter(|r| *r > 0.0).map(|r| optics / r);
-    match (versus(rate(Reader::Decode)), versus(rate(Reader::ForwardAll))) {
+    match (versus(rate(Judge::Decode)), versus(rate(Judge::ForwardAll))) {
         (Some(d), Some(f)) => Some(format!(
             "same runs: optics has {d:.2}× the throughput of full decode, {f:.2}× that of forward-all\n"
         )),

@@ -11,7 +11,7 @@ use triage::cli::{
 };
 use triage::frames::encode;
 use triage::generate::{Gen, Generate};
-use triage::judge::Reader;
+use triage::judge::Judge;
 use triage::model::Issue;
 
 fn args(line: &str) -> Vec<OsString> {
@@ -65,7 +65,7 @@ fn parses_every_subcommand() {
             listen: Some("0.0.0.0:3".into()),
             upstream: "localhost:1".into(),
             downstream: "[::1]:2".into(),
-            reader: Reader::Decode
+            reader: Judge::Decode
         }
     );
     assert_eq!(

@@ -10,7 +10,7 @@ use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use triage::filter::{Failure, Filter, SharedTally, Tally};
 use triage::frames::{encode, FrameError};
-use triage::judge::Reader;
+use triage::judge::Judge;
 use triage::model::Issue;
 use triage::net::{self, Pool};
 use triage::policy::{Policy, Verdict};
@@ -68,7 +68,7 @@ fn downstream_receives_exactly_the_kept_frames_byte_for_byte_in_order() {
         "the policy keeps some: {want_tally:?}"
     );
 
-    for reader in [Reader::Optics, Reader::Decode] {
+    for reader in [Judge::Optics, Judge::Decode] {
         let filter = Filter::new(reader, policy.clone());
         let run = runtime()
             .block_on(net::loopback(
@@ -100,7 +100,7 @@ fn downstream_receives_exactly_the_kept_frames_byte_for_byte_in_order() {
 #[test]
 fn forward_all_forwards_every_frame() {
     let pool = Arc::new(Pool::generate(12, 7, 300).unwrap());
-    let filter = Filter::new(Reader::ForwardAll, Policy::default());
+    let filter = Filter::new(Judge::ForwardAll, Policy::default());
     let run = runtime()
         .block_on(net::loopback(
             pool.clone(),
@@ -173,7 +173,7 @@ fn a_bad_frame_stops_the_stream_after_forwarding_what_came_before() {
         // frame comes in the same read as good ones or in a later one, and
         // good frames straddle reads.
         for read_size in [1 << 24, 1000] {
-            for reader in [Reader::Optics, Reader::Decode] {
+            for reader in [Judge::Optics, Judge::Decode] {
                 let filter = Filter::new(reader, policy.clone()).with_read_size(read_size);
                 let (result, got) = filter_in_memory(&filter, wire.clone());
                 let err = result.expect_err(name);
@@ -218,7 +218,7 @@ fn a_stream_that_ends_inside_a_frame_forwards_everything_before_it() {
     }
     wire.truncate(wire.len() - 10);
 
-    let filter = Filter::new(Reader::Optics, policy).with_read_size(4096);
+    let filter = Filter::new(Judge::Optics, policy).with_read_size(4096);
     let (result, got) = filter_in_memory(&filter, wire.freeze());
     let err = result.unwrap_err();
     assert!(
@@ -282,7 +282,7 @@ fn a_slow_downstream_pushes_back_and_loses_nothing() {
                 (got, max_ahead)
             })
         };
-        let filter = Filter::new(Reader::ForwardAll, Policy::default());
+        let filter = Filter::new(Judge::ForwardAll, Policy::default());
         let tally = filter
             .run(up_read, down_write, &SharedTally::new())
             .await
@@ -335,7 +335,7 @@ fn a_slow_downstream_gets_exactly_the_kept_frames() {
                 tokio::time::sleep(Duration::from_micros(200)).await;
             }
         });
-        let filter = Filter::new(Reader::Optics, policy.clone()).with_capacity(1);
+        let filter = Filter::new(Judge::Optics, policy.clone()).with_capacity(1);
         filter
             .run(Cursor::new(wire), out, &SharedTally::new())
             .await
@@ -355,7 +355,7 @@ fn a_downstream_that_goes_away_stops_the_filter_with_a_write_error() {
     let result = runtime().block_on(async {
         let (out, down_read) = tokio::io::duplex(1024);
         drop(down_read);
-        Filter::new(Reader::ForwardAll, Policy::default())
+        Filter::new(Judge::ForwardAll, Policy::default())
             .run(Cursor::new(wire), out, &SharedTally::new())
             .await
     });
