@@ -700,7 +700,7 @@ struct FieldScan<'a, 'k> {
     /// How far back from a colon a matching key can start, if written with
     /// escapes (an escape takes at most 6 bytes per byte of text), plus its quotes.
     escape_reach: usize,
-    /// The end of the last block that held a backslash.
+    /// The end of the last block that held a backslash (0: none yet).
     backslash_seen: usize,
     /// Whether some key sought is too long for the quote-mask filter.
     long_key: bool,
@@ -834,7 +834,8 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             self.backslash_seen = start + BLOCK;
         }
         // A key written with escapes may stand before a colon in this block.
-        let escapes_near = self.backslash_seen + self.escape_reach > start;
+        let escapes_near =
+            self.backslash_seen > 0 && self.backslash_seen + self.escape_reach > start;
 
         let mut depth = self.depth;
         let closes = closers.count_ones() as usize;
