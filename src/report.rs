@@ -1,4 +1,4 @@
-//! The demo's report, in the Scala original's words: per run, throughput,
+//! The demo's report: per run, throughput,
 //! time spent judging, a per-kind table and the downstream's check; then the
 //! same-run ratios between the filters.
 //!
