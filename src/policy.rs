@@ -3,63 +3,55 @@
 
 use std::collections::BTreeSet;
 
-use optics_core::optic::{At, Discriminant, Field, Variant};
-use optics_core::{at, Reader, Then};
+use optics_core::Reader;
 
-use crate::model::{
-    Bug, Contract, Customer, Detail, DetailKind, Impact, Incident, Module, Plan, Request, Service,
-    Severity, StackFrame, Tier, Trace, Votes,
-};
+use crate::model::{Detail, DetailKind, Module, Plan, Severity, Tier, Votes};
 
-/// The optics the policy reads, composed once from derived optics. Each works
-/// on a `&Detail` and on a `Json<Detail>` alike; none is a string path.
+/// The optics the policy reads, composed once from derived optics and named
+/// with `optic!`. Each works on a `&Detail` and on a `Json<Detail>` alike; none
+/// is a string path, the kind included.
 pub mod leaves {
-    use super::*;
+    use optics_core::{at, optic};
 
-    /// Detail ⇀ its kind, from the enum's tag.
-    pub type KindOptic = Discriminant<Detail>;
-    /// Detail ⇀ an incident's severity.
-    pub type SeverityOptic = Then<Variant<Detail, 1>, Field<Incident, 0>>;
-    /// Detail ⇀ the tier of the service an incident hits.
-    pub type TierOptic = Then<
-        Then<Then<Variant<Detail, 1>, Field<Incident, 3>>, Field<Impact, 2>>,
-        Field<Service, 1>,
-    >;
-    /// Detail ⇀ the module of a bug's top stack frame.
-    pub type ModuleOptic = Then<
-        Then<Then<Then<Variant<Detail, 0>, Field<Bug, 3>>, Field<Trace, 1>>, At<Vec<StackFrame>>>,
-        Field<StackFrame, 0>,
-    >;
-    /// Detail ⇀ the plan of the customer behind a request.
-    pub type PlanOptic = Then<
-        Then<Then<Variant<Detail, 2>, Field<Request, 3>>, Field<Customer, 1>>,
-        Field<Contract, 0>,
-    >;
-    /// Detail ⇀ a request's votes.
-    pub type VotesOptic = Then<Variant<Detail, 2>, Field<Request, 1>>;
+    use crate::model::{
+        Bug, Contract, Customer, Detail, DetailKind, Impact, Incident, Module, Plan, Request,
+        Service, Severity, StackFrame, Tier, Trace, Votes,
+    };
 
-    /// Which kind of issue a detail is.
-    pub const KIND: KindOptic = Detail::kind;
-    /// `detail → incident → severity`.
-    pub const SEVERITY: SeverityOptic = Detail::incident.then(Incident::severity);
-    /// `detail → incident → impact → service → tier`.
-    pub const TIER: TierOptic = Detail::incident
-        .then(Incident::impact)
-        .then(Impact::service)
-        .then(Service::tier);
-    /// `detail → bug → trace → frames[0] → module`.
-    pub const MODULE: ModuleOptic = Detail::bug
-        .then(Bug::trace)
-        .then(Trace::frames)
-        .then(at(0))
-        .then(StackFrame::module);
-    /// `detail → request → requester → contract → plan`.
-    pub const PLAN: PlanOptic = Detail::request
-        .then(Request::requester)
-        .then(Customer::contract)
-        .then(Contract::plan);
-    /// `detail → request → votes`.
-    pub const VOTES: VotesOptic = Detail::request.then(Request::votes);
+    optic! {
+        /// Which kind of issue a detail is, from the enum's tag.
+        pub getter KIND: Detail => DetailKind = Detail::kind;
+    }
+    optic! {
+        /// `detail → incident → severity`.
+        pub optional SEVERITY: Detail => Severity = Detail::incident.then(Incident::severity);
+    }
+    optic! {
+        /// `detail → incident → impact → service → tier`.
+        pub optional TIER: Detail => Tier = Detail::incident
+            .then(Incident::impact)
+            .then(Impact::service)
+            .then(Service::tier);
+    }
+    optic! {
+        /// `detail → bug → trace → frames[0] → module`.
+        pub optional MODULE: Detail => Module = Detail::bug
+            .then(Bug::trace)
+            .then(Trace::frames)
+            .then(at(0))
+            .then(StackFrame::module);
+    }
+    optic! {
+        /// `detail → request → requester → contract → plan`.
+        pub optional PLAN: Detail => Plan = Detail::request
+            .then(Request::requester)
+            .then(Customer::contract)
+            .then(Contract::plan);
+    }
+    optic! {
+        /// `detail → request → votes`.
+        pub optional VOTES: Detail => Votes = Detail::request.then(Request::votes);
+    }
 }
 
 /// What the filter decided about one message.

@@ -39,6 +39,7 @@
 mod at;
 mod field;
 mod key;
+mod named;
 mod some;
 mod then;
 mod variant;

@@ -1,0 +1,150 @@
+//! `optic!`: a composed optic under a name, with its type written as
+//! `Source => Focus`.
+
+/// Declares a composed optic as a named, zero-sized type and value, so that a
+/// path can be stored in a `const` or a field and named in a signature without
+/// spelling the types of its steps.
+///
+/// The kind (`lens`, `prism`, `optional` or `getter`) says which operations the
+/// name offers; rustc checks it against the path, and the path against
+/// `Source => Focus`. Every operation is the path's own, inlined: naming costs
+/// nothing. A named optic reads bytes into leaves that own their data (a
+/// borrowed `&'a str` leaf is read through the path itself).
+///
+/// ```
+/// use optics_core::{optic, Json, Optics, Preview};
+/// use serde::Deserialize;
+///
+/// #[derive(Optics, Deserialize)]
+/// #[serde(tag = "type")]
+/// enum Detail { Incident(Incident), Other(Other) }
+/// #[derive(Optics, Deserialize)]
+/// struct Incident { impact: Impact }
+/// #[derive(Optics, Deserialize)]
+/// struct Impact { users: u64 }
+/// #[derive(Optics, Deserialize)]
+/// struct Other {}
+///
+/// optic! {
+///     /// How many users an incident hits.
+///     optional USERS: Detail => u64 = Detail::incident.then(Incident::impact).then(Impact::users);
+/// }
+///
+/// let detail = Detail::Incident(Incident { impact: Impact { users: 7 } });
+/// assert_eq!(USERS.preview(&detail), Some(&7));
+/// let bytes = br#"{"type":"Incident","impact":{"users":7}}"#;
+/// assert_eq!(Json::<Detail>::new(bytes).read(USERS), Some(7));
+/// ```
+#[macro_export]
+macro_rules! optic {
+    ($(#[$meta:meta])* $vis:vis lens $name:ident : $source:ty => $focus:ty = $path:expr;) => {
+        $crate::optic!(@common $(#[$meta])* $vis $name : $source => $focus = $path);
+        $crate::optic!(@preview_mut $name : $source => $focus = $path);
+        $crate::optic!(@get $name : $source => $focus = $path);
+        impl $crate::optic::GetMut for $name {
+            #[inline]
+            fn get_mut<'s>(&self, s: &'s mut $source) -> &'s mut $focus
+            where
+                Self: 's,
+            {
+                $crate::optic::GetMut::get_mut(&$path, s)
+            }
+        }
+    };
+    ($(#[$meta:meta])* $vis:vis prism $name:ident : $source:ty => $focus:ty = $path:expr;) => {
+        $crate::optic!(@common $(#[$meta])* $vis $name : $source => $focus = $path);
+        $crate::optic!(@preview_mut $name : $source => $focus = $path);
+        impl $crate::optic::Review for $name {
+            #[inline]
+            fn review(&self, a: $focus) -> $source {
+                $crate::optic::Review::review(&$path, a)
+            }
+        }
+    };
+    ($(#[$meta:meta])* $vis:vis optional $name:ident : $source:ty => $focus:ty = $path:expr;) => {
+        $crate::optic!(@common $(#[$meta])* $vis $name : $source => $focus = $path);
+        $crate::optic!(@preview_mut $name : $source => $focus = $path);
+    };
+    ($(#[$meta:meta])* $vis:vis getter $name:ident : $source:ty => $focus:ty = $path:expr;) => {
+        $crate::optic!(@common $(#[$meta])* $vis $name : $source => $focus = $path);
+        $crate::optic!(@get $name : $source => $focus = $path);
+    };
+    (@common $(#[$meta:meta])* $vis:vis $name:ident : $source:ty => $focus:ty = $path:expr) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        #[allow(non_camel_case_types)]
+        $vis struct $name;
+
+        impl $name {
+            /// Composes this optic with `next`, which must start where this one
+            /// ends; costs nothing at run time.
+            #[allow(dead_code)]
+            $vis const fn then<Next>(self, next: Next) -> $crate::optic::Then<Self, Next>
+            where
+                Next: $crate::optic::StartsAt<$focus>,
+            {
+                $crate::optic::Then::new(self, next)
+            }
+        }
+
+        impl $crate::optic::Optic for $name {
+            type Source = $source;
+            type Focus = $focus;
+        }
+
+        impl $crate::optic::Preview for $name {
+            #[inline]
+            fn preview<'s>(&self, s: &'s $source) -> ::core::option::Option<&'s $focus>
+            where
+                Self: 's,
+            {
+                $crate::optic::Preview::preview(&$path, s)
+            }
+
+            #[inline]
+            fn preview_then<'s, R, K>(&self, s: &'s $source, k: K) -> ::core::option::Option<R>
+            where
+                Self: 's,
+                K: ::core::ops::FnOnce(&'s $focus) -> ::core::option::Option<R>,
+            {
+                $crate::optic::Preview::preview_then(&$path, s, k)
+            }
+        }
+
+        impl $crate::json::JsonOptic for $name {
+            #[inline]
+            fn locate<'a>(&self, bytes: &'a [u8]) -> $crate::json::Found<'a> {
+                $crate::json::JsonOptic::locate(&$path, bytes)
+            }
+        }
+
+        impl<'de> $crate::json::JsonDecode<'de> for $name {
+            #[inline]
+            fn decode(&self, found: $crate::json::Found<'de>) -> ::core::option::Option<$focus> {
+                $crate::json::JsonDecode::decode(&$path, found)
+            }
+        }
+    };
+    (@preview_mut $name:ident : $source:ty => $focus:ty = $path:expr) => {
+        impl $crate::optic::PreviewMut for $name {
+            #[inline]
+            fn preview_mut<'s>(&self, s: &'s mut $source) -> ::core::option::Option<&'s mut $focus>
+            where
+                Self: 's,
+            {
+                $crate::optic::PreviewMut::preview_mut(&$path, s)
+            }
+        }
+    };
+    (@get $name:ident : $source:ty => $focus:ty = $path:expr) => {
+        impl $crate::optic::Get for $name {
+            #[inline]
+            fn get<'s>(&self, s: &'s $source) -> &'s $focus
+            where
+                Self: 's,
+            {
+                $crate::optic::Get::get(&$path, s)
+            }
+        }
+    };
+}
