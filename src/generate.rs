@@ -1,9 +1,9 @@
 //! Generators derived from the model: only the leaves are written by hand.
 //!
-//! The model's types are declared inside [`generated!`](crate::generated), which keeps each
-//! declaration as written and derives a [`Generate`] impl from its fields and
-//! variants, so a field added to the model is generated without touching this
-//! file. A [`Gen`] carries a seeded random source and a size: the most words in
+//! The model's types derive [`Generate`] (`#[derive(Generate)]`, from the
+//! `generate-derive` crate): a struct is generated field by field, an enum by
+//! choosing a variant, so a field added to the model is generated without
+//! touching this file. A [`Gen`] carries a seeded random source and a size: the most words in
 //! a text and the most elements in a list or map. Every variant of an enum is
 //! equally likely, so a third of the issues are of each kind.
 
@@ -55,6 +55,9 @@ impl Gen {
         self.below(self.size + 1)
     }
 }
+
+/// Derives [`Generate`](trait@Generate) from a type's fields and variants.
+pub use generate_derive::Generate;
 
 /// A type whose values can be generated.
 pub trait Generate: Sized {
@@ -152,54 +155,4 @@ impl<V: Generate> Generate for BTreeMap<String, V> {
             .map(|_| (WORDS[g.below(WORDS.len())].to_owned(), V::generate(g)))
             .collect()
     }
-}
-
-/// Declares model types as written and derives [`Generate`] for each: a struct
-/// from its fields' generators, an enum by choosing a variant uniformly and
-/// generating its payload. Supports structs with named fields and enums whose
-/// variants are units or newtypes, which is what the model uses.
-#[macro_export]
-macro_rules! generated {
-    () => {};
-    (
-        $(#[$meta:meta])*
-        $vis:vis struct $name:ident {
-            $( $(#[$fmeta:meta])* $fvis:vis $field:ident : $ty:ty ),* $(,)?
-        }
-        $($rest:tt)*
-    ) => {
-        $(#[$meta])*
-        $vis struct $name {
-            $( $(#[$fmeta])* $fvis $field : $ty ),*
-        }
-        impl $crate::generate::Generate for $name {
-            fn generate(g: &mut $crate::generate::Gen) -> Self {
-                $name {
-                    $( $field: $crate::generate::Generate::generate(g) ),*
-                }
-            }
-        }
-        $crate::generated!($($rest)*);
-    };
-    (
-        $(#[$meta:meta])*
-        $vis:vis enum $name:ident {
-            $( $(#[$vmeta:meta])* $variant:ident $( ( $payload:ty ) )? ),* $(,)?
-        }
-        $($rest:tt)*
-    ) => {
-        $(#[$meta])*
-        $vis enum $name {
-            $( $(#[$vmeta])* $variant $( ( $payload ) )? ),*
-        }
-        impl $crate::generate::Generate for $name {
-            fn generate(g: &mut $crate::generate::Gen) -> Self {
-                let choices: &[fn(&mut $crate::generate::Gen) -> Self] = &[
-                    $( |_g| $name::$variant $( ( <$payload as $crate::generate::Generate>::generate(_g) ) )? ),*
-                ];
-                choices[g.below(choices.len())](g)
-            }
-        }
-        $crate::generated!($($rest)*);
-    };
 }

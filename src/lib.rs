@@ -5,6 +5,8 @@
 //! decoding a message. The same policy judges fully decoded issues as the
 //! baseline.
 
+extern crate self as triage;
+
 pub mod cli;
 pub mod filter;
 pub mod frames;
