@@ -15,8 +15,8 @@ use optics_core::Json;
 use triage::filter::Filter;
 use triage::judge::{self, Judge};
 use triage::model::Issue;
-use triage::net::Pool;
 use triage::policy::Policy;
+use triage::pool::Pool;
 
 struct Counting;
 

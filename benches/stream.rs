@@ -8,8 +8,8 @@ mod common;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use triage::filter::Filter;
 use triage::judge::Judge;
-use triage::net::Pool;
 use triage::policy::Policy;
+use triage::pool::Pool;
 
 const MESSAGES: u64 = 1024;
 
@@ -27,7 +27,7 @@ fn bench(c: &mut Criterion) {
         let filter = Filter::new(reader, Policy::default());
         let tally = common::run_pipe(&runtime, &filter, &stream);
         assert_eq!(tally.messages, MESSAGES);
-        group.bench_function(BenchmarkId::from_parameter(reader.name()), |b| {
+        group.bench_function(BenchmarkId::from_parameter(reader), |b| {
             b.iter(|| common::run_pipe(&runtime, &filter, &stream))
         });
     }

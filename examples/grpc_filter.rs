@@ -6,28 +6,70 @@
 //! cargo run --release --example grpc_filter -- --help    # the subcommands
 //! ```
 //!
-//! Everything lives in `triage::cli`; this file only hands it the arguments
-//! and turns its result into an exit code.
+//! The arguments are parsed by `triage::args` and each subcommand runs a
+//! role of `triage::roles`; this file only joins the two and turns the result
+//! into an exit code (see `triage::exit`).
 
 use std::process::ExitCode;
 
-use triage::cli::{self, Command};
+use triage::args::{self, Command};
+use triage::exit::RunError;
+use triage::filter::Filter;
+use triage::policy::Policy;
+use triage::roles;
 
 fn main() -> ExitCode {
-    let result = cli::parse(std::env::args_os().skip(1)).and_then(|command| {
-        if cfg!(debug_assertions) && matches!(command, Command::Demo { .. }) {
-            eprintln!(
-                "warning: this is a debug build; its timings mean nothing. \
-                 Run `cargo run --release --example grpc_filter` for the figures."
-            );
-        }
-        cli::run(command)
-    });
-    match result {
+    let command = match args::parse(std::env::args_os().skip(1)) {
+        Ok(command) => command,
+        Err(err) => err.exit(),
+    };
+    match run(command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("grpc_filter: {err}");
             ExitCode::from(err.code)
         }
     }
+}
+
+fn run(command: Command) -> Result<(), RunError> {
+    match command {
+        Command::Generate { count, file } => roles::generate_file(count, &file),
+        Command::Judge { file } => {
+            roles::judge_file(&file, &mut std::io::stdout().lock()).map(drop)
+        }
+        Command::Demo { count } => {
+            if cfg!(debug_assertions) {
+                eprintln!(
+                    "warning: this is a debug build; its timings mean nothing. \
+                     Run `cargo run --release --example grpc_filter` for the figures."
+                );
+            }
+            async_role(|shutdown| async move { roles::demo(count, &shutdown).await })
+        }
+        Command::Upstream { listen, count } => {
+            async_role(|shutdown| async move { roles::upstream(&listen, count, &shutdown).await })
+        }
+        Command::Filter {
+            upstream,
+            downstream,
+            reader,
+        } => async_role(|shutdown| async move {
+            let filter = Filter::new(reader, Policy::default());
+            roles::filter(&upstream, &downstream, &filter, &shutdown).await
+        }),
+        Command::Downstream { listen } => {
+            async_role(|shutdown| async move { roles::downstream(&listen, &shutdown).await })
+        }
+    }
+}
+
+/// Runs an async role on a multi-threaded runtime, with the process's one
+/// shutdown signal.
+fn async_role<F, Fut>(role: F) -> Result<(), RunError>
+where
+    F: FnOnce(triage::shutdown::Shutdown) -> Fut,
+    Fut: std::future::Future<Output = Result<(), RunError>>,
+{
+    roles::runtime()?.block_on(async move { role(roles::signals()?).await })
 }

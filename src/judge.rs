@@ -1,12 +1,21 @@
-//! The two readers the filter can judge a message with, behind one signature.
+//! The readers the filter can judge a message with, behind one signature, and
+//! both readers side by side over a whole stream ([`judge_bytes`]).
 
+use std::fmt;
+use std::time::Instant;
+
+use bytes::BytesMut;
+use clap::ValueEnum;
 use optics_core::Json;
+use tokio_util::codec::Decoder;
 
+use crate::frames::{FrameDecoder, FrameError};
 use crate::model::Issue;
 use crate::policy::{Policy, Verdict};
+use crate::tally::Tally;
 
 /// How the filter reads a message to judge it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Judge {
     /// Views the detail in place and reads the policy's leaves from its bytes:
     /// nothing decoded but the leaves, nothing copied, nothing allocated.
@@ -19,12 +28,15 @@ pub enum Judge {
 }
 
 impl Judge {
-    /// The reader's name as the command line spells it.
-    pub const fn name(self) -> &'static str {
+    /// Every reader, in the order the reports list them.
+    pub const ALL: [Judge; 3] = [Judge::Optics, Judge::Decode, Judge::ForwardAll];
+
+    /// What a report calls the filter that judges with this reader.
+    pub const fn label(self) -> &'static str {
         match self {
             Judge::Optics => "optics",
-            Judge::Decode => "decode",
-            Judge::ForwardAll => "forward-all",
+            Judge::Decode => "full decode (baseline)",
+            Judge::ForwardAll => "forward-all (no judging)",
         }
     }
 
@@ -42,17 +54,12 @@ impl Judge {
     }
 }
 
-impl std::str::FromStr for Judge {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "optics" => Ok(Judge::Optics),
-            "decode" => Ok(Judge::Decode),
-            "forward-all" => Ok(Judge::ForwardAll),
-            other => Err(format!(
-                "unknown reader `{other}`: expected optics, decode or forward-all"
-            )),
+/// The reader's name as the command line spells it (`forward-all`).
+impl fmt::Display for Judge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.to_possible_value() {
+            Some(value) => f.write_str(value.get_name()),
+            None => write!(f, "{self:?}"),
         }
     }
 }
@@ -82,4 +89,96 @@ pub fn by_decoding(policy: &Policy, message: &[u8]) -> Verdict {
             keep: false,
         },
     }
+}
+
+/// Two readers' verdicts on one message that differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Disagreement {
+    /// 0-based index of the frame.
+    pub index: u64,
+    /// Offset of the frame's first byte in the stream.
+    pub offset: u64,
+    /// What the optics reader said.
+    pub optics: Verdict,
+    /// What the full decode said.
+    pub decode: Verdict,
+}
+
+impl fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "frame {} at byte {}: optics says {}, decode says {}",
+            self.index, self.offset, self.optics, self.decode
+        )
+    }
+}
+
+/// Every message of a stream judged by both readers.
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// The optics reader's tally.
+    pub optics: Tally,
+    /// The full decode's tally.
+    pub decode: Tally,
+    /// Messages on which the two differ, in order.
+    pub disagreements: Vec<Disagreement>,
+    /// The framing error that stopped the stream, if any; the frames before
+    /// it were judged.
+    pub error: Option<FrameError>,
+}
+
+/// Splits `wire` into frames and judges each message with both readers
+/// against `policy`. Costs one optics read and one full decode per message.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use triage::judge::judge_bytes;
+/// use triage::frames::encode;
+/// use triage::policy::Policy;
+///
+/// let mut wire = BytesMut::new();
+/// encode(b"{}", &mut wire).unwrap();
+/// let judged = judge_bytes(wire, &Policy::default());
+/// assert_eq!(judged.optics.messages, 1);
+/// assert!(judged.disagreements.is_empty() && judged.error.is_none());
+/// ```
+pub fn judge_bytes(mut wire: BytesMut, policy: &Policy) -> Judged {
+    let mut decoder = FrameDecoder::new();
+    let mut judged = Judged::default();
+    loop {
+        // Where the next frame starts, before the decoder hands it out.
+        let index = decoder.frames_decoded();
+        let offset = decoder.bytes_consumed();
+        let frame = match decoder.decode_eof(&mut wire) {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(err) => {
+                judged.error = Some(err);
+                break;
+            }
+        };
+        let len = frame.frame().len();
+        let message = frame.message();
+
+        let start = Instant::now();
+        let optics = by_optics(policy, message);
+        judged.optics.judging += start.elapsed();
+        judged.optics.count(optics, len);
+
+        let start = Instant::now();
+        let decode = by_decoding(policy, message);
+        judged.decode.judging += start.elapsed();
+        judged.decode.count(decode, len);
+
+        if optics != decode {
+            judged.disagreements.push(Disagreement {
+                index,
+                offset,
+                optics,
+                decode,
+            });
+        }
+    }
+    judged
 }

@@ -7,7 +7,8 @@
 
 extern crate self as triage;
 
-pub mod cli;
+pub mod args;
+pub mod exit;
 pub mod filter;
 pub mod frames;
 pub mod generate;
@@ -18,7 +19,11 @@ pub mod judge;
 pub mod model;
 pub mod net;
 pub mod policy;
+pub mod pool;
 pub mod report;
+pub mod roles;
+pub mod shutdown;
+pub mod tally;
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]

@@ -6,8 +6,8 @@
 //! ```
 //!
 //! - The **upstream** listens and streams a fixed number of frames to each
-//!   connection, one connection at a time, cycling through a [`Pool`] of
-//!   messages framed in advance, then closes its write side.
+//!   connection ([`serve`]), cycling through a [`Pool`] of messages framed
+//!   in advance, then closes its write side.
 //! - The **filter** listens for nothing: it connects to the upstream and to
 //!   the downstream and runs a [`Filter`] between them
 //!   ([`filter_between`]).
@@ -27,124 +27,19 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use bytes::Bytes;
+use tokio::io::{AsyncRead, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
 
-use crate::filter::{AbortOnDrop, BatchReader, Filter, FilterError, SharedTally, Tally};
-use crate::frames::{encode, Frame, FrameError};
-use crate::generate::{Gen, Generate};
+use crate::filter::{AbortOnDrop, Filter, FilterError};
+use crate::frames::BatchReader;
+use crate::frames::{Frame, FrameError};
 use crate::judge::Judge;
 use crate::model::Issue;
 use crate::policy::Policy;
-
-/// The size the stream's issues are generated at: up to seven words in a
-/// text and seven elements in a list, about 4 KB a message.
-pub const MESSAGE_SIZE: usize = 7;
-
-/// How many distinct messages the upstream cycles through by default (about
-/// 4 MB of frames).
-pub const DEFAULT_DISTINCT: usize = 1024;
-
-/// The seed the demo's messages are generated from.
-pub const SEED: u64 = 7;
-
-/// Messages framed in advance, all in one buffer, so that streaming them
-/// costs writes and nothing else.
-///
-/// ```
-/// use triage::net::Pool;
-///
-/// let pool = Pool::generate(1, 7, 3).unwrap();
-/// assert_eq!(pool.distinct(), 3);
-/// // Frames cycle: the fourth is the first again.
-/// assert_eq!(pool.frame(3), pool.frame(0));
-/// assert_eq!(pool.wire_len(4), pool.wire_len(3) + pool.frame(0).len() as u64);
-/// ```
-#[derive(Clone, Debug)]
-pub struct Pool {
-    /// Every frame, one after another.
-    wire: Bytes,
-    /// Where each frame ends in `wire`; never empty.
-    ends: Vec<usize>,
-}
-
-impl Pool {
-    /// Generates `distinct` (at least 1) issues at `size` from `seed` and
-    /// frames them. Costs a generation and a serialization per message
-    /// (tens of microseconds each in a release build).
-    ///
-    /// # Errors
-    ///
-    /// [`FrameError::Unframeable`] for a message over 4 GiB (never, at any
-    /// sensible size).
-    pub fn generate(seed: u64, size: usize, distinct: usize) -> Result<Pool, FrameError> {
-        let mut g = Gen::new(seed, size);
-        let mut wire = BytesMut::new();
-        let mut ends = Vec::with_capacity(distinct.max(1));
-        for _ in 0..distinct.max(1) {
-            encode(&Issue::generate(&mut g).to_json(), &mut wire)?;
-            ends.push(wire.len());
-        }
-        Ok(Pool {
-            wire: wire.freeze(),
-            ends,
-        })
-    }
-
-    /// How many distinct messages the pool holds.
-    pub fn distinct(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// Frame `i` of a stream that cycles through the pool, header included.
-    /// O(1), nothing copied.
-    pub fn frame(&self, i: u64) -> Bytes {
-        let i = (i % self.ends.len() as u64) as usize;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        self.wire.slice(start..self.ends[i])
-    }
-
-    /// The message of frame `i`, without its header. O(1), nothing copied.
-    pub fn message(&self, i: u64) -> Bytes {
-        self.frame(i).slice(crate::frames::HEADER_LEN..)
-    }
-
-    /// The mean length of a message in the pool, in bytes (headers left
-    /// out).
-    pub fn mean_message_len(&self) -> f64 {
-        let headers = self.ends.len() * crate::frames::HEADER_LEN;
-        (self.wire.len() - headers) as f64 / self.ends.len() as f64
-    }
-
-    /// The bytes of a stream of `count` frames. O(1).
-    pub fn wire_len(&self, count: u64) -> u64 {
-        let distinct = self.ends.len() as u64;
-        let rest = (count % distinct) as usize;
-        let partial = if rest == 0 { 0 } else { self.ends[rest - 1] };
-        count / distinct * self.wire.len() as u64 + partial as u64
-    }
-
-    /// Writes a stream of `count` frames to `w`: the whole pool as often as
-    /// it fits, then the first frames again. One `write_all` per cycle of
-    /// the pool; nothing is copied or generated. Does not flush. Returns the
-    /// bytes written.
-    ///
-    /// # Errors
-    ///
-    /// The writer's error.
-    pub async fn write_to<W: AsyncWrite + Unpin>(&self, w: &mut W, count: u64) -> io::Result<u64> {
-        let distinct = self.ends.len() as u64;
-        for _ in 0..count / distinct {
-            w.write_all(&self.wire).await?;
-        }
-        let rest = (count % distinct) as usize;
-        if rest > 0 {
-            w.write_all(&self.wire[..self.ends[rest - 1]]).await?;
-        }
-        Ok(self.wire_len(count))
-    }
-}
+use crate::pool::Pool;
+use crate::tally::Tally;
 
 /// What the upstream sent to one connection.
 #[derive(Clone, Copy, Debug)]
@@ -159,23 +54,25 @@ pub struct Sent {
     pub took: Duration,
 }
 
-/// The upstream role, once: accepts one connection, streams `count` frames
-/// of `pool` to it, then closes its write side.
+/// The upstream role, for one connection: streams `count` frames of `pool`
+/// to `stream`, then closes its write side. Once `stop` is cancelled it stops
+/// at the next cycle of the pool (a frame boundary) and closes as usual.
 ///
 /// # Errors
 ///
-/// [`NetError::Io`] when accepting or writing fails (a peer that goes away
-/// early, say).
-pub async fn serve_one(listener: &TcpListener, pool: &Pool, count: u64) -> Result<Sent, NetError> {
-    let (mut stream, peer) = listener
-        .accept()
-        .await
-        .map_err(|err| NetError::io("upstream: accepting a connection", err))?;
+/// [`NetError::Io`] when writing fails (a peer that goes away early, say).
+pub async fn serve(
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    pool: &Pool,
+    count: u64,
+    stop: &CancellationToken,
+) -> Result<Sent, NetError> {
     let start = Instant::now();
     // Best effort: without it only the last segment may wait for an ack.
     let _ = stream.set_nodelay(true);
-    let bytes = pool
-        .write_to(&mut stream, count)
+    let (frames, bytes) = pool
+        .write_to(&mut stream, count, stop)
         .await
         .map_err(|err| NetError::io(format!("upstream: writing to {peer}"), err))?;
     stream
@@ -184,10 +81,28 @@ pub async fn serve_one(listener: &TcpListener, pool: &Pool, count: u64) -> Resul
         .map_err(|err| NetError::io(format!("upstream: closing the stream to {peer}"), err))?;
     Ok(Sent {
         peer,
-        frames: count,
+        frames,
         bytes,
         took: start.elapsed(),
     })
+}
+
+/// The upstream role, once: accepts one connection and [`serve`]s it.
+///
+/// # Errors
+///
+/// [`NetError::Io`] when accepting or writing fails.
+pub async fn serve_one(
+    listener: &TcpListener,
+    pool: &Pool,
+    count: u64,
+    stop: &CancellationToken,
+) -> Result<Sent, NetError> {
+    let (stream, peer) = listener
+        .accept()
+        .await
+        .map_err(|err| NetError::io("upstream: accepting a connection", err))?;
+    serve(stream, peer, pool, count, stop).await
 }
 
 /// Connects to `addr` for the filter, saying which side (`"upstream"` or
@@ -206,7 +121,8 @@ pub async fn connect(addr: &str, side: &str) -> Result<TcpStream, NetError> {
 
 /// The filter role: connects to the upstream and the downstream and runs
 /// `filter` between them until the upstream ends. Returns the stream's
-/// tally; `live` is updated as it goes.
+/// tally. When `stop` is cancelled the filter stops gracefully (see
+/// [`Filter::run`]) and returns what it did until then.
 ///
 /// # Errors
 ///
@@ -216,12 +132,12 @@ pub async fn filter_between(
     filter: &Filter,
     upstream: &str,
     downstream: &str,
-    live: &SharedTally,
+    stop: &CancellationToken,
 ) -> Result<Tally, NetError> {
     let up = connect(upstream, "upstream").await?;
     let down = connect(downstream, "downstream").await?;
     filter
-        .run(up, down, live)
+        .run(up, down, stop)
         .await
         .map_err(|err| NetError::Filter(Box::new(err)))
 }
@@ -367,8 +283,7 @@ impl Run {
 
 /// Runs upstream, `filter` and downstream on `127.0.0.1` (ephemeral ports)
 /// for a stream of `count` frames from `pool`, then checks what the
-/// downstream received (off the timed path, on a blocking thread). `live`
-/// is updated as the filter goes.
+/// downstream received (off the timed path, on a blocking thread).
 ///
 /// Memory: the downstream keeps every kept frame until the run is dropped.
 ///
@@ -379,7 +294,7 @@ pub async fn loopback(
     pool: Arc<Pool>,
     count: u64,
     filter: &Filter,
-    live: &SharedTally,
+    stop: &CancellationToken,
 ) -> Result<Run, NetError> {
     let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
     let up = TcpListener::bind(loopback)
@@ -391,12 +306,16 @@ pub async fn loopback(
     let up_addr = local_addr(&up, "upstream")?.to_string();
     let down_addr = local_addr(&down, "downstream")?.to_string();
 
-    let upstream = tokio::spawn(async move { serve_one(&up, &pool, count).await });
+    let upstream_stop = stop.clone();
+    let upstream = tokio::spawn(async move { serve_one(&up, &pool, count, &upstream_stop).await });
     let downstream = tokio::spawn(async move { receive_one(&down).await });
     let _abort = AbortOnDrop(vec![upstream.abort_handle(), downstream.abort_handle()]);
 
     let start = Instant::now();
-    let tally = filter_between(filter, &up_addr, &down_addr, live).await?;
+    let tally = filter_between(filter, &up_addr, &down_addr, stop).await?;
+    if stop.is_cancelled() {
+        return Err(NetError::Stopped(Box::new(tally)));
+    }
     let (_, received) = downstream
         .await
         .map_err(|_| NetError::Panicked("downstream"))??;
@@ -451,6 +370,9 @@ pub enum NetError {
     Downstream(FrameError),
     /// A role's task panicked (a bug).
     Panicked(&'static str),
+    /// The run was stopped (a signal) before its end; the filter stopped
+    /// gracefully, and this is its tally (boxed, as in `Filter`).
+    Stopped(Box<Tally>),
 }
 
 impl NetError {
@@ -470,6 +392,12 @@ impl fmt::Display for NetError {
             NetError::Filter(err) => write!(f, "filter: {err}"),
             NetError::Downstream(err) => write!(f, "downstream: {err}"),
             NetError::Panicked(role) => write!(f, "the {role} task panicked"),
+            NetError::Stopped(tally) => write!(
+                f,
+                "stopped before the end of the stream: {} messages judged, {} kept",
+                tally.messages,
+                tally.kept()
+            ),
         }
     }
 }
@@ -482,7 +410,7 @@ impl Error for NetError {
             NetError::Io { err, .. } => err.source(),
             NetError::Filter(err) => err.source(),
             NetError::Downstream(err) => err.source(),
-            NetError::Panicked(_) => None,
+            NetError::Panicked(_) | NetError::Stopped(_) => None,
         }
     }
 }

@@ -64,6 +64,15 @@ pub struct Verdict {
     pub keep: bool,
 }
 
+/// `Bug kept`, `none dropped`: the kind's tag (or `none`) and the decision.
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = self.kind.map_or("none", |k| k.tag());
+        let keep = if self.keep { "kept" } else { "dropped" };
+        write!(f, "{kind} {keep}")
+    }
+}
+
 /// Which issues to keep.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {

@@ -19,18 +19,9 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use crate::filter::{Tally, KINDS};
-use crate::judge::Judge;
+use crate::judge::{Judge, Judged};
 use crate::net::{Check, Run};
-
-/// The name a report gives the filter that judges with `reader`.
-pub fn filter_name(reader: Judge) -> &'static str {
-    match reader {
-        Judge::Optics => "optics",
-        Judge::Decode => "full decode (baseline)",
-        Judge::ForwardAll => "forward-all (no judging)",
-    }
-}
+use crate::tally::{rows, Tally};
 
 /// `bytes` in MB (10^6 bytes).
 fn mb(bytes: u64) -> f64 {
@@ -47,7 +38,7 @@ fn seconds(elapsed: Duration) -> f64 {
 ///
 /// ```
 /// use std::time::Duration;
-/// use triage::filter::Tally;
+/// use triage::tally::Tally;
 /// use triage::report::throughput;
 ///
 /// let mut tally = Tally::default();
@@ -83,7 +74,7 @@ pub fn throughput(name: &str, tally: &Tally, elapsed: Duration) -> String {
 /// without a kind), indented by two spaces.
 ///
 /// ```
-/// use triage::filter::Tally;
+/// use triage::tally::Tally;
 /// use triage::report::kind_table;
 ///
 /// let table = kind_table(&Tally::default());
@@ -92,7 +83,7 @@ pub fn throughput(name: &str, tally: &Tally, elapsed: Duration) -> String {
 /// ```
 pub fn kind_table(tally: &Tally) -> String {
     let mut out = format!("  {:<10}{:>10}{:>10}\n", "kind", "seen", "kept");
-    for kind in KINDS {
+    for kind in rows() {
         let row = tally.kind(kind);
         let name = kind.map_or("none", |k| k.tag());
         // Writing to a String cannot fail.
@@ -154,7 +145,7 @@ pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
 /// One run's report: throughput, the kind table and the downstream's check,
 /// with a line saying so when the run does not add up.
 pub fn run(run: &Run) -> String {
-    let mut out = throughput(filter_name(run.reader), &run.tally, run.elapsed);
+    let mut out = throughput(run.reader.label(), &run.tally, run.elapsed);
     out.push_str(&kind_table(&run.tally));
     out.push_str(&check(&run.check, run.tally.kept()));
     if !run.passed() {
@@ -210,4 +201,40 @@ pub fn ratios(rates: &[(Judge, f64)]) -> Option<String> {
         )),
         (None, None) => None,
     }
+}
+
+/// Both readers' tables and the disagreements, as `judge FILE` prints them.
+pub fn judged(name: &str, judged: &Judged) -> String {
+    let mut text = String::new();
+    for (reader, tally) in [
+        (Judge::Optics, &judged.optics),
+        (Judge::Decode, &judged.decode),
+    ] {
+        let per_message = if tally.messages == 0 {
+            0.0
+        } else {
+            tally.judging.as_secs_f64() * 1e6 / tally.messages as f64
+        };
+        let _ = writeln!(
+            text,
+            "{name}, {}: {} messages, {:.1} MB; judging took {per_message:.1} µs per message",
+            reader.label(),
+            tally.messages,
+            mb(tally.bytes_in),
+        );
+        text.push_str(&kind_table(tally));
+    }
+    let _ = writeln!(
+        text,
+        "the readers disagree on {} of {} messages",
+        judged.disagreements.len(),
+        judged.optics.messages
+    );
+    for d in judged.disagreements.iter().take(10) {
+        let _ = writeln!(text, "  {d}");
+    }
+    if judged.disagreements.len() > 10 {
+        let _ = writeln!(text, "  ... and {} more", judged.disagreements.len() - 10);
+    }
+    text
 }

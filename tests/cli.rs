@@ -5,14 +5,14 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::PathBuf;
 
-use triage::cli::{
-    generate, generate_file, judge_file, parse, Command, Topic, DEFAULT_COUNT, EXIT_FAILURE,
-    EXIT_USAGE,
-};
+use clap::error::ErrorKind;
+use triage::args::{parse, Command, DEFAULT_COUNT};
+use triage::exit::{EXIT_FAILURE, EXIT_USAGE};
 use triage::frames::encode;
 use triage::generate::{Gen, Generate};
 use triage::judge::Judge;
 use triage::model::Issue;
+use triage::roles::{generate, generate_file, judge_file};
 
 fn args(line: &str) -> Vec<OsString> {
     line.split_whitespace().map(OsString::from).collect()
@@ -58,14 +58,21 @@ fn parses_every_subcommand() {
     );
     assert_eq!(
         parse(args(
-            "filter --upstream localhost:1 --downstream [::1]:2 --reader decode --listen 0.0.0.0:3"
+            "filter --upstream localhost:1 --downstream [::1]:2 --reader decode"
         ))
         .unwrap(),
         Command::Filter {
-            listen: Some("0.0.0.0:3".into()),
             upstream: "localhost:1".into(),
             downstream: "[::1]:2".into(),
             reader: Judge::Decode
+        }
+    );
+    assert_eq!(
+        parse(args("filter --upstream a:1 --downstream b:2")).unwrap(),
+        Command::Filter {
+            upstream: "a:1".into(),
+            downstream: "b:2".into(),
+            reader: Judge::Optics
         }
     );
     assert_eq!(
@@ -85,80 +92,107 @@ fn parses_every_subcommand() {
         parse(args("judge -")).unwrap(),
         Command::Judge { file: "-".into() }
     );
-    assert_eq!(parse(args("--help")).unwrap(), Command::Help(Topic::Main));
-    assert_eq!(
-        parse(args("filter --help")).unwrap(),
-        Command::Help(Topic::Filter)
-    );
-    assert_eq!(
-        parse(args("judge -h")).unwrap(),
-        Command::Help(Topic::Judge)
-    );
+}
+
+#[test]
+fn help_is_clap_s_and_exits_with_0() {
+    for line in [
+        "--help",
+        "upstream --help",
+        "filter --help",
+        "downstream -h",
+        "generate --help",
+        "judge -h",
+    ] {
+        let err = parse(args(line)).expect_err(line);
+        assert_eq!(err.kind(), ErrorKind::DisplayHelp, "{line}");
+        assert_eq!(err.exit_code(), 0, "{line}");
+        let text = err.to_string();
+        assert!(text.contains("Usage: grpc_filter"), "{line}: {text}");
+    }
+    let main = parse(args("--help")).unwrap_err().to_string();
+    for sub in ["upstream", "filter", "downstream", "generate", "judge"] {
+        assert!(main.contains(sub), "{main}");
+    }
+    let filter = parse(args("filter --help")).unwrap_err().to_string();
+    for reader in ["optics:", "decode:", "forward-all:", "[default: optics]"] {
+        assert!(filter.contains(reader), "{filter}");
+    }
 }
 
 #[test]
 fn bad_arguments_name_the_argument_and_what_was_expected() {
     let cases = [
-        ("0", "N expects at least 1 message"),
-        (
-            "many",
-            "unknown subcommand `many`: expected upstream, filter",
-        ),
-        ("12k", "`N` expects a whole number of messages, got `12k`"),
-        ("10 20", "unexpected argument `20`"),
-        ("upstream", "`upstream` needs `--listen`"),
+        ("0", "expects at least 1 message, got `0`"),
+        ("many", "expects a whole number of messages, got `many`"),
+        ("12k", "expects a whole number of messages, got `12k`"),
+        ("10 20", "'20' cannot be used with '[N]'"),
+        ("upstream", "--listen <ADDR>"),
         (
             "upstream --listen 7000",
-            "`--listen` expects an address HOST:PORT",
+            "invalid value '7000' for '--listen <ADDR>': expects an address HOST:PORT",
         ),
         (
             "upstream --listen 127.0.0.1:7000 --count",
-            "`--count` expects a value",
+            "a value is required for '--count <N>'",
         ),
         (
             "upstream --listen 127.0.0.1:7000 --count=-1",
-            "`--count` expects a whole number",
+            "expects a whole number of messages, got `-1`",
         ),
         (
             "upstream --listen a:1 --listen b:2",
-            "`--listen` is given twice",
+            "the argument '--listen <ADDR>' cannot be used multiple times",
         ),
         (
             "upstream --listen a:1 --reader optics",
-            "unknown option `--reader` for `upstream`",
+            "unexpected argument '--reader'",
         ),
         (
             "filter --upstream a:1 --downstream b:2 --reader fast",
-            "`--reader` expects optics, decode or forward-all, got `fast`",
+            "invalid value 'fast' for '--reader <READER>'",
         ),
-        ("filter --upstream a:1", "`filter` needs `--downstream`"),
-        ("generate 10", "`generate` needs FILE"),
+        ("filter --upstream a:1", "--downstream <ADDR>"),
+        (
+            "filter --upstream a:1 --downstream b:2 --listen c:3",
+            "unexpected argument '--listen'",
+        ),
+        ("generate 10", "<FILE>"),
         (
             "generate ten out",
-            "`N` expects a whole number of messages, got `ten`",
+            "expects a whole number of messages, got `ten`",
         ),
-        ("judge", "`judge` needs FILE"),
-        ("judge a b", "unexpected argument `b` for `judge`"),
-        (
-            "judge --strict f",
-            "unknown option `--strict` for `judge`: it takes no options",
-        ),
+        ("judge", "<FILE>"),
+        ("judge a b", "unexpected argument 'b'"),
+        ("judge --strict f", "unexpected argument '--strict'"),
     ];
     for (line, want) in cases {
         let err = parse(args(line)).expect_err(line);
-        assert_eq!(err.code, EXIT_USAGE, "{line}");
-        assert!(err.message.contains(want), "{line}: {}", err.message);
-        assert!(err.message.contains("--help"), "{line}: {}", err.message);
+        assert_eq!(err.exit_code(), i32::from(EXIT_USAGE), "{line}");
+        let text = err.to_string();
+        assert!(text.contains(want), "{line}: {text}");
+        assert!(text.contains("--help"), "{line}: {text}");
     }
+    // The reader's choices are listed where the value is wrong.
+    let err = parse(args("filter --upstream a:1 --downstream b:2 --reader fast")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("[possible values: optics, decode, forward-all]"),
+        "{err}"
+    );
 }
 
 #[cfg(unix)]
 #[test]
 fn an_argument_that_is_not_utf8_is_a_usage_error() {
     use std::os::unix::ffi::OsStringExt;
-    let err = parse([OsString::from_vec(vec![0xff, 0xfe])]).unwrap_err();
-    assert_eq!(err.code, EXIT_USAGE);
-    assert!(err.message.contains("not valid UTF-8"));
+    let err = parse([
+        OsString::from("judge"),
+        OsString::from_vec(vec![0xff, 0xfe]),
+    ])
+    .unwrap_err();
+    assert_eq!(err.exit_code(), i32::from(EXIT_USAGE));
+    assert_eq!(err.kind(), ErrorKind::InvalidUtf8);
 }
 
 #[test]

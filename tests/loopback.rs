@@ -8,12 +8,15 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use triage::filter::{Failure, Filter, SharedTally, Tally};
+use tokio_util::sync::CancellationToken;
+use triage::filter::{Failure, Filter};
 use triage::frames::{encode, FrameError};
 use triage::judge::Judge;
 use triage::model::Issue;
-use triage::net::{self, Pool};
+use triage::net;
 use triage::policy::{Policy, Verdict};
+use triage::pool::Pool;
+use triage::tally::Tally;
 
 /// The oracle: decode the message with serde_json and ask the policy.
 fn oracle(policy: &Policy, message: &[u8]) -> Verdict {
@@ -75,7 +78,7 @@ fn downstream_receives_exactly_the_kept_frames_byte_for_byte_in_order() {
                 pool.clone(),
                 count,
                 &filter,
-                &SharedTally::new(),
+                &CancellationToken::new(),
             ))
             .unwrap();
         let got: Vec<u8> = run
@@ -106,7 +109,7 @@ fn forward_all_forwards_every_frame() {
             pool.clone(),
             700,
             &filter,
-            &SharedTally::new(),
+            &CancellationToken::new(),
         ))
         .unwrap();
     assert_eq!(run.check.received, 700);
@@ -141,7 +144,7 @@ fn filter_in_memory(
             downstream.read_to_end(&mut got).await.map(|_| got)
         });
         let result = filter
-            .run(Cursor::new(wire), out, &SharedTally::new())
+            .run(Cursor::new(wire), out, &CancellationToken::new())
             .await;
         (result, reading.await.unwrap().unwrap())
     })
@@ -284,7 +287,7 @@ fn a_slow_downstream_pushes_back_and_loses_nothing() {
         };
         let filter = Filter::new(Judge::ForwardAll, Policy::default());
         let tally = filter
-            .run(up_read, down_write, &SharedTally::new())
+            .run(up_read, down_write, &CancellationToken::new())
             .await
             .unwrap();
         assert_eq!(tally.messages, count);
@@ -337,7 +340,7 @@ fn a_slow_downstream_gets_exactly_the_kept_frames() {
         });
         let filter = Filter::new(Judge::Optics, policy.clone()).with_capacity(1);
         filter
-            .run(Cursor::new(wire), out, &SharedTally::new())
+            .run(Cursor::new(wire), out, &CancellationToken::new())
             .await
             .unwrap();
         reading.await.unwrap()
@@ -356,7 +359,7 @@ fn a_downstream_that_goes_away_stops_the_filter_with_a_write_error() {
         let (out, down_read) = tokio::io::duplex(1024);
         drop(down_read);
         Filter::new(Judge::ForwardAll, Policy::default())
-            .run(Cursor::new(wire), out, &SharedTally::new())
+            .run(Cursor::new(wire), out, &CancellationToken::new())
             .await
     });
     let err = result.unwrap_err();

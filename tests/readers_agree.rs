@@ -2,9 +2,9 @@
 
 use bytes::BytesMut;
 use proptest::prelude::*;
-use triage::cli::judge_bytes;
 use triage::frames::encode;
 use triage::generate::{Gen, Generate};
+use triage::judge::judge_bytes;
 use triage::judge::{by_decoding, by_optics};
 use triage::model::Issue;
 use triage::policy::{Policy, Verdict};

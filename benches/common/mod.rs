@@ -6,7 +6,7 @@ use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use tokio::io::{AsyncRead, ReadBuf};
-use triage::filter::READ_SIZE;
+use triage::frames::READ_SIZE;
 
 /// An upstream that hands out a byte stream at most `READ_SIZE` bytes a read,
 /// as a socket read into the filter's buffer would.
@@ -28,7 +28,7 @@ impl AsyncRead for Pieces {
 }
 
 /// The frames of the pool's first `count` messages, back to back.
-pub fn stream_of(pool: &triage::net::Pool, count: u64) -> Bytes {
+pub fn stream_of(pool: &triage::pool::Pool, count: u64) -> Bytes {
     let mut stream = Vec::new();
     for i in 0..count {
         stream.extend_from_slice(&pool.frame(i));
@@ -41,14 +41,14 @@ pub fn run_pipe(
     runtime: &tokio::runtime::Runtime,
     filter: &triage::filter::Filter,
     stream: &Bytes,
-) -> triage::filter::Tally {
+) -> triage::tally::Tally {
     runtime
         .block_on(filter.run(
             Pieces {
                 bytes: stream.clone(),
             },
             tokio::io::sink(),
-            &triage::filter::SharedTally::new(),
+            &tokio_util::sync::CancellationToken::new(),
         ))
         .expect("the pipe runs")
 }

@@ -1,0 +1,174 @@
+//! The demo's command line, as clap types: each subcommand and option is
+//! declared once, with its help taken from the doc comments, and every value
+//! is checked as it is parsed.
+//!
+//! ```text
+//! grpc_filter [N]                                        the demo on loopback
+//! grpc_filter upstream --listen ADDR [--count N]
+//! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER]
+//! grpc_filter downstream --listen ADDR
+//! grpc_filter generate N FILE
+//! grpc_filter judge FILE
+//! ```
+//!
+//! A bad argument is a [`clap::Error`] that names the argument and what was
+//! expected; [`clap::Error::exit`] prints it and exits with code 2 (help and
+//! version exit with 0).
+
+use clap::{Parser, Subcommand};
+
+use crate::judge::Judge;
+
+/// Messages per run when none is given.
+pub const DEFAULT_COUNT: u64 = 200_000;
+
+/// A filter between two services that stream gRPC-framed JSON issues.
+///
+/// Without a subcommand: runs upstream -> filter -> downstream on 127.0.0.1
+/// once per filter (optics, full decode, forward-all), N messages each, each
+/// after an untimed warm-up run, and prints the report. Through cargo:
+/// `cargo run --release --example grpc_filter -- [ARGS]`.
+#[derive(Parser, Debug)]
+#[command(name = "grpc_filter", args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// Messages per timed run of the demo.
+    #[arg(value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_positive_count)]
+    count: u64,
+}
+
+/// What the command line asks for.
+#[derive(Subcommand, Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// The demo on loopback (what `grpc_filter [N]` runs).
+    #[command(skip)]
+    Demo {
+        /// Messages per timed run.
+        count: u64,
+    },
+    /// Streams N frames to each connection on ADDR, then closes its write side.
+    ///
+    /// The frames cycle through 1024 distinct issues generated in advance.
+    /// Runs until Ctrl-C.
+    Upstream {
+        /// Where to listen: HOST:PORT.
+        #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
+        listen: String,
+        /// Frames per connection.
+        #[arg(long, value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_count)]
+        count: u64,
+    },
+    /// Reads frames from the upstream, judges each message and writes the
+    /// kept frames, byte for byte, to the downstream.
+    ///
+    /// Runs once, until the upstream ends, and prints its tally. Ctrl-C stops
+    /// it gracefully: it finishes writing what it has judged and prints the
+    /// tally so far.
+    Filter {
+        /// The upstream to connect to: HOST:PORT.
+        #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
+        upstream: String,
+        /// The downstream to connect to: HOST:PORT.
+        #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
+        downstream: String,
+        /// How messages are judged.
+        #[arg(long, value_enum, default_value_t = Judge::Optics)]
+        reader: Judge,
+    },
+    /// Accepts one connection on ADDR, reads every frame until it ends, then
+    /// checks them: how many decode as issues, and how many the policy keeps.
+    Downstream {
+        /// Where to listen: HOST:PORT.
+        #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
+        listen: String,
+    },
+    /// Writes N gRPC frames of distinct generated issues (about 4 KB each) to
+    /// FILE, or to stdout for `-`.
+    Generate {
+        /// How many frames.
+        #[arg(value_name = "N", value_parser = parse_count)]
+        count: u64,
+        /// The file, or `-` for stdout.
+        #[arg(value_name = "FILE")]
+        file: String,
+    },
+    /// Reads gRPC frames from FILE (or stdin for `-`) and judges every message
+    /// with both readers, optics and full decode.
+    ///
+    /// Prints each reader's per-kind table and the number of messages on which
+    /// they disagree. Exits with 1 on a framing error or any disagreement,
+    /// saying which frame and where.
+    Judge {
+        /// The file, or `-` for stdin.
+        #[arg(value_name = "FILE")]
+        file: String,
+    },
+}
+
+/// Parses the arguments after the program's name.
+///
+/// # Errors
+///
+/// A [`clap::Error`] naming the argument and what was expected (exit code
+/// 2), or carrying the help text (`--help`, exit code 0).
+///
+/// ```
+/// use triage::args::{parse, Command};
+///
+/// assert_eq!(parse(["1000"]).unwrap(), Command::Demo { count: 1000 });
+/// let err = parse(["upstream", "--listen", "127.0.0.1:1", "--count", "ten"]).unwrap_err();
+/// assert_eq!(err.exit_code(), 2);
+/// assert!(err.to_string().contains("expects a whole number of messages, got `ten`"));
+/// ```
+pub fn parse<I, T>(args: I) -> Result<Command, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let program = std::iter::once(std::ffi::OsString::from("grpc_filter"));
+    let cli = Cli::try_parse_from(program.chain(args.into_iter().map(Into::into)))?;
+    Ok(cli.command.unwrap_or(Command::Demo { count: cli.count }))
+}
+
+/// A count of messages: digits, `_` allowed between them (`200_000`).
+fn parse_count(value: &str) -> Result<u64, String> {
+    let digits: String = value.chars().filter(|c| *c != '_').collect();
+    match digits.parse::<u64>() {
+        Ok(count) if !digits.is_empty() && !value.starts_with('_') => Ok(count),
+        _ => Err(format!("expects a whole number of messages, got `{value}`")),
+    }
+}
+
+/// A count of at least one message.
+fn parse_positive_count(value: &str) -> Result<u64, String> {
+    match parse_count(value)? {
+        0 => Err("expects at least 1 message, got `0`".to_owned()),
+        count => Ok(count),
+    }
+}
+
+/// An address `HOST:PORT`; the host is resolved when it is used.
+fn parse_addr(value: &str) -> Result<String, String> {
+    let port_ok = value
+        .rsplit_once(':')
+        .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+    if port_ok {
+        Ok(value.to_owned())
+    } else {
+        Err(format!(
+            "expects an address HOST:PORT, e.g. 127.0.0.1:7000, got `{value}`"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,376 @@
+//! The demo's roles as the command line runs them: the loopback demo, the
+//! upstream, the filter and the downstream over TCP, and the two file
+//! commands, `generate` and `judge`. Each prints its progress and returns a
+//! [`RunError`] (with its exit code) when it does not succeed; the texts of
+//! tables and reports come from [`crate::report`].
+//!
+//! Every async role watches one [`Shutdown`] for the whole process: on SIGINT
+//! or SIGTERM it stops gracefully (no frame is torn), prints what it did, and
+//! returns the signal's exit code.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+
+use crate::exit::{RunError, EXIT_FAILURE, EXIT_INTERRUPTED};
+use crate::filter::Filter;
+use crate::frames::encode;
+use crate::generate::{Gen, Generate};
+use crate::judge::{judge_bytes, Judge, Judged};
+use crate::model::Issue;
+use crate::net::{self, NetError};
+use crate::policy::Policy;
+use crate::pool::{Pool, DEFAULT_DISTINCT, MESSAGE_SIZE, SEED};
+use crate::report;
+use crate::shutdown::Shutdown;
+
+/// The most messages an untimed warm-up run streams.
+pub const WARM_UP_CAP: u64 = 20_000;
+
+/// The messages of an untimed warm-up run before a timed run of `count`:
+/// a tenth of it, at most [`WARM_UP_CAP`], at least 1.
+pub fn warm_up_count(count: u64) -> u64 {
+    (count / 10).clamp(1, WARM_UP_CAP)
+}
+
+/// A multi-threaded tokio runtime for an async role.
+///
+/// # Errors
+///
+/// A [`RunError`] when the runtime cannot start.
+pub fn runtime() -> Result<tokio::runtime::Runtime, RunError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| RunError::failed(format!("cannot start the tokio runtime: {err}")))
+}
+
+/// Listens for the process's signals; see [`Shutdown::on_signals`].
+///
+/// # Errors
+///
+/// A [`RunError`] when the handlers cannot be installed.
+pub fn signals() -> Result<Shutdown, RunError> {
+    Shutdown::on_signals()
+        .map_err(|err| RunError::failed(format!("cannot listen for signals: {err}")))
+}
+
+/// The error a role returns after a graceful stop: the signal's exit code.
+fn stopped(shutdown: &Shutdown, role: &str) -> RunError {
+    RunError {
+        code: shutdown.exit_code().unwrap_or(EXIT_INTERRUPTED),
+        message: format!("{role}: stopped by {}", shutdown.signal_name()),
+    }
+}
+
+async fn bind(addr: &str, role: &str) -> Result<TcpListener, RunError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|err| RunError::failed(format!("{role}: cannot listen on {addr}: {err}")))
+}
+
+/// The issues a stream of `count` messages cycles through.
+fn pool_for(count: u64) -> Result<Pool, RunError> {
+    let distinct = usize::try_from(count)
+        .unwrap_or(usize::MAX)
+        .min(DEFAULT_DISTINCT);
+    Pool::generate(SEED, MESSAGE_SIZE, distinct).map_err(RunError::failed)
+}
+
+/// The demo: upstream, filter and downstream on loopback, once per reader
+/// (optics, full decode, forward-all), `count` messages each, each after an
+/// untimed warm-up run of [`warm_up_count`] messages. Prints the report as
+/// it goes.
+///
+/// # Errors
+///
+/// A [`RunError`] when a run fails, a downstream check does not add up, or
+/// `shutdown` stops it (then with the tally of the run it was in).
+pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
+    let start = Instant::now();
+    let pool = Arc::new(pool_for(count)?);
+    let warm_up = warm_up_count(count);
+    println!(
+        "upstream: {count} messages per run, cycling {} distinct issues (size {MESSAGE_SIZE}, \
+         {:.0} B on average; generated in {:.2} s)",
+        pool.distinct(),
+        pool.mean_message_len(),
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "each filter first runs untimed on {warm_up} messages (a tenth, at most {WARM_UP_CAP}) \
+         to warm up"
+    );
+    println!();
+
+    let mut rates = Vec::new();
+    let mut failed = Vec::new();
+    for reader in Judge::ALL {
+        let filter = Filter::new(reader, Policy::default());
+        let name = reader.label();
+        let runs = [
+            (format!("{name} (warm-up)"), warm_up),
+            (name.to_owned(), count),
+        ];
+        for (timed, (label, messages)) in runs.into_iter().enumerate().map(|(i, r)| (i == 1, r)) {
+            let run = match net::loopback(pool.clone(), messages, &filter, shutdown.token()).await {
+                Ok(run) => run,
+                Err(NetError::Stopped(tally)) => {
+                    println!();
+                    print!(
+                        "{}",
+                        report::tally(&format!("stopped during {label}; so far"), &tally, None)
+                    );
+                    return Err(stopped(shutdown, "demo"));
+                }
+                Err(err) => return Err(RunError::failed(format!("{label}: {err}"))),
+            };
+            if !run.passed() {
+                failed.push(label.clone());
+            }
+            if timed {
+                print!("{}", report::run(&run));
+                rates.push((reader, run.messages_per_second()));
+            }
+        }
+    }
+    if let Some(line) = report::ratios(&rates) {
+        print!("{line}");
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(RunError::failed(format!(
+            "the downstream check failed for {}",
+            failed.join(", ")
+        )))
+    }
+}
+
+/// The upstream role: serves `count` frames to every connection on
+/// `listen`, each on its own task, so a slow client delays no other. On a
+/// signal it stops accepting, lets every connection end at a frame boundary,
+/// and returns the signal's exit code.
+///
+/// # Errors
+///
+/// A [`RunError`] when it cannot listen, or after a signal.
+pub async fn upstream(listen: &str, count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
+    let pool = Arc::new(pool_for(count)?);
+    let listener = bind(listen, "upstream").await?;
+    let addr = net::local_addr(&listener, "upstream").map_err(RunError::failed)?;
+    println!(
+        "upstream: listening on {addr}; {count} frames ({:.1} MB) per connection, cycling {} \
+         distinct issues",
+        pool.wire_len(count) as f64 / 1e6,
+        pool.distinct()
+    );
+    let stop = shutdown.token();
+    let mut clients = JoinSet::new();
+    let mut served = 0u64;
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    let (pool, stop) = (pool.clone(), stop.clone());
+                    clients.spawn(async move { net::serve(stream, peer, &pool, count, &stop).await });
+                }
+                Err(err) => {
+                    eprintln!("upstream: accepting a connection on {addr}: {err}");
+                    // An accept that fails (out of file descriptors, say)
+                    // would fail again at once: let it settle.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+            Some(done) = clients.join_next() => served += report_served(done),
+        }
+    }
+    while let Some(done) = clients.join_next().await {
+        served += report_served(done);
+    }
+    println!("upstream: stopped after serving {served} connections");
+    Err(stopped(shutdown, "upstream"))
+}
+
+/// Prints what one upstream connection got; 1 if it was served whole.
+fn report_served(done: Result<Result<net::Sent, NetError>, tokio::task::JoinError>) -> u64 {
+    match done {
+        Ok(Ok(sent)) => {
+            println!(
+                "upstream: sent {} frames ({:.1} MB) to {} in {:.2} s",
+                sent.frames,
+                sent.bytes as f64 / 1e6,
+                sent.peer,
+                sent.took.as_secs_f64()
+            );
+            1
+        }
+        Ok(Err(err)) => {
+            eprintln!("{err}");
+            0
+        }
+        Err(err) => {
+            eprintln!("upstream: a connection's task failed: {err}");
+            0
+        }
+    }
+}
+
+/// The filter role: connects to the upstream and the downstream, runs
+/// `filter` between them until the upstream ends or a signal stops it
+/// gracefully, and prints the tally.
+///
+/// # Errors
+///
+/// A [`RunError`] when a connection or the stream fails (the tally of what
+/// was done is printed first), or after a signal.
+pub async fn filter(
+    upstream: &str,
+    downstream: &str,
+    filter: &Filter,
+    shutdown: &Shutdown,
+) -> Result<(), RunError> {
+    let name = format!("filter ({})", filter.reader());
+    let start = Instant::now();
+    match net::filter_between(filter, upstream, downstream, shutdown.token()).await {
+        Ok(tally) if shutdown.is_stopping() => {
+            let name = format!("{name}, stopped by {}", shutdown.signal_name());
+            print!("{}", report::tally(&name, &tally, Some(start.elapsed())));
+            Err(stopped(shutdown, "filter"))
+        }
+        Ok(tally) => {
+            print!("{}", report::tally(&name, &tally, Some(start.elapsed())));
+            Ok(())
+        }
+        Err(err) => {
+            if let NetError::Filter(failed) = &err {
+                print!(
+                    "{}",
+                    report::tally(&name, &failed.tally, Some(start.elapsed()))
+                );
+            }
+            Err(RunError::failed(err))
+        }
+    }
+}
+
+/// The downstream role: receives one stream on `listen`, then checks it.
+///
+/// # Errors
+///
+/// A [`RunError`] when it cannot listen or read, or after a signal.
+pub async fn downstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunError> {
+    let listener = bind(listen, "downstream").await?;
+    let addr = net::local_addr(&listener, "downstream").map_err(RunError::failed)?;
+    println!("downstream: listening on {addr}");
+    let (peer, received) = tokio::select! {
+        result = net::receive_one(&listener) => result.map_err(RunError::failed)?,
+        () = shutdown.token().cancelled() => return Err(stopped(shutdown, "downstream")),
+    };
+    println!(
+        "downstream: received {} messages ({:.1} MB) from {peer} in {:.2} s",
+        received.frames.len(),
+        received.bytes as f64 / 1e6,
+        received
+            .ended
+            .saturating_duration_since(received.started)
+            .as_secs_f64()
+    );
+    let check = received.check(&Policy::default());
+    println!(
+        "  {} decode as issues, and the policy keeps {} of them (the check took {:.1} ms)",
+        check.decoded,
+        check.kept,
+        check.took.as_secs_f64() * 1e3
+    );
+    Ok(())
+}
+
+/// Writes `count` frames, each a distinct issue generated at the stream's
+/// size, to `out`. Costs a generation and a serialization per message;
+/// memory for one message. Returns the bytes written.
+///
+/// # Errors
+///
+/// The writer's error.
+pub fn generate(count: u64, out: &mut impl Write) -> io::Result<u64> {
+    let mut g = Gen::new(SEED, MESSAGE_SIZE);
+    let mut frame = BytesMut::new();
+    let mut written = 0;
+    for _ in 0..count {
+        frame.clear();
+        encode(&Issue::generate(&mut g).to_json(), &mut frame)
+            .map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))?;
+        out.write_all(&frame)?;
+        written += frame.len() as u64;
+    }
+    Ok(written)
+}
+
+/// `generate N FILE`: [`generate`] into FILE, or stdout for `-`.
+///
+/// # Errors
+///
+/// A [`RunError`] naming the file when it cannot be created or written.
+pub fn generate_file(count: u64, file: &str) -> Result<(), RunError> {
+    let fail = |err: io::Error| RunError::failed(format!("generate: writing {file}: {err}"));
+    if file == "-" {
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
+        generate(count, &mut out).map_err(fail)?;
+        out.flush().map_err(fail)
+    } else {
+        let mut out = BufWriter::new(File::create(file).map_err(fail)?);
+        let bytes = generate(count, &mut out).map_err(fail)?;
+        out.flush().map_err(fail)?;
+        eprintln!("generate: wrote {count} frames ({bytes} bytes) to {file}");
+        Ok(())
+    }
+}
+
+/// `judge FILE`: reads FILE (or stdin for `-`) whole, judges it with
+/// [`judge_bytes`] and writes both tables and the disagreements to `out`.
+///
+/// # Errors
+///
+/// A [`RunError`] ([`EXIT_FAILURE`]) when the file cannot be read, the
+/// stream has a framing error, or the readers disagree on any message; the
+/// message says which frame, and where.
+pub fn judge_file(file: &str, out: &mut impl Write) -> Result<Judged, RunError> {
+    let mut bytes = Vec::new();
+    let read = if file == "-" {
+        io::stdin().lock().read_to_end(&mut bytes)
+    } else {
+        File::open(file).and_then(|mut f| f.read_to_end(&mut bytes))
+    };
+    let name = if file == "-" { "stdin" } else { file };
+    read.map_err(|err| RunError::failed(format!("judge: reading {name}: {err}")))?;
+
+    let judged = judge_bytes(BytesMut::from(&bytes[..]), &Policy::default());
+    out.write_all(report::judged(name, &judged).as_bytes())
+        .map_err(|err| RunError::failed(format!("judge: writing the report: {err}")))?;
+
+    if let Some(err) = &judged.error {
+        return Err(RunError {
+            code: EXIT_FAILURE,
+            message: format!(
+                "judge: {name}: {err}; the {} frames before it were judged",
+                judged.optics.messages
+            ),
+        });
+    }
+    if let Some(first) = judged.disagreements.first() {
+        return Err(RunError::failed(format!(
+            "judge: {name}: the readers disagree on {} of {} messages; the first at {first}",
+            judged.disagreements.len(),
+            judged.optics.messages
+        )));
+    }
+    Ok(judged)
+}
