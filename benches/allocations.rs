@@ -16,7 +16,6 @@ use triage::filter::Filter;
 use triage::judge::{self, Judge};
 use triage::model::Issue;
 use triage::policy::Policy;
-use triage::pool::Pool;
 
 struct Counting;
 
@@ -65,7 +64,7 @@ fn count(f: impl FnOnce()) -> (u64, u64) {
 }
 
 fn main() {
-    let pool = Pool::generate(7, 7, MESSAGES as usize).expect("messages frame");
+    let pool = common::pool(MESSAGES as usize);
     let messages: Vec<Bytes> = (0..MESSAGES).map(|i| pool.message(i)).collect();
     let stream = common::stream_of(&pool, MESSAGES);
     let policy = Policy::default();

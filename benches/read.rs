@@ -6,25 +6,13 @@
 
 use std::hint::black_box;
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use optics_core::{Json, Preview};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use triage::generate::{Gen, Generate};
 use triage::model::{Detail, Impact, Incident, Issue, Service, Tier};
-
-/// Incidents only, so that every reader finds the tier.
-fn messages() -> Vec<Vec<u8>> {
-    let mut g = Gen::new(42, 7);
-    let mut out = Vec::new();
-    while out.len() < 64 {
-        let issue = Issue::generate(&mut g);
-        if matches!(issue.detail, Detail::Incident(_)) {
-            out.push(issue.to_json());
-        }
-    }
-    out
-}
 
 #[derive(Deserialize)]
 struct DetailOnly<'a> {
@@ -33,7 +21,8 @@ struct DetailOnly<'a> {
 }
 
 fn bench(c: &mut Criterion) {
-    let pool = messages();
+    // Incidents only, so that every reader finds the tier.
+    let pool: Vec<Vec<u8>> = common::incidents(64).iter().map(|m| m.to_vec()).collect();
     let bytes: usize = pool.iter().map(Vec::len).sum();
     let at: f64 = pool
         .iter()

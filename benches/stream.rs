@@ -9,12 +9,11 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use triage::filter::Filter;
 use triage::judge::Judge;
 use triage::policy::Policy;
-use triage::pool::Pool;
 
 const MESSAGES: u64 = 1024;
 
 fn bench(c: &mut Criterion) {
-    let pool = Pool::generate(7, 7, MESSAGES as usize).expect("messages frame");
+    let pool = common::pool(MESSAGES as usize);
     let stream = common::stream_of(&pool, MESSAGES);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -8,23 +8,17 @@
 
 use std::hint::black_box;
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use optics_core::Json;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use triage::generate::{Gen, Generate};
 use triage::judge;
 use triage::model::{Detail, DetailKind, Issue, Module, Plan, Severity, Tier, Votes};
 use triage::policy::{Policy, Verdict};
 
 const POOL: usize = 256;
-
-fn late() -> Vec<Vec<u8>> {
-    let mut g = Gen::new(2024, 7);
-    (0..POOL)
-        .map(|_| Issue::generate(&mut g).to_json())
-        .collect()
-}
 
 /// The same message with its detail moved to the front.
 fn detail_first(message: &[u8]) -> Vec<u8> {
@@ -131,7 +125,7 @@ fn by_sonic(policy: &Policy, message: &[u8], checked: bool) -> Verdict {
 
 fn bench(c: &mut Criterion) {
     let policy = Policy::default();
-    let late = late();
+    let late: Vec<Vec<u8>> = common::messages(POOL).iter().map(|m| m.to_vec()).collect();
     let first: Vec<Vec<u8>> = late.iter().map(|m| detail_first(m)).collect();
     for (late, first) in late.iter().zip(&first) {
         let a: Issue = serde_json::from_slice(late).unwrap();

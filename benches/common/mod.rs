@@ -1,4 +1,7 @@
-//! What the pipe benches share.
+//! What the benches share: one pool of the demo's messages (the same seed
+//! and size as the demo's upstream), and the in-memory pipe.
+// Each bench uses a part of this module.
+#![allow(dead_code)]
 
 use std::io;
 use std::pin::Pin;
@@ -7,6 +10,33 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use tokio::io::{AsyncRead, ReadBuf};
 use triage::frames::READ_SIZE;
+use triage::model::{Detail, Issue};
+use triage::pool::{Pool, MESSAGE_SIZE, SEED};
+
+/// The demo's messages: `distinct` issues at the stream's size, from the
+/// demo's seed, framed.
+pub fn pool(distinct: usize) -> Pool {
+    Pool::generate(SEED, MESSAGE_SIZE, distinct).expect("messages frame")
+}
+
+/// The first `count` messages of the demo's pool, without headers.
+pub fn messages(count: usize) -> Vec<Bytes> {
+    let pool = pool(count);
+    (0..count as u64).map(|i| pool.message(i)).collect()
+}
+
+/// `count` incidents from the demo's messages, in order (about a third of
+/// the messages are incidents).
+pub fn incidents(count: usize) -> Vec<Bytes> {
+    messages(count * 4)
+        .into_iter()
+        .filter(|m| {
+            let issue: Issue = serde_json::from_slice(m).expect("the pool decodes");
+            matches!(issue.detail, Detail::Incident(_))
+        })
+        .take(count)
+        .collect()
+}
 
 /// An upstream that hands out a byte stream at most `READ_SIZE` bytes a read,
 /// as a socket read into the filter's buffer would.
@@ -28,7 +58,7 @@ impl AsyncRead for Pieces {
 }
 
 /// The frames of the pool's first `count` messages, back to back.
-pub fn stream_of(pool: &triage::pool::Pool, count: u64) -> Bytes {
+pub fn stream_of(pool: &Pool, count: u64) -> Bytes {
     let mut stream = Vec::new();
     for i in 0..count {
         stream.extend_from_slice(&pool.frame(i));
