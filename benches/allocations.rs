@@ -75,9 +75,9 @@ fn main() {
         )
     };
 
-    let mut rows: Vec<(&str, (f64, f64))> = Vec::new();
+    let mut rows: Vec<(String, (f64, f64))> = Vec::new();
     rows.push((
-        "decode (judge)",
+        "decode (judge)".to_owned(),
         per(count(|| {
             for m in &messages {
                 std::hint::black_box(judge::by_decoding(&policy, m));
@@ -85,7 +85,7 @@ fn main() {
         })),
     ));
     rows.push((
-        "optics (judge)",
+        "optics, strict (judge)".to_owned(),
         per(count(|| {
             for m in &messages {
                 std::hint::black_box(judge::by_optics(&policy, m));
@@ -93,7 +93,15 @@ fn main() {
         })),
     ));
     rows.push((
-        "detail (view alone)",
+        "optics, trusting (judge)".to_owned(),
+        per(count(|| {
+            for m in &messages {
+                std::hint::black_box(judge::by_optics_trusting(&policy, m));
+            }
+        })),
+    ));
+    rows.push((
+        "detail (view alone)".to_owned(),
         per(count(|| {
             for m in &messages {
                 std::hint::black_box(Json::<Issue>::new(m).view(Issue::detail));
@@ -103,16 +111,12 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime");
-    for reader in [Judge::Decode, Judge::Optics, Judge::ForwardAll] {
+    for reader in Judge::ALL {
         let filter = Filter::new(reader, policy.clone());
         // Once untimed, so that lazily built runtime structures are not counted.
         let run = || common::run_pipe(&runtime, &filter, &stream);
         run();
-        let name = match reader {
-            Judge::Decode => "pipe, decode",
-            Judge::Optics => "pipe, optics",
-            Judge::ForwardAll => "pipe, forward-all",
-        };
+        let name = format!("pipe, {reader}");
         rows.push((
             name,
             per(count(|| {

@@ -22,7 +22,7 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("pipe");
     group.throughput(Throughput::Bytes(stream.len() as u64));
-    for reader in [Judge::Optics, Judge::Decode, Judge::ForwardAll] {
+    for reader in Judge::ALL {
         let filter = Filter::new(reader, Policy::default());
         let tally = common::run_pipe(&runtime, &filter, &stream);
         assert_eq!(tally.messages, MESSAGES);

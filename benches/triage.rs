@@ -1,5 +1,6 @@
-//! Judging one message, every way a Rust user could: the byte optics, full
-//! decode, the detail's view alone, and the peers (sonic-rs `get` and
+//! Judging one message, every way a Rust user could: the byte optics
+//! (`optics` trusts what it skips; `optics_strict` validates the message
+//! first, as the filter does by default), full decode, the detail's view alone, and the peers (sonic-rs `get` and
 //! `get_unchecked`, serde_json's partial decode through `&RawValue`), on the
 //! same 256 messages, in two layouts, in one run.
 //!
@@ -54,10 +55,7 @@ fn by_raw_value(policy: &Policy, message: &[u8]) -> Verdict {
         .and_then(|only| serde_json::from_str::<Detail>(only.detail.get()).ok())
     {
         Some(detail) => policy.judge(&detail),
-        None => Verdict {
-            kind: None,
-            keep: false,
-        },
+        None => Verdict::DROPPED,
     }
 }
 
@@ -83,10 +81,7 @@ fn by_sonic(policy: &Policy, message: &[u8], checked: bool) -> Verdict {
     {
         sonic_rs::from_str(get(json, path, checked)?.as_raw_str()).ok()
     }
-    let none = Verdict {
-        kind: None,
-        keep: false,
-    };
+    let none = Verdict::DROPPED;
     let Some(detail) = get(message, &["detail"], checked) else {
         return none;
     };
@@ -117,10 +112,7 @@ fn by_sonic(policy: &Policy, message: &[u8], checked: bool) -> Verdict {
                     .is_some_and(|v| v >= policy.min_votes)
         }
     };
-    Verdict {
-        kind: Some(kind),
-        keep,
-    }
+    Verdict::judged(Some(kind), keep)
 }
 
 fn bench(c: &mut Criterion) {
@@ -134,6 +126,7 @@ fn bench(c: &mut Criterion) {
         let want = judge::by_decoding(&policy, late);
         for m in [late, first] {
             assert_eq!(judge::by_optics(&policy, m), want);
+            assert_eq!(judge::by_optics_trusting(&policy, m), want);
             assert_eq!(by_raw_value(&policy, m), want);
             assert_eq!(by_sonic(&policy, m, true), want);
             assert_eq!(by_sonic(&policy, m, false), want);
@@ -154,10 +147,10 @@ fn bench(c: &mut Criterion) {
             });
         };
         run("decode", &|m| judge::by_decoding(&policy, m));
-        run("optics", &|m| judge::by_optics(&policy, m));
-        run("detail", &|m| Verdict {
-            kind: None,
-            keep: Json::<Issue>::new(m).view(Issue::detail).is_some(),
+        run("optics", &|m| judge::by_optics_trusting(&policy, m));
+        run("optics_strict", &|m| judge::by_optics(&policy, m));
+        run("detail", &|m| {
+            Verdict::judged(None, Json::<Issue>::new(m).view(Issue::detail).is_some())
         });
         run("serde_json_raw_value", &|m| by_raw_value(&policy, m));
         run("sonic_rs_get", &|m| by_sonic(&policy, m, true));

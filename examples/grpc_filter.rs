@@ -54,8 +54,9 @@ fn run(command: Command) -> Result<(), RunError> {
             upstream,
             downstream,
             reader,
+            trust_input,
         } => async_role(|shutdown| async move {
-            let filter = Filter::new(reader, Policy::default());
+            let filter = Filter::new(reader.trusting(trust_input), Policy::default());
             roles::filter(&upstream, &downstream, &filter, &shutdown).await
         }),
         Command::Downstream { listen } => {

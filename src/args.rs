@@ -5,7 +5,7 @@
 //! ```text
 //! grpc_filter [N]                                        the demo on loopback
 //! grpc_filter upstream --listen ADDR [--count N]
-//! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER]
+//! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER] [--trust-input]
 //! grpc_filter downstream --listen ADDR
 //! grpc_filter generate N FILE
 //! grpc_filter judge FILE
@@ -76,6 +76,12 @@ pub enum Command {
         /// How messages are judged.
         #[arg(long, value_enum, default_value_t = Judge::Optics)]
         reader: Judge,
+        /// With `--reader optics`: do not validate messages (trusting mode).
+        /// Faster, but a message broken outside the paths the policy reads,
+        /// or with a key repeated on them, may be kept. Only for producers
+        /// you trust.
+        #[arg(long)]
+        trust_input: bool,
     },
     /// Accepts one connection on ADDR, reads every frame until it ends, then
     /// checks them: how many decode as issues, and how many the policy keeps.

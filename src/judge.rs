@@ -7,19 +7,26 @@ use std::time::Instant;
 use bytes::BytesMut;
 use clap::ValueEnum;
 use optics_core::Json;
+use serde_json::error::Category;
 use tokio_util::codec::Decoder;
 
 use crate::frames::{FrameDecoder, FrameError};
 use crate::model::Issue;
-use crate::policy::{Policy, Verdict};
+use crate::policy::{Flaw, Policy, Verdict};
 use crate::tally::Tally;
 
 /// How the filter reads a message to judge it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Judge {
-    /// Views the detail in place and reads the policy's leaves from its bytes:
-    /// nothing decoded but the leaves, nothing copied, nothing allocated.
+    /// Validates the message (strict mode: one well-formed JSON document, no
+    /// key repeated on a path the policy reads), then views the detail in
+    /// place and reads the policy's leaves from its bytes: nothing decoded but
+    /// the leaves, nothing copied, nothing allocated.
     Optics,
+    /// Like `optics`, without validating what it skips (`--trust-input`):
+    /// for producers the operator trusts.
+    #[value(skip)]
+    OpticsTrusting,
     /// Decodes the whole issue with serde_json, then judges its detail: the
     /// baseline.
     Decode,
@@ -29,14 +36,30 @@ pub enum Judge {
 
 impl Judge {
     /// Every reader, in the order the reports list them.
-    pub const ALL: [Judge; 3] = [Judge::Optics, Judge::Decode, Judge::ForwardAll];
+    pub const ALL: [Judge; 4] = [
+        Judge::Optics,
+        Judge::OpticsTrusting,
+        Judge::Decode,
+        Judge::ForwardAll,
+    ];
 
     /// What a report calls the filter that judges with this reader.
     pub const fn label(self) -> &'static str {
         match self {
             Judge::Optics => "optics",
+            Judge::OpticsTrusting => "optics, trusting (no validation)",
             Judge::Decode => "full decode (baseline)",
             Judge::ForwardAll => "forward-all (no judging)",
+        }
+    }
+
+    /// This reader, trusting its input when `trust` is set: `optics` becomes
+    /// `optics --trust-input`; the others are unchanged (a full decode always
+    /// validates, forward-all never reads).
+    pub const fn trusting(self, trust: bool) -> Judge {
+        match self {
+            Judge::Optics if trust => Judge::OpticsTrusting,
+            other => other,
         }
     }
 
@@ -45,48 +68,67 @@ impl Judge {
     pub fn judge(self, policy: &Policy, message: &[u8]) -> Verdict {
         match self {
             Judge::Optics => by_optics(policy, message),
+            Judge::OpticsTrusting => by_optics_trusting(policy, message),
             Judge::Decode => by_decoding(policy, message),
-            Judge::ForwardAll => Verdict {
-                kind: None,
-                keep: true,
-            },
+            Judge::ForwardAll => Verdict::FORWARDED,
         }
     }
 }
 
-/// The reader's name as the command line spells it (`forward-all`).
+/// The reader as the command line spells it: `optics`, `optics
+/// --trust-input`, `decode`, `forward-all`.
 impl fmt::Display for Judge {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.to_possible_value() {
             Some(value) => f.write_str(value.get_name()),
-            None => write!(f, "{self:?}"),
+            None => write!(f, "{} --trust-input", Judge::Optics),
         }
     }
 }
 
-/// Judges a message through optics: one scan to the detail, then the policy on
-/// the detail's bytes. A message without a readable detail is dropped with no
-/// kind.
+/// Judges a message through optics in strict mode: the message is validated
+/// first (grammar, UTF-8, one document; see `optics_core::Json::validated`),
+/// then judged as [`by_optics_trusting`] does. A malformed message is
+/// refused as [`Flaw::Malformed`], whatever its detail says.
 #[inline]
 pub fn by_optics(policy: &Policy, message: &[u8]) -> Verdict {
-    match Json::<Issue>::new(message).view(Issue::detail) {
-        Some(detail) => policy.judge(detail),
-        None => Verdict {
-            kind: None,
-            keep: false,
-        },
+    match Json::<Issue>::validated(message) {
+        Ok(issue) => judge_view(policy, issue),
+        Err(_) => Verdict::refused(Flaw::Malformed),
     }
 }
 
-/// Judges a message by decoding the whole issue first. A message that does not
-/// decode as an `Issue` (a kind the model does not know, say) is dropped with
-/// no kind.
+/// Judges a message through optics without validating it: one scan to the
+/// detail, then the policy on the detail's bytes. What the scan skips is not
+/// checked, so a message broken outside the paths the policy reads may be
+/// kept. A message without a readable detail is dropped with no kind.
+#[inline]
+pub fn by_optics_trusting(policy: &Policy, message: &[u8]) -> Verdict {
+    judge_view(policy, Json::<Issue>::new(message))
+}
+
+#[inline]
+fn judge_view(policy: &Policy, issue: Json<'_, Issue>) -> Verdict {
+    match issue.view(Issue::detail) {
+        Some(detail) => policy.judge(detail),
+        None => Verdict::DROPPED,
+    }
+}
+
+/// Judges a message by decoding the whole issue first. A message that is
+/// not JSON is refused as [`Flaw::Malformed`], one with a field given twice
+/// as [`Flaw::DuplicateKey`] (serde_json's "duplicate field" error), and one
+/// that is JSON but not an `Issue` (a kind the model does not know, say) is
+/// dropped with no kind.
 pub fn by_decoding(policy: &Policy, message: &[u8]) -> Verdict {
     match serde_json::from_slice::<Issue>(message) {
         Ok(issue) => policy.judge(&issue.detail),
-        Err(_) => Verdict {
-            kind: None,
-            keep: false,
+        Err(err) => match err.classify() {
+            Category::Syntax | Category::Eof | Category::Io => Verdict::refused(Flaw::Malformed),
+            Category::Data if err.to_string().starts_with("duplicate field") => {
+                Verdict::refused(Flaw::DuplicateKey)
+            }
+            Category::Data => Verdict::DROPPED,
         },
     }
 }

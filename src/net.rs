@@ -273,7 +273,7 @@ impl Run {
             && self.received.bytes == self.tally.bytes_out;
         let judged = match self.reader {
             Judge::ForwardAll => self.check.received == self.sent.frames,
-            Judge::Optics | Judge::Decode => {
+            Judge::Optics | Judge::OpticsTrusting | Judge::Decode => {
                 self.check.decoded == self.check.received && self.check.kept == self.check.received
             }
         };

@@ -58,18 +58,88 @@ pub mod leaves {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Verdict {
     /// The kind, or `None` for a message whose kind could not be read (a kind
-    /// the model does not know, or bytes that are not an issue).
+    /// the model does not know, bytes that are not an issue, or a flawed
+    /// message).
     pub kind: Option<DetailKind>,
     /// Whether the filter forwards the message.
     pub keep: bool,
+    /// Why the message was refused before the policy could judge it, if it
+    /// was: strict reading found it malformed, or a key repeated on a path
+    /// the policy reads.
+    pub flaw: Option<Flaw>,
 }
 
-/// `Bug kept`, `none dropped`: the kind's tag (or `none`) and the decision.
+/// Why a message was refused before it was judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flaw {
+    /// Not one well-formed JSON document: bad grammar, invalid UTF-8,
+    /// trailing bytes, too deep.
+    Malformed,
+    /// A key given twice in an object on a path the policy reads (serde_json
+    /// rejects such a document; other parsers take the last, so the writer of
+    /// the message could choose the verdict).
+    DuplicateKey,
+}
+
+impl Flaw {
+    /// Every flaw, in the order reports list them.
+    pub const ALL: [Flaw; 2] = [Flaw::Malformed, Flaw::DuplicateKey];
+
+    /// The flaw's name in reports: `malformed`, `duplicate key`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Flaw::Malformed => "malformed",
+            Flaw::DuplicateKey => "duplicate key",
+        }
+    }
+}
+
+impl Verdict {
+    /// Dropped without a kind: a kind the model does not know, or a message
+    /// that is well-formed but not an issue.
+    pub const DROPPED: Verdict = Verdict {
+        kind: None,
+        keep: false,
+        flaw: None,
+    };
+
+    /// Forwarded without being read (forward-all).
+    pub const FORWARDED: Verdict = Verdict {
+        kind: None,
+        keep: true,
+        flaw: None,
+    };
+
+    /// The policy's decision on a message of `kind`.
+    pub const fn judged(kind: Option<DetailKind>, keep: bool) -> Verdict {
+        Verdict {
+            kind,
+            keep,
+            flaw: None,
+        }
+    }
+
+    /// Refused for `flaw`, never kept.
+    pub const fn refused(flaw: Flaw) -> Verdict {
+        Verdict {
+            kind: None,
+            keep: false,
+            flaw: Some(flaw),
+        }
+    }
+}
+
+/// `Bug kept`, `none dropped`, `malformed dropped`: the kind's tag (or the
+/// flaw, or `none`) and the decision.
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = self.kind.map_or("none", |k| k.tag());
+        let what = match (self.flaw, self.kind) {
+            (Some(flaw), _) => flaw.name(),
+            (None, Some(kind)) => kind.tag(),
+            (None, None) => "none",
+        };
         let keep = if self.keep { "kept" } else { "dropped" };
-        write!(f, "{kind} {keep}")
+        write!(f, "{what} {keep}")
     }
 }
 
@@ -133,7 +203,7 @@ impl Policy {
             }
             None => false,
         };
-        Verdict { kind, keep }
+        Verdict::judged(kind, keep)
     }
 
     /// Whether the policy keeps this detail.

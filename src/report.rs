@@ -70,24 +70,25 @@ pub fn throughput(name: &str, tally: &Tally, elapsed: Duration) -> String {
     )
 }
 
-/// The per-kind table: a header and one row per kind (`none` for messages
-/// without a kind), indented by two spaces.
+/// The per-kind table: a header and one row per kind, then `none` (messages
+/// without a kind) and one row per flaw (`malformed`, `duplicate key`),
+/// indented by two spaces.
 ///
 /// ```
 /// use triage::tally::Tally;
 /// use triage::report::kind_table;
 ///
 /// let table = kind_table(&Tally::default());
-/// assert!(table.starts_with("  kind            seen      kept\n  Bug                0         0\n"));
-/// assert!(table.ends_with("  none               0         0\n"));
+/// assert!(table.starts_with("  kind                seen      kept\n  Bug                    0         0\n"));
+/// assert!(table.ends_with("  none                   0         0\n  malformed              0         0\n  duplicate key          0         0\n"));
 /// ```
 pub fn kind_table(tally: &Tally) -> String {
-    let mut out = format!("  {:<10}{:>10}{:>10}\n", "kind", "seen", "kept");
-    for kind in rows() {
-        let row = tally.kind(kind);
-        let name = kind.map_or("none", |k| k.tag());
+    let mut out = format!("  {:<14}{:>10}{:>10}\n", "kind", "seen", "kept");
+    for row in rows() {
+        let name = row.name();
+        let row = tally.row(row);
         // Writing to a String cannot fail.
-        let _ = writeln!(out, "  {name:<10}{:>10}{:>10}", row.seen, row.kept);
+        let _ = writeln!(out, "  {name:<14}{:>10}{:>10}", row.seen, row.kept);
     }
     out
 }
@@ -166,9 +167,10 @@ pub fn run(run: &Run) -> String {
     out
 }
 
-/// The same-run ratios of the optics filter's throughput to the full
-/// decode's and to forward-all's, from each reader's messages per second.
-/// `None` unless the optics rate and at least one other are given.
+/// The same-run ratios of each optics filter's throughput (strict and
+/// trusting) to the full decode's and to forward-all's, from each reader's
+/// messages per second. `None` unless an optics rate and at least one other
+/// are given.
 ///
 /// ```
 /// use triage::judge::Judge;
@@ -177,7 +179,7 @@ pub fn run(run: &Run) -> String {
 /// let line = ratios(&[(Judge::Optics, 90e3), (Judge::Decode, 45e3), (Judge::ForwardAll, 120e3)]);
 /// assert_eq!(
 ///     line.as_deref(),
-///     Some("same runs: optics has 2.00× the throughput of full decode, 0.75× that of forward-all\n")
+///     Some("same runs, throughput of optics: 2.00× decode's, 0.75× forward-all's\n")
 /// );
 /// ```
 pub fn ratios(rates: &[(Judge, f64)]) -> Option<String> {
@@ -186,21 +188,27 @@ pub fn ratios(rates: &[(Judge, f64)]) -> Option<String> {
             .iter()
             .find(|(r, _)| *r == reader)
             .map(|(_, rate)| *rate)
+            .filter(|rate| rate.is_finite() && *rate > 0.0)
     };
-    let optics = rate(Judge::Optics)?;
-    let versus = |other: Option<f64>| other.filter(|r| *r > 0.0).map(|r| optics / r);
-    match (versus(rate(Judge::Decode)), versus(rate(Judge::ForwardAll))) {
-        (Some(d), Some(f)) => Some(format!(
-            "same runs: optics has {d:.2}× the throughput of full decode, {f:.2}× that of forward-all\n"
-        )),
-        (Some(d), None) => Some(format!(
-            "same runs: optics has {d:.2}× the throughput of full decode\n"
-        )),
-        (None, Some(f)) => Some(format!(
-            "same runs: optics has {f:.2}× the throughput of forward-all\n"
-        )),
-        (None, None) => None,
+    let mut out = String::new();
+    for optics in [Judge::Optics, Judge::OpticsTrusting] {
+        let Some(mine) = rate(optics) else { continue };
+        let versus: Vec<String> = [Judge::Decode, Judge::ForwardAll]
+            .into_iter()
+            .filter_map(|other| {
+                rate(other).map(|theirs| format!("{:.2}× {other}'s", mine / theirs))
+            })
+            .collect();
+        if !versus.is_empty() {
+            let _ = writeln!(
+                out,
+                "same runs, throughput of {}: {}",
+                optics.label(),
+                versus.join(", ")
+            );
+        }
     }
+    (!out.is_empty()).then_some(out)
 }
 
 /// Both readers' tables and the disagreements, as `judge FILE` prints them.

@@ -4,22 +4,63 @@
 use std::time::Duration;
 
 use crate::model::DetailKind;
-use crate::policy::Verdict;
+use crate::policy::{Flaw, Verdict};
 
-/// Rows of a per-kind table: one per [`DetailKind`], then one for messages
-/// whose kind could not be read (or was not read, by forward-all).
-pub const ROWS: usize = DetailKind::ALL.len() + 1;
-
-/// The rows of a per-kind table, in order: every kind as the model declares
-/// them, then `None`.
-pub fn rows() -> impl Iterator<Item = Option<DetailKind>> {
-    DetailKind::ALL.into_iter().map(Some).chain([None])
+/// One row of a per-kind table: what a message was counted as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Row {
+    /// A message of this kind, judged by the policy.
+    Kind(DetailKind),
+    /// A message whose kind could not be read (a kind the model does not
+    /// know, a message that is not an issue) or was not read (forward-all).
+    None,
+    /// A message refused before it was judged.
+    Flawed(Flaw),
 }
 
-/// The row of `kind`: its declaration order (the derived kind enum's
-/// discriminant), or the last row for `None`.
-fn row(kind: Option<DetailKind>) -> usize {
-    kind.map_or(ROWS - 1, |kind| kind as usize)
+impl Row {
+    /// The row's name in a report: the kind's tag, `none`, or the flaw.
+    pub fn name(self) -> &'static str {
+        match self {
+            Row::Kind(kind) => kind.tag(),
+            Row::None => "none",
+            Row::Flawed(flaw) => flaw.name(),
+        }
+    }
+
+    /// The row a verdict is counted in.
+    #[inline]
+    pub fn of(verdict: Verdict) -> Row {
+        match (verdict.flaw, verdict.kind) {
+            (Some(flaw), _) => Row::Flawed(flaw),
+            (None, Some(kind)) => Row::Kind(kind),
+            (None, None) => Row::None,
+        }
+    }
+
+    /// The row's place in [`Tally::by_kind`]: kinds in declaration order
+    /// (the derived kind enum's discriminant), then none, then each flaw.
+    #[inline]
+    fn index(self) -> usize {
+        match self {
+            Row::Kind(kind) => kind as usize,
+            Row::None => DetailKind::ALL.len(),
+            Row::Flawed(flaw) => DetailKind::ALL.len() + 1 + flaw as usize,
+        }
+    }
+}
+
+/// Rows of a per-kind table: one per [`DetailKind`], one for `none`, one per
+/// [`Flaw`].
+pub const ROWS: usize = DetailKind::ALL.len() + 1 + Flaw::ALL.len();
+
+/// The rows of a per-kind table, in order: every kind as the model declares
+/// them, then `none`, then every flaw.
+pub fn rows() -> impl Iterator<Item = Row> {
+    let kinds = DetailKind::ALL.into_iter().map(Row::Kind);
+    kinds
+        .chain([Row::None])
+        .chain(Flaw::ALL.into_iter().map(Row::Flawed))
 }
 
 /// How many messages of one kind were seen and kept.
@@ -36,18 +77,20 @@ pub struct KindCount {
 /// O(1).
 ///
 /// ```
-/// use triage::tally::Tally;
 /// use triage::model::DetailKind;
-/// use triage::policy::Verdict;
+/// use triage::policy::{Flaw, Verdict};
+/// use triage::tally::{Row, Tally};
 ///
 /// let mut tally = Tally::default();
-/// tally.count(Verdict { kind: Some(DetailKind::Bug), keep: true }, 4096);
-/// tally.count(Verdict { kind: None, keep: false }, 100);
-/// assert_eq!(tally.messages, 2);
+/// tally.count(Verdict::judged(Some(DetailKind::Bug), true), 4096);
+/// tally.count(Verdict::DROPPED, 100);
+/// tally.count(Verdict::refused(Flaw::Malformed), 10);
+/// assert_eq!(tally.messages, 3);
 /// assert_eq!(tally.kept(), 1);
-/// assert_eq!(tally.kind(Some(DetailKind::Bug)).kept, 1);
-/// assert_eq!(tally.kind(None).seen, 1);
-/// assert_eq!(tally.bytes_in, 4196);
+/// assert_eq!(tally.row(Row::Kind(DetailKind::Bug)).kept, 1);
+/// assert_eq!(tally.row(Row::None).seen, 1);
+/// assert_eq!(tally.row(Row::Flawed(Flaw::Malformed)).seen, 1);
+/// assert_eq!(tally.bytes_in, 4206);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -67,7 +110,7 @@ impl Tally {
     /// Counts one judged frame of `frame_len` bytes. O(1).
     #[inline]
     pub fn count(&mut self, verdict: Verdict, frame_len: usize) {
-        let row = &mut self.by_kind[row(verdict.kind)];
+        let row = &mut self.by_kind[Row::of(verdict).index()];
         row.seen += 1;
         row.kept += u64::from(verdict.keep);
         self.messages += 1;
@@ -86,9 +129,19 @@ impl Tally {
         self.judging += other.judging;
     }
 
-    /// Seen and kept for one kind (`None`: unclassified). O(1).
+    /// Seen and kept in one row. O(1).
+    pub fn row(&self, row: Row) -> KindCount {
+        self.by_kind[row.index()]
+    }
+
+    /// Seen and kept for one kind (`None`: unclassified, flaws apart). O(1).
     pub fn kind(&self, kind: Option<DetailKind>) -> KindCount {
-        self.by_kind[row(kind)]
+        self.row(kind.map_or(Row::None, Row::Kind))
+    }
+
+    /// Messages refused for `flaw`. O(1).
+    pub fn flawed(&self, flaw: Flaw) -> u64 {
+        self.row(Row::Flawed(flaw)).seen
     }
 
     /// Messages kept, over all kinds. O(1).
@@ -102,12 +155,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_kind_has_its_own_row_and_none_is_last() {
+    fn every_row_has_its_own_place_in_order() {
         let rows: Vec<_> = rows().collect();
         assert_eq!(rows.len(), ROWS);
-        assert_eq!(rows.last(), Some(&None));
-        for (i, kind) in rows.iter().enumerate() {
-            assert_eq!(row(*kind), i);
+        assert_eq!(rows[DetailKind::ALL.len()], Row::None);
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(row.index(), i, "{row:?}");
         }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use triage::generate::{Gen, Generate};
 use triage::judge;
 use triage::model::Issue;
-use triage::policy::Policy;
+use triage::policy::{Policy, Verdict};
 
 struct Counting;
 
@@ -42,27 +42,35 @@ fn judging_with_optics_allocates_nothing() {
         .map(|_| Issue::generate(&mut g).to_json())
         .collect();
 
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    let mut kept = 0usize;
-    let mut kinds = 0usize;
-    for message in &messages {
-        let verdict = judge::by_optics(&policy, message);
-        kept += usize::from(verdict.keep);
-        kinds += usize::from(verdict.kind.is_some());
-    }
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    // Both modes: strict (validate, then judge) and trusting.
+    type JudgeFn = fn(&Policy, &[u8]) -> Verdict;
+    let modes: [(&str, JudgeFn); 2] = [
+        ("strict", judge::by_optics),
+        ("trusting", judge::by_optics_trusting),
+    ];
+    for (mode, judge) in modes {
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let mut kept = 0usize;
+        let mut kinds = 0usize;
+        for message in &messages {
+            let verdict = judge(&policy, message);
+            kept += usize::from(verdict.keep);
+            kinds += usize::from(verdict.kind.is_some());
+        }
+        let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
 
-    assert_eq!(
-        allocations,
-        0,
-        "judging {} messages allocated",
-        messages.len()
-    );
-    assert_eq!(kinds, messages.len(), "every message has a kind");
-    assert!(
-        kept > 0 && kept < messages.len(),
-        "the policy keeps some, not all: {kept}"
-    );
+        assert_eq!(
+            allocations,
+            0,
+            "{mode}: judging {} messages allocated",
+            messages.len()
+        );
+        assert_eq!(kinds, messages.len(), "{mode}: every message has a kind");
+        assert!(
+            kept > 0 && kept < messages.len(),
+            "{mode}: the policy keeps some, not all: {kept}"
+        );
+    }
 
     // The decoding baseline, for contrast, allocates for every message.
     let before = ALLOCATIONS.load(Ordering::Relaxed);

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use triage::frames::encode;
 use triage::generate::{Gen, Generate};
 use triage::judge::judge_bytes;
-use triage::judge::{by_decoding, by_optics};
+use triage::judge::{by_decoding, by_optics, by_optics_trusting};
 use triage::model::Issue;
 use triage::policy::{Policy, Verdict};
 
@@ -15,6 +15,11 @@ fn agree(seed: u64, size: usize) {
     let optics = by_optics(&policy, &message);
     let decode = by_decoding(&policy, &message);
     assert_eq!(optics, decode, "seed {seed}, size {size}");
+    assert_eq!(
+        by_optics_trusting(&policy, &message),
+        decode,
+        "seed {seed}, size {size}"
+    );
     assert!(optics.kind.is_some(), "a generated issue always has a kind");
 }
 
@@ -49,11 +54,9 @@ fn an_unknown_kind_has_no_kind_and_is_dropped_by_both() {
     let policy = Policy::default();
     let message = chore();
     assert!(String::from_utf8_lossy(&message).contains(r#""type":"Chore""#));
-    let dropped = Verdict {
-        kind: None,
-        keep: false,
-    };
+    let dropped = Verdict::DROPPED;
     assert_eq!(by_optics(&policy, &message), dropped);
+    assert_eq!(by_optics_trusting(&policy, &message), dropped);
     assert_eq!(by_decoding(&policy, &message), dropped);
 
     // And a stream's tally counts it as unclassified, for both readers.
