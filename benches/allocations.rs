@@ -109,6 +109,7 @@ fn main() {
         })),
     ));
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .expect("a runtime");
     for reader in Judge::ALL {

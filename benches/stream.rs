@@ -17,6 +17,7 @@ fn bench(c: &mut Criterion) {
     let stream = common::stream_of(&pool, MESSAGES);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .enable_all()
         .build()
         .expect("a runtime");
 

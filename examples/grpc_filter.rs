@@ -17,6 +17,7 @@ use triage::exit::RunError;
 use triage::filter::Filter;
 use triage::policy::Policy;
 use triage::roles;
+use triage::timeouts::Timeouts;
 
 fn main() -> ExitCode {
     let command = match args::parse(std::env::args_os().skip(1)) {
@@ -47,16 +48,26 @@ fn run(command: Command) -> Result<(), RunError> {
             }
             async_role(|shutdown| async move { roles::demo(count, &shutdown).await })
         }
-        Command::Upstream { listen, count } => {
-            async_role(|shutdown| async move { roles::upstream(&listen, count, &shutdown).await })
-        }
+        Command::Upstream {
+            listen,
+            count,
+            write_timeout,
+        } => async_role(|shutdown| async move {
+            let timeouts = Timeouts {
+                write: write_timeout.0,
+                ..Timeouts::default()
+            };
+            roles::upstream(&listen, count, timeouts, &shutdown).await
+        }),
         Command::Filter {
             upstream,
             downstream,
             reader,
             trust_input,
+            timeouts,
         } => async_role(|shutdown| async move {
-            let filter = Filter::new(reader.trusting(trust_input), Policy::default());
+            let filter = Filter::new(reader.trusting(trust_input), Policy::default())
+                .with_timeouts(timeouts.timeouts());
             roles::filter(&upstream, &downstream, &filter, &shutdown).await
         }),
         Command::Downstream { listen } => {

@@ -15,9 +15,12 @@
 //! expected; [`clap::Error::exit`] prints it and exits with code 2 (help and
 //! version exit with 0).
 
-use clap::{Parser, Subcommand};
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
 
 use crate::judge::Judge;
+use crate::timeouts::{Timeouts, DEFAULT_CONNECT, DEFAULT_IDLE, DEFAULT_WRITE};
 
 /// Messages per run when none is given.
 pub const DEFAULT_COUNT: u64 = 200_000;
@@ -59,6 +62,11 @@ pub enum Command {
         /// Frames per connection.
         #[arg(long, value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_count)]
         count: u64,
+        /// How long one write to a client (a cycle of about 4 MB) may take
+        /// before the client is dropped as stalled: `500ms`, `30s`, `2m` or
+        /// `off`.
+        #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_timeout)]
+        write_timeout: Timeout,
     },
     /// Reads frames from the upstream, judges each message and writes the
     /// kept frames, byte for byte, to the downstream.
@@ -82,6 +90,9 @@ pub enum Command {
         /// you trust.
         #[arg(long)]
         trust_input: bool,
+        /// Bounds on the filter's waits.
+        #[command(flatten)]
+        timeouts: TimeoutArgs,
     },
     /// Accepts one connection on ADDR, reads every frame until it ends, then
     /// checks them: how many decode as issues, and how many the policy keeps.
@@ -111,6 +122,49 @@ pub enum Command {
         #[arg(value_name = "FILE")]
         file: String,
     },
+}
+
+/// The filter's bounds on its waits, each a duration (`500ms`, `30s`,
+/// `2m`) or `off`.
+#[derive(Args, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeoutArgs {
+    /// How long connecting to the upstream or the downstream may take.
+    #[arg(long, value_name = "TIME", default_value = "10s", value_parser = parse_timeout)]
+    connect_timeout: Timeout,
+    /// How long the upstream may send nothing while a frame is part-way
+    /// through (between frames it may be quiet for as long as it likes).
+    #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_timeout)]
+    idle_timeout: Timeout,
+    /// How long writing one batch of kept frames to the downstream may take
+    /// before the downstream is taken to have stopped reading.
+    #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_timeout)]
+    write_timeout: Timeout,
+}
+
+/// A timeout as the command line gives it: a duration, or `None` for `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeout(pub Option<Duration>);
+
+impl TimeoutArgs {
+    /// The timeouts as the filter takes them.
+    pub fn timeouts(self) -> Timeouts {
+        Timeouts {
+            connect: self.connect_timeout.0,
+            idle: self.idle_timeout.0,
+            write: self.write_timeout.0,
+        }
+    }
+}
+
+impl Default for TimeoutArgs {
+    /// The defaults of [`Timeouts::default`], as the command line has them.
+    fn default() -> TimeoutArgs {
+        TimeoutArgs {
+            connect_timeout: Timeout(Some(DEFAULT_CONNECT)),
+            idle_timeout: Timeout(Some(DEFAULT_IDLE)),
+            write_timeout: Timeout(Some(DEFAULT_WRITE)),
+        }
+    }
 }
 
 /// Parses the arguments after the program's name.
@@ -152,6 +206,29 @@ fn parse_positive_count(value: &str) -> Result<u64, String> {
     match parse_count(value)? {
         0 => Err("expects at least 1 message, got `0`".to_owned()),
         count => Ok(count),
+    }
+}
+
+/// A timeout: a whole number with a unit (`ms`, `s`, `m`), or `off` for
+/// none.
+fn parse_timeout(value: &str) -> Result<Timeout, String> {
+    if value == "off" {
+        return Ok(Timeout(None));
+    }
+    let digits = value.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &value[digits.len()..];
+    let amount = digits.parse::<u64>().ok().filter(|_| !digits.is_empty());
+    let duration = match (amount, unit) {
+        (Some(n), "ms") => Some(Duration::from_millis(n)),
+        (Some(n), "s") => Some(Duration::from_secs(n)),
+        (Some(n), "m") => n.checked_mul(60).map(Duration::from_secs),
+        _ => None,
+    };
+    match duration {
+        Some(duration) if !duration.is_zero() => Ok(Timeout(Some(duration))),
+        _ => Err(format!(
+            "expects a time such as 500ms, 30s or 2m (or `off`), got `{value}`"
+        )),
     }
 }
 

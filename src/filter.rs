@@ -28,21 +28,32 @@
 use std::error::Error;
 use std::fmt;
 use std::io;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::frames::{write_frames, BatchReader, Frame, FrameError, READ_SIZE};
+use crate::frames::{
+    write_frames, BatchReader, Frame, FrameError, DEFAULT_MAX_MESSAGE, HEADER_LEN, READ_SIZE,
+};
 use crate::judge::Judge;
 use crate::policy::Policy;
 use crate::tally::Tally;
+use crate::timeouts::{within, Timeouts};
 
 /// Batches each channel between two stages holds before the sender waits.
 pub const CHANNEL_CAPACITY: usize = 4;
+
+/// The most bytes of frames on their way from the reader to the writer by
+/// default: 8 MiB, room for two frames of the largest size.
+pub const MAX_IN_FLIGHT: usize = 8 * 1024 * 1024;
+
+/// The largest in-flight budget: one acquire takes at most `u32::MAX` permits.
+const MAX_PERMITS: usize = u32::MAX as usize;
 
 /// A filter: which reader judges the messages, the policy, and how the
 /// stream is read and buffered.
@@ -69,19 +80,44 @@ pub struct Filter {
     policy: Policy,
     read_size: usize,
     capacity: usize,
+    in_flight: usize,
+    timeouts: Timeouts,
 }
 
 impl Filter {
     /// A filter judging with `reader` against `policy`, reading
-    /// [`READ_SIZE`] bytes at a time with [`CHANNEL_CAPACITY`] batches
-    /// between stages.
+    /// [`READ_SIZE`] bytes at a time, with [`CHANNEL_CAPACITY`] batches
+    /// between stages, at most [`MAX_IN_FLIGHT`] bytes of frames between the
+    /// reader and the writer, and the default [`Timeouts`].
     pub fn new(reader: Judge, policy: Policy) -> Filter {
         Filter {
             reader,
             policy,
             read_size: READ_SIZE,
             capacity: CHANNEL_CAPACITY,
+            in_flight: MAX_IN_FLIGHT,
+            timeouts: Timeouts::default(),
         }
+    }
+
+    /// The same filter, holding at most `bytes` of frames (at least one
+    /// frame of the largest size, [`DEFAULT_MAX_MESSAGE`] + 5 bytes) between
+    /// the reader and the writer.
+    pub fn with_in_flight(mut self, bytes: usize) -> Filter {
+        self.in_flight = bytes.clamp(DEFAULT_MAX_MESSAGE + HEADER_LEN, MAX_PERMITS);
+        self
+    }
+
+    /// The same filter, with these bounds on its waits (the connect timeout
+    /// is the caller's: see `net::filter_between`).
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Filter {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// The bounds on the filter's waits.
+    pub fn timeouts(&self) -> Timeouts {
+        self.timeouts
     }
 
     /// The same filter, reading at most `bytes` (at least 1) per read.
@@ -137,15 +173,17 @@ impl Filter {
     {
         let (frames_tx, frames_rx) = mpsc::channel(self.capacity);
         let (kept_tx, kept_rx) = mpsc::channel(self.capacity);
-        let frames = BatchReader::with_read_size(upstream, self.read_size);
-        let mut read = tokio::spawn(read_stage(frames, frames_tx, stop.clone()));
+        let frames = BatchReader::with_read_size(upstream, self.read_size)
+            .with_idle_timeout(self.timeouts.idle);
+        let budget = Arc::new(Semaphore::new(self.in_flight));
+        let mut read = tokio::spawn(read_stage(frames, frames_tx, budget, stop.clone()));
         let judge = tokio::spawn(judge_stage(
             self.reader,
             self.policy.clone(),
             frames_rx,
             kept_tx,
         ));
-        let write = tokio::spawn(write_stage(downstream, kept_rx));
+        let write = tokio::spawn(write_stage(downstream, kept_rx, self.timeouts.write));
         let _abort = AbortOnDrop(vec![
             read.abort_handle(),
             judge.abort_handle(),
@@ -204,13 +242,25 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// Frames on their way from the reader to the writer, with their share of
+/// the in-flight budget: the budget is given back when the batch is dropped
+/// (written, or judged to hold nothing to keep).
+struct InFlight<T> {
+    frames: Vec<T>,
+    _budget: OwnedSemaphorePermit,
+}
+
 /// Reads batches and passes them on until the stream ends, fails, `stop`
-/// is cancelled, or the judge stops taking them.
+/// is cancelled, or the judge stops taking them. Each batch takes its bytes
+/// (at most the whole budget) from `budget` before it is passed on, so a
+/// slow writer stops the reading once the budget is spent.
 async fn read_stage<R: AsyncRead + Unpin>(
     mut frames: BatchReader<R>,
-    tx: mpsc::Sender<Vec<Frame>>,
+    tx: mpsc::Sender<InFlight<Frame>>,
+    budget: Arc<Semaphore>,
     stop: CancellationToken,
 ) -> Result<(), FrameError> {
+    let whole = budget.available_permits();
     loop {
         let batch = tokio::select! {
             biased;
@@ -218,7 +268,16 @@ async fn read_stage<R: AsyncRead + Unpin>(
             batch = frames.next_batch() => batch?,
         };
         let Some(batch) = batch else { return Ok(()) };
-        if tx.send(batch).await.is_err() {
+        let bytes: usize = batch.iter().map(|frame| frame.frame().len()).sum();
+        let permits = u32::try_from(bytes.clamp(1, whole)).unwrap_or(u32::MAX);
+        let Ok(share) = budget.clone().acquire_many_owned(permits).await else {
+            return Ok(());
+        };
+        let in_flight = InFlight {
+            frames: batch,
+            _budget: share,
+        };
+        if tx.send(in_flight).await.is_err() {
             // The judge stopped because the writer failed; that error is the
             // one to report.
             return Ok(());
@@ -231,15 +290,15 @@ async fn read_stage<R: AsyncRead + Unpin>(
 async fn judge_stage(
     reader: Judge,
     policy: Policy,
-    mut rx: mpsc::Receiver<Vec<Frame>>,
-    tx: mpsc::Sender<Vec<Bytes>>,
+    mut rx: mpsc::Receiver<InFlight<Frame>>,
+    tx: mpsc::Sender<InFlight<Bytes>>,
 ) -> Tally {
     let mut total = Tally::default();
-    while let Some(batch) = rx.recv().await {
+    while let Some(InFlight { frames, _budget }) = rx.recv().await {
         let mut tally = Tally::default();
-        let mut kept = Vec::with_capacity(batch.len());
+        let mut kept = Vec::with_capacity(frames.len());
         let start = Instant::now();
-        for frame in batch {
+        for frame in frames {
             let verdict = reader.judge(&policy, frame.message());
             tally.count(verdict, frame.frame().len());
             if verdict.keep {
@@ -248,32 +307,44 @@ async fn judge_stage(
         }
         tally.judging = start.elapsed();
         total.add(&tally);
-        if !kept.is_empty() && tx.send(kept).await.is_err() {
+        if kept.is_empty() {
+            continue;
+        }
+        let in_flight = InFlight {
+            frames: kept,
+            _budget,
+        };
+        if tx.send(in_flight).await.is_err() {
             break;
         }
     }
     total
 }
 
-/// Writes the kept frames as they arrived, then flushes and shuts down.
-/// Returns the bytes of the batches written whole, and the error that
-/// stopped it, if any.
+/// Writes the kept frames as they arrived, then flushes and shuts down; each
+/// batch's write must end within `timeout`. Returns the bytes of the batches
+/// written whole, and the error that stopped it, if any.
 async fn write_stage<W: AsyncWrite + Unpin>(
     mut w: W,
-    mut rx: mpsc::Receiver<Vec<Bytes>>,
+    mut rx: mpsc::Receiver<InFlight<Bytes>>,
+    timeout: Option<Duration>,
 ) -> (u64, Option<io::Error>) {
     let mut written = 0u64;
-    while let Some(frames) = rx.recv().await {
-        if let Err(err) = write_frames(&mut w, &frames).await {
+    let stalled = || "writing kept frames to the downstream (it stopped reading)".to_owned();
+    while let Some(batch) = rx.recv().await {
+        if let Err(err) = within(timeout, stalled, write_frames(&mut w, &batch.frames)).await {
             return (written, Some(err));
         }
-        let bytes: u64 = frames.iter().map(|frame| frame.len() as u64).sum();
-        written += bytes;
+        written += batch
+            .frames
+            .iter()
+            .map(|frame| frame.len() as u64)
+            .sum::<u64>();
     }
-    if let Err(err) = w.flush().await {
+    if let Err(err) = within(timeout, stalled, w.flush()).await {
         return (written, Some(err));
     }
-    if let Err(err) = w.shutdown().await {
+    if let Err(err) = within(timeout, stalled, w.shutdown()).await {
         return (written, Some(err));
     }
     (written, None)

@@ -24,6 +24,7 @@ pub mod report;
 pub mod roles;
 pub mod shutdown;
 pub mod tally;
+pub mod timeouts;
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]

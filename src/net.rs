@@ -40,6 +40,7 @@ use crate::model::Issue;
 use crate::policy::Policy;
 use crate::pool::Pool;
 use crate::tally::Tally;
+use crate::timeouts::{within, Timeouts};
 
 /// What the upstream sent to one connection.
 #[derive(Clone, Copy, Debug)]
@@ -57,22 +58,26 @@ pub struct Sent {
 /// The upstream role, for one connection: streams `count` frames of `pool`
 /// to `stream`, then closes its write side. Once `stop` is cancelled it stops
 /// at the next cycle of the pool (a frame boundary) and closes as usual.
+/// Each write (a cycle of the pool, about 4 MB) must end within
+/// `write_timeout`.
 ///
 /// # Errors
 ///
-/// [`NetError::Io`] when writing fails (a peer that goes away early, say).
+/// [`NetError::Io`] when writing fails (a peer that goes away early, or
+/// stops reading, say).
 pub async fn serve(
     mut stream: TcpStream,
     peer: SocketAddr,
     pool: &Pool,
     count: u64,
     stop: &CancellationToken,
+    write_timeout: Option<Duration>,
 ) -> Result<Sent, NetError> {
     let start = Instant::now();
     // Best effort: without it only the last segment may wait for an ack.
     let _ = stream.set_nodelay(true);
     let (frames, bytes) = pool
-        .write_to(&mut stream, count, stop)
+        .write_to(&mut stream, count, stop, write_timeout)
         .await
         .map_err(|err| NetError::io(format!("upstream: writing to {peer}"), err))?;
     stream
@@ -102,19 +107,29 @@ pub async fn serve_one(
         .accept()
         .await
         .map_err(|err| NetError::io("upstream: accepting a connection", err))?;
-    serve(stream, peer, pool, count, stop).await
+    serve(stream, peer, pool, count, stop, Timeouts::default().write).await
 }
 
-/// Connects to `addr` for the filter, saying which side (`"upstream"` or
-/// `"downstream"`) failed if it does.
+/// Connects to `addr` for the filter within `timeout`, saying which side
+/// (`"upstream"` or `"downstream"`) failed if it does.
 ///
 /// # Errors
 ///
-/// [`NetError::Io`] naming the side and the address.
-pub async fn connect(addr: &str, side: &str) -> Result<TcpStream, NetError> {
-    let stream = TcpStream::connect(addr)
-        .await
-        .map_err(|err| NetError::io(format!("filter: connecting to the {side} at {addr}"), err))?;
+/// [`NetError::Io`] naming the side and the address, for a refused or
+/// timed-out connect.
+pub async fn connect(
+    addr: &str,
+    side: &str,
+    timeout: Option<Duration>,
+) -> Result<TcpStream, NetError> {
+    let context = || format!("filter: connecting to the {side} at {addr}");
+    let stream = within(
+        timeout,
+        || "the connect".to_owned(),
+        TcpStream::connect(addr),
+    )
+    .await
+    .map_err(|err| NetError::io(context(), err))?;
     let _ = stream.set_nodelay(true);
     Ok(stream)
 }
@@ -134,8 +149,9 @@ pub async fn filter_between(
     downstream: &str,
     stop: &CancellationToken,
 ) -> Result<Tally, NetError> {
-    let up = connect(upstream, "upstream").await?;
-    let down = connect(downstream, "downstream").await?;
+    let timeout = filter.timeouts().connect;
+    let up = connect(upstream, "upstream", timeout).await?;
+    let down = connect(downstream, "downstream", timeout).await?;
     filter
         .run(up, down, stop)
         .await

@@ -2,6 +2,7 @@
 //! streaming them costs writes and nothing else.
 
 use std::io;
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
@@ -10,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::frames::{encode, FrameError, HEADER_LEN};
 use crate::generate::{Gen, Generate};
 use crate::model::Issue;
+use crate::timeouts::within;
 
 /// The size the stream's issues are generated at: up to seven words in a
 /// text and seven elements in a list, about 4 KB a message.
@@ -103,28 +105,37 @@ impl Pool {
     /// the pool; nothing is copied or generated. Does not flush.
     ///
     /// Stops early, between two cycles (so at a frame boundary), once `stop`
-    /// is cancelled. Returns the frames and bytes written.
+    /// is cancelled. Each write must end within `timeout`. Returns the frames
+    /// and bytes written.
     ///
     /// # Errors
     ///
-    /// The writer's error.
+    /// The writer's error, or [`io::ErrorKind::TimedOut`] for a write that
+    /// took longer than `timeout` (a reader that stopped reading).
     pub async fn write_to<W: AsyncWrite + Unpin>(
         &self,
         w: &mut W,
         count: u64,
         stop: &CancellationToken,
+        timeout: Option<Duration>,
     ) -> io::Result<(u64, u64)> {
+        let stalled = || "writing to the client (it stopped reading)".to_owned();
         let distinct = self.ends.len() as u64;
         for cycle in 0..count / distinct {
             if stop.is_cancelled() {
                 let frames = cycle * distinct;
                 return Ok((frames, self.wire_len(frames)));
             }
-            w.write_all(&self.wire).await?;
+            within(timeout, stalled, w.write_all(&self.wire)).await?;
         }
         let rest = (count % distinct) as usize;
         if rest > 0 && !stop.is_cancelled() {
-            w.write_all(&self.wire[..self.ends[rest - 1]]).await?;
+            within(
+                timeout,
+                stalled,
+                w.write_all(&self.wire[..self.ends[rest - 1]]),
+            )
+            .await?;
             return Ok((count, self.wire_len(count)));
         }
         let frames = count - rest as u64;

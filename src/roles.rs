@@ -28,6 +28,7 @@ use crate::policy::Policy;
 use crate::pool::{Pool, DEFAULT_DISTINCT, MESSAGE_SIZE, SEED};
 use crate::report;
 use crate::shutdown::Shutdown;
+use crate::timeouts::Timeouts;
 
 /// The most messages an untimed warm-up run streams.
 pub const WARM_UP_CAP: u64 = 20_000;
@@ -160,7 +161,12 @@ pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
 /// # Errors
 ///
 /// A [`RunError`] when it cannot listen, or after a signal.
-pub async fn upstream(listen: &str, count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
+pub async fn upstream(
+    listen: &str,
+    count: u64,
+    timeouts: Timeouts,
+    shutdown: &Shutdown,
+) -> Result<(), RunError> {
     let pool = Arc::new(pool_for(count)?);
     let listener = bind(listen, "upstream").await?;
     let addr = net::local_addr(&listener, "upstream").map_err(RunError::failed)?;
@@ -179,7 +185,9 @@ pub async fn upstream(listen: &str, count: u64, shutdown: &Shutdown) -> Result<(
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => {
                     let (pool, stop) = (pool.clone(), stop.clone());
-                    clients.spawn(async move { net::serve(stream, peer, &pool, count, &stop).await });
+                    clients.spawn(async move {
+                        net::serve(stream, peer, &pool, count, &stop, timeouts.write).await
+                    });
                 }
                 Err(err) => {
                     eprintln!("upstream: accepting a connection on {addr}: {err}");

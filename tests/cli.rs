@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use clap::error::ErrorKind;
 use optics_core::Get;
-use triage::args::{parse, Command, DEFAULT_COUNT};
+use std::time::Duration;
+
+use triage::args::{parse, Command, Timeout, TimeoutArgs, DEFAULT_COUNT};
 use triage::exit::{EXIT_FAILURE, EXIT_USAGE};
 use triage::frames::encode;
 use triage::generate::{Gen, Generate};
@@ -15,6 +17,7 @@ use triage::judge::Judge;
 use triage::model::{Detail, Issue};
 use triage::policy::Policy;
 use triage::roles::{generate, generate_file, judge_file};
+use triage::timeouts::Timeouts;
 
 fn args(line: &str) -> Vec<OsString> {
     line.split_whitespace().map(OsString::from).collect()
@@ -55,7 +58,8 @@ fn parses_every_subcommand() {
         parse(args("upstream --listen 127.0.0.1:7000 --count=10")).unwrap(),
         Command::Upstream {
             listen: "127.0.0.1:7000".into(),
-            count: 10
+            count: 10,
+            write_timeout: Timeout(Some(Duration::from_secs(30))),
         }
     );
     assert_eq!(
@@ -68,6 +72,7 @@ fn parses_every_subcommand() {
             downstream: "[::1]:2".into(),
             reader: Judge::Decode,
             trust_input: false,
+            timeouts: TimeoutArgs::default(),
         }
     );
     assert_eq!(
@@ -77,6 +82,7 @@ fn parses_every_subcommand() {
             downstream: "b:2".into(),
             reader: Judge::Optics,
             trust_input: false,
+            timeouts: TimeoutArgs::default(),
         }
     );
     assert_eq!(
@@ -86,6 +92,22 @@ fn parses_every_subcommand() {
             downstream: "b:2".into(),
             reader: Judge::Optics,
             trust_input: true,
+            timeouts: TimeoutArgs::default(),
+        }
+    );
+    let Command::Filter { timeouts, .. } = parse(args(
+        "filter --upstream a:1 --downstream b:2 --connect-timeout 500ms --idle-timeout off \
+         --write-timeout 2m",
+    ))
+    .unwrap() else {
+        panic!("a filter command");
+    };
+    assert_eq!(
+        timeouts.timeouts(),
+        Timeouts {
+            connect: Some(Duration::from_millis(500)),
+            idle: None,
+            write: Some(Duration::from_secs(120)),
         }
     );
     assert_eq!(
@@ -178,6 +200,14 @@ fn bad_arguments_name_the_argument_and_what_was_expected() {
         ("judge", "<FILE>"),
         ("judge a b", "unexpected argument 'b'"),
         ("judge --strict f", "unexpected argument '--strict'"),
+        (
+            "filter --upstream a:1 --downstream b:2 --idle-timeout 5",
+            "expects a time such as 500ms, 30s or 2m (or `off`), got `5`",
+        ),
+        (
+            "filter --upstream a:1 --downstream b:2 --write-timeout 0s",
+            "got `0s`",
+        ),
     ];
     for (line, want) in cases {
         let err = parse(args(line)).expect_err(line);

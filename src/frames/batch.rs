@@ -1,5 +1,7 @@
 //! Reading frames in batches: every frame decoded from one read of a stream.
 
+use std::time::Duration;
+
 use bytes::{BufMut, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::codec::Decoder;
@@ -43,6 +45,8 @@ pub struct BatchReader<R> {
     pending: Option<FrameError>,
     /// The stream ended or failed: nothing more to read.
     done: bool,
+    /// How long a read may wait while a frame is part-way through.
+    idle_timeout: Option<Duration>,
 }
 
 impl<R: AsyncRead + Unpin> BatchReader<R> {
@@ -61,7 +65,17 @@ impl<R: AsyncRead + Unpin> BatchReader<R> {
             read_size: read_size.max(1),
             pending: None,
             done: false,
+            idle_timeout: None,
         }
+    }
+
+    /// The same reader, failing with [`FrameError::Stalled`] when no byte
+    /// arrives for `timeout` while a frame is part-way through. Between
+    /// frames it waits as long as the stream stays open: a quiet producer is
+    /// not a stalled one. Needs a tokio runtime with its timer enabled.
+    pub fn with_idle_timeout(mut self, timeout: Option<Duration>) -> BatchReader<R> {
+        self.idle_timeout = timeout;
+        self
     }
 
     /// The next batch of frames (never empty), `Ok(None)` once the stream
@@ -84,10 +98,21 @@ impl<R: AsyncRead + Unpin> BatchReader<R> {
             if self.buf.capacity() - self.buf.len() < self.read_size / 4 {
                 self.buf.reserve(self.read_size);
             }
-            let read = self
-                .inner
-                .read_buf(&mut (&mut self.buf).limit(self.read_size))
-                .await;
+            // Bytes left in the buffer are part of a frame: the stream is
+            // inside one and must keep moving.
+            let inside_frame = !self.buf.is_empty();
+            let mut limited = (&mut self.buf).limit(self.read_size);
+            let read = self.inner.read_buf(&mut limited);
+            let read = match self.idle_timeout {
+                Some(timeout) if inside_frame => match tokio::time::timeout(timeout, read).await {
+                    Ok(read) => read,
+                    Err(_) => {
+                        self.done = true;
+                        return Err(self.decoder.stalled(&self.buf, timeout));
+                    }
+                },
+                _ => read.await,
+            };
             let eof = match read {
                 Ok(n) => n == 0,
                 Err(err) => {

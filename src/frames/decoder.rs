@@ -1,6 +1,8 @@
 //! Splitting a byte stream into frames: [`FrameDecoder`] and the [`Frame`]s it
 //! hands out.
 
+use std::time::Duration;
+
 use bytes::{Bytes, BytesMut};
 use tokio_util::codec::Decoder;
 
@@ -238,11 +240,31 @@ impl FrameDecoder {
 
     /// The error for a stream that ended with `src` holding an incomplete
     /// frame (never empty).
-    fn truncated(&self, src: &[u8]) -> FrameError {
-        let (part, received, expected) = match self.state {
+    /// Which part of the current frame `src` (the bytes not yet handed out)
+    /// is in, how many of its bytes arrived and how many it should have.
+    fn progress(&self, src: &[u8]) -> (FramePart, usize, usize) {
+        match self.state {
             State::Head => (FramePart::Header, src.len(), HEADER_LEN),
             State::Data(len) => (FramePart::Message, src.len() - HEADER_LEN, len),
-        };
+        }
+    }
+
+    /// The error for a stream that stopped moving for `waited` while `src`
+    /// (the bytes not yet handed out, not empty) held part of a frame.
+    pub fn stalled(&self, src: &[u8], waited: Duration) -> FrameError {
+        let (part, received, expected) = self.progress(src);
+        FrameError::Stalled {
+            part,
+            received,
+            expected,
+            waited,
+            index: self.frames,
+            offset: self.consumed,
+        }
+    }
+
+    fn truncated(&self, src: &[u8]) -> FrameError {
+        let (part, received, expected) = self.progress(src);
         FrameError::Truncated {
             part,
             received,

@@ -3,6 +3,7 @@
 use std::error::Error;
 use std::fmt;
 use std::io;
+use std::time::Duration;
 
 /// Which part of a frame a truncated stream ended in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +82,22 @@ pub enum FrameError {
         /// Stream offset of the frame's first byte.
         offset: u64,
     },
+    /// The stream stopped moving inside a frame: no byte arrived for the
+    /// idle timeout while a frame was part-way through.
+    Stalled {
+        /// The part of the frame the stream stalled in.
+        part: FramePart,
+        /// Bytes of that part that arrived.
+        received: usize,
+        /// Bytes that part should have had.
+        expected: usize,
+        /// How long nothing arrived.
+        waited: Duration,
+        /// 0-based index of the frame in the stream.
+        index: u64,
+        /// Stream offset of the frame's first byte.
+        offset: u64,
+    },
     /// A message to be framed is longer than the four-byte length field can
     /// say (`u32::MAX` bytes).
     Unframeable {
@@ -125,6 +142,21 @@ impl fmt::Display for FrameError {
                 write!(
                     f,
                     "stream ended inside a frame: {received} of {expected} {part} bytes arrived"
+                )?;
+                (index, offset)
+            }
+            FrameError::Stalled {
+                part,
+                received,
+                expected,
+                waited,
+                index,
+                offset,
+            } => {
+                write!(
+                    f,
+                    "stream stalled inside a frame: {received} of {expected} {part} bytes \
+                     arrived, then nothing for {waited:?}"
                 )?;
                 (index, offset)
             }
