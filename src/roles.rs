@@ -268,11 +268,13 @@ pub async fn filter(
     }
 }
 
-/// The downstream role: receives one stream on `listen`, then checks it.
+/// The downstream role: receives one stream on `listen`, then checks it:
+/// every message should decode as an issue that the policy keeps.
 ///
 /// # Errors
 ///
-/// A [`RunError`] when it cannot listen or read, or after a signal.
+/// A [`RunError`] when it cannot listen or read, when any message received
+/// fails the check, or after a signal.
 pub async fn downstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunError> {
     let listener = bind(listen, "downstream").await?;
     let addr = net::local_addr(&listener, "downstream").map_err(RunError::failed)?;
@@ -297,7 +299,17 @@ pub async fn downstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunErro
         check.kept,
         check.took.as_secs_f64() * 1e3
     );
-    Ok(())
+    if check.decoded == check.received && check.kept == check.received {
+        Ok(())
+    } else {
+        Err(RunError::failed(format!(
+            "downstream: check failed: of {} messages received, {} do not decode as issues \
+             and {} more are not kept by the policy",
+            check.received,
+            check.received - check.decoded,
+            check.decoded - check.kept
+        )))
+    }
 }
 
 /// Writes `count` frames, each a distinct issue generated at the stream's

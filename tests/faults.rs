@@ -1,0 +1,419 @@
+//! The filter under faults and hostile input, in memory and on loopback:
+//! malformed messages are never kept in strict mode, a graceful stop tears
+//! no frame, and every wait has a bound.
+
+use std::io::Cursor;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio_util::codec::Decoder;
+use tokio_util::sync::CancellationToken;
+use triage::exit::EXIT_INTERRUPTED;
+use triage::filter::{Failure, Filter};
+use triage::frames::{encode, FrameDecoder, FrameError};
+use triage::generate::{Gen, Generate};
+use triage::judge::{by_decoding, by_optics, by_optics_trusting, judge_bytes, Judge};
+use triage::model::Issue;
+use triage::net;
+use triage::policy::{Flaw, Policy, Verdict};
+use triage::pool::Pool;
+use triage::roles;
+use triage::shutdown::Shutdown;
+use triage::tally::Row;
+use triage::timeouts::Timeouts;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Generated issues the policy keeps.
+fn kept_issues(seed: u64, count: usize) -> Vec<Issue> {
+    let policy = Policy::default();
+    let mut g = Gen::new(seed, 7);
+    std::iter::repeat_with(|| Issue::generate(&mut g))
+        .filter(|issue| policy.keep(&issue.detail))
+        .take(count)
+        .collect()
+}
+
+/// Ways to break a message outside the paths the policy reads, each keeping
+/// its detail (so a reader that only looks at the detail would keep it).
+fn damaged(message: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let text = std::str::from_utf8(message).unwrap();
+    let title = text.find(r#""title":""#).unwrap() + r#""title":""#.len();
+    let mut garbage = message.to_vec();
+    // `"title":"...` becomes `"title":@"...`: a value that is not JSON.
+    garbage.insert(title - 1, b'@');
+    let mut invalid_utf8 = message.to_vec();
+    invalid_utf8.insert(title, 0xff);
+    let mut control = message.to_vec();
+    control.insert(title, b'\n');
+    let mut trailing = message.to_vec();
+    trailing.extend_from_slice(b" x");
+    let mut two = message.to_vec();
+    two.extend_from_slice(message);
+    let mut unclosed = message.to_vec();
+    unclosed.pop();
+    let mut bad_number = message.to_vec();
+    let id = text.find(r#""id":"#).unwrap() + r#""id":"#.len();
+    bad_number.splice(id..id, b"01".iter().copied());
+    vec![
+        ("garbage in a skipped value", garbage),
+        ("invalid UTF-8 in a skipped string", invalid_utf8),
+        ("a raw control character in a skipped string", control),
+        ("trailing garbage", trailing),
+        ("two documents", two),
+        ("an object that is not closed", unclosed),
+        ("a number with a leading zero", bad_number),
+    ]
+}
+
+#[test]
+fn strict_optics_never_keep_a_malformed_message_and_count_it_as_malformed() {
+    let policy = Policy::default();
+    for issue in kept_issues(21, 20) {
+        let message = issue.to_json();
+        assert!(by_optics(&policy, &message).keep);
+        for (how, bad) in damaged(&message) {
+            assert!(
+                serde_json::from_slice::<serde_json::Value>(&bad).is_err(),
+                "{how}: the damage should make the message invalid JSON"
+            );
+            assert_eq!(
+                by_optics(&policy, &bad),
+                Verdict::refused(Flaw::Malformed),
+                "{how}"
+            );
+            assert_eq!(
+                by_decoding(&policy, &bad),
+                Verdict::refused(Flaw::Malformed),
+                "{how}"
+            );
+        }
+    }
+    // Trusting mode reads only the detail: damage elsewhere goes unseen.
+    // This is why strict is the default.
+    let message = kept_issues(21, 1).remove(0).to_json();
+    let (how, garbage) = damaged(&message).remove(0);
+    assert!(by_optics_trusting(&policy, &garbage).keep, "{how}");
+}
+
+#[test]
+fn the_strict_filter_forwards_none_of_them_and_the_tally_says_why() {
+    let issues = kept_issues(22, 5);
+    let mut wire = BytesMut::new();
+    let mut bad_count = 0;
+    for issue in &issues {
+        let message = issue.to_json();
+        encode(&message, &mut wire).unwrap();
+        for (_, bad) in damaged(&message) {
+            encode(&bad, &mut wire).unwrap();
+            bad_count += 1;
+        }
+    }
+    let wire = wire.freeze();
+
+    // `judge FILE`'s view: both readers count the malformed ones, and agree.
+    let judged = judge_bytes(BytesMut::from(&wire[..]), &Policy::default());
+    assert!(
+        judged.disagreements.is_empty(),
+        "{:?}",
+        judged.disagreements
+    );
+    for tally in [&judged.optics, &judged.decode] {
+        assert_eq!(tally.flawed(Flaw::Malformed), bad_count);
+        assert_eq!(tally.kept(), issues.len() as u64);
+    }
+
+    // The filter: only the whole messages go through.
+    let (tally, got) = runtime().block_on(async {
+        let (out, mut downstream) = tokio::io::duplex(64 * 1024);
+        let reading = tokio::spawn(async move {
+            let mut got = Vec::new();
+            downstream.read_to_end(&mut got).await.map(|_| got)
+        });
+        let filter = Filter::new(Judge::Optics, Policy::default());
+        let tally = filter
+            .run(Cursor::new(wire), out, &CancellationToken::new())
+            .await
+            .unwrap();
+        (tally, reading.await.unwrap().unwrap())
+    });
+    assert_eq!(tally.row(Row::Flawed(Flaw::Malformed)).seen, bad_count);
+    assert_eq!(tally.row(Row::Flawed(Flaw::Malformed)).kept, 0);
+    let mut want = BytesMut::new();
+    for issue in &issues {
+        encode(&issue.to_json(), &mut want).unwrap();
+    }
+    assert!(got == want[..], "exactly the whole messages, in order");
+}
+
+/// A reader that gives `bytes`, then stays open and silent for ever.
+fn then_silence(bytes: Bytes) -> impl tokio::io::AsyncRead + Unpin + Send + 'static {
+    tokio::io::AsyncReadExt::chain(Cursor::new(bytes), tokio::io::empty()).chain(Pending)
+}
+
+/// An `AsyncRead` that never yields a byte nor ends.
+struct Pending;
+
+impl tokio::io::AsyncRead for Pending {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        _: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Pending
+    }
+}
+
+fn short(idle: u64, write: u64) -> Timeouts {
+    Timeouts {
+        connect: Some(Duration::from_millis(300)),
+        idle: Some(Duration::from_millis(idle)),
+        write: Some(Duration::from_millis(write)),
+    }
+}
+
+#[test]
+fn an_upstream_that_stalls_inside_a_frame_fails_the_stream_after_the_idle_timeout() {
+    let pool = Pool::generate(23, 7, 40).unwrap();
+    let mut wire = BytesMut::new();
+    for i in 0..40 {
+        wire.extend_from_slice(&pool.frame(i));
+    }
+    // A header announcing 1000 bytes, and three of them.
+    wire.extend_from_slice(&[0, 0, 0, 3, 232, b'{', b'"', b'a']);
+    let filter = Filter::new(Judge::ForwardAll, Policy::default()).with_timeouts(short(300, 5000));
+    let start = Instant::now();
+    let (result, got) = runtime().block_on(async {
+        let (out, mut downstream) = tokio::io::duplex(1 << 20);
+        let reading = tokio::spawn(async move {
+            let mut got = Vec::new();
+            downstream.read_to_end(&mut got).await.map(|_| got)
+        });
+        let result = filter
+            .run(then_silence(wire.freeze()), out, &CancellationToken::new())
+            .await;
+        (result, reading.await.unwrap().unwrap())
+    });
+    let took = start.elapsed();
+    let err = result.unwrap_err();
+    let Failure::Read(FrameError::Stalled {
+        received,
+        expected,
+        index,
+        ..
+    }) = &err.failure
+    else {
+        panic!("expected a stall, got {err}");
+    };
+    assert_eq!((*received, *expected, *index), (3, 1000, 40));
+    assert!(
+        err.to_string()
+            .contains("stream stalled inside a frame: 3 of 1000 message bytes arrived"),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    // The 40 frames before the stall were forwarded whole.
+    assert_eq!(err.tally.messages, 40);
+    assert_eq!(got.len() as u64, pool.wire_len(40));
+}
+
+#[test]
+fn a_quiet_upstream_between_frames_is_not_stalled() {
+    let pool = Pool::generate(24, 7, 2).unwrap();
+    let filter = Filter::new(Judge::ForwardAll, Policy::default()).with_timeouts(short(100, 5000));
+    let tally = runtime().block_on(async {
+        let (mut up, up_read) = tokio::io::duplex(1 << 20);
+        let (out, mut downstream) = tokio::io::duplex(1 << 20);
+        let frames = (pool.frame(0), pool.frame(1));
+        tokio::spawn(async move {
+            up.write_all(&frames.0).await.unwrap();
+            // Three idle timeouts of silence, between two frames.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            up.write_all(&frames.1).await.unwrap();
+            up.shutdown().await.unwrap();
+        });
+        tokio::spawn(async move {
+            let mut sink = Vec::new();
+            let _ = downstream.read_to_end(&mut sink).await;
+        });
+        filter
+            .run(up_read, out, &CancellationToken::new())
+            .await
+            .unwrap()
+    });
+    assert_eq!(tally.messages, 2);
+}
+
+#[test]
+fn a_downstream_that_stops_reading_fails_the_stream_after_the_write_timeout() {
+    let pool = Pool::generate(25, 7, 200).unwrap();
+    let mut wire = BytesMut::new();
+    for i in 0..200 {
+        wire.extend_from_slice(&pool.frame(i));
+    }
+    let filter = Filter::new(Judge::ForwardAll, Policy::default()).with_timeouts(short(5000, 300));
+    let start = Instant::now();
+    let result = runtime().block_on(async {
+        // A downstream that accepts 4 KiB and never reads.
+        let (out, _never_read) = tokio::io::duplex(4096);
+        filter
+            .run(Cursor::new(wire.freeze()), out, &CancellationToken::new())
+            .await
+    });
+    let took = start.elapsed();
+    let err = result.unwrap_err();
+    let Failure::Write(io) = &err.failure else {
+        panic!("expected a write failure, got {err}");
+    };
+    assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
+    assert!(err.to_string().contains("it stopped reading"), "{err}");
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+}
+
+#[test]
+fn a_connect_to_a_listener_that_never_accepts_times_out() {
+    runtime().block_on(async {
+        // A listener with a backlog of one that never accepts: once its
+        // queue is full, the kernel leaves further connects unanswered.
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let listener = socket.listen(1).unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let mut fillers = Vec::new();
+        let start = Instant::now();
+        let timeout = Some(Duration::from_millis(300));
+        let err = loop {
+            match net::connect(&addr, "downstream", timeout).await {
+                Ok(stream) => fillers.push(stream),
+                Err(err) => break err,
+            }
+            assert!(fillers.len() < 64, "the backlog never filled");
+        };
+        let took = start.elapsed();
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("filter: connecting to the downstream at {addr}")),
+            "{text}"
+        );
+        assert!(text.contains("took longer than 300ms"), "{text}");
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+        drop(listener);
+    });
+}
+
+#[test]
+fn the_upstream_role_serves_a_reading_client_while_another_does_not_read() {
+    let rt = runtime();
+    let count = 20_000; // about 80 MB a connection: far more than a socket buffers
+    let (sent_to_reader, took, stopped) = rt.block_on(async {
+        let probe = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = probe.local_addr().unwrap().to_string();
+        drop(probe);
+        let shutdown = Shutdown::manual();
+        let timeouts = Timeouts {
+            write: Some(Duration::from_millis(500)),
+            ..Timeouts::default()
+        };
+        let role = {
+            let (addr, shutdown) = (addr.clone(), shutdown.clone());
+            tokio::spawn(async move { roles::upstream(&addr, count, timeouts, &shutdown).await })
+        };
+        let connect = || async {
+            for _ in 0..100 {
+                if let Ok(stream) = TcpStream::connect(&addr).await {
+                    return stream;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            panic!("the upstream role never listened");
+        };
+        let _idle = connect().await; // connects, never reads
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let start = Instant::now();
+        let mut reader = connect().await;
+        let mut got = 0u64;
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = reader.read(&mut buf).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            got += n as u64;
+        }
+        let took = start.elapsed();
+        shutdown.trigger(EXIT_INTERRUPTED);
+        let stopped = tokio::time::timeout(Duration::from_secs(5), role)
+            .await
+            .expect("the role stops after the signal")
+            .unwrap();
+        (got, took, stopped)
+    });
+    let pool = Pool::generate(triage::pool::SEED, triage::pool::MESSAGE_SIZE, 1024).unwrap();
+    assert_eq!(sent_to_reader, pool.wire_len(count));
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+    assert_eq!(stopped.unwrap_err().code, EXIT_INTERRUPTED);
+}
+
+#[test]
+fn a_graceful_stop_writes_every_judged_frame_whole_and_tears_none() {
+    let pool = Arc::new(Pool::generate(26, 7, 300).unwrap());
+    let count = 20_000;
+    let (tally, got) = runtime().block_on(async {
+        let (mut up, up_read) = tokio::io::duplex(64 * 1024);
+        let (out, mut down) = tokio::io::duplex(16 * 1024);
+        let writer = {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                for i in 0..count {
+                    if up.write_all(&pool.frame(i)).await.is_err() {
+                        break;
+                    }
+                }
+            })
+        };
+        let stop = CancellationToken::new();
+        let reader = {
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let mut got = Vec::new();
+                let mut buf = vec![0u8; 8192];
+                loop {
+                    let n = down.read(&mut buf).await.unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                    if got.len() > 200_000 {
+                        stop.cancel();
+                    }
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                got
+            })
+        };
+        let filter = Filter::new(Judge::Optics, Policy::default());
+        let tally = filter.run(up_read, out, &stop).await.unwrap();
+        let got = reader.await.unwrap();
+        writer.abort();
+        (tally, got)
+    });
+    assert!(tally.messages < count, "the stop came before the end");
+    assert_eq!(got.len() as u64, tally.bytes_out);
+    let mut buf = BytesMut::from(&got[..]);
+    let mut decoder = FrameDecoder::new();
+    let mut frames = 0;
+    while let Some(frame) = decoder.decode_eof(&mut buf).expect("no torn frame") {
+        assert!(by_optics(&Policy::default(), frame.message()).keep);
+        frames += 1;
+    }
+    assert_eq!(frames, tally.kept());
+}
