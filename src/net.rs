@@ -27,17 +27,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use tokio::io::{AsyncRead, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+use crate::downstream::{self, receive, Received, StreamDigest, Verify};
 use crate::filter::{AbortOnDrop, Filter, FilterError};
-use crate::frames::BatchReader;
-use crate::frames::{Frame, FrameError};
+use crate::frames::FrameError;
 use crate::judge::Judge;
-use crate::model::Issue;
-use crate::policy::Policy;
 use crate::pool::Pool;
 use crate::tally::Tally;
 use crate::timeouts::{within, Timeouts};
@@ -158,100 +155,28 @@ pub async fn filter_between(
         .map_err(|err| NetError::Filter(Box::new(err)))
 }
 
-/// What the downstream received: every frame, in order.
-///
-/// Holds the frames in memory, views of the read buffers they arrived in,
-/// so memory is the size of the stream received.
-#[derive(Debug)]
-pub struct Received {
-    /// The frames, as they arrived.
-    pub frames: Vec<Frame>,
-    /// Bytes received, headers included.
-    pub bytes: u64,
-    /// When the receiving began.
-    pub started: Instant,
-    /// When the end of the stream was read.
-    pub ended: Instant,
-}
-
-/// The downstream's check of what it received: how many frames decode as an
-/// [`Issue`], and how many of those the policy keeps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Check {
-    /// Messages received.
-    pub received: u64,
-    /// Of those, the ones that decode as an `Issue`.
-    pub decoded: u64,
-    /// Of those, the ones the policy keeps.
-    pub kept: u64,
-    /// How long the check took (not part of the stream's time).
-    pub took: Duration,
-}
-
-impl Received {
-    /// Decodes every message as an [`Issue`] with serde_json and judges its
-    /// detail with `policy`. O(total bytes): a full decode per message.
-    pub fn check(&self, policy: &Policy) -> Check {
-        let start = Instant::now();
-        let mut decoded = 0;
-        let mut kept = 0;
-        for frame in &self.frames {
-            if let Ok(issue) = serde_json::from_slice::<Issue>(frame.message()) {
-                decoded += 1;
-                kept += u64::from(policy.keep(&issue.detail));
-            }
-        }
-        Check {
-            received: self.frames.len() as u64,
-            decoded,
-            kept,
-            took: start.elapsed(),
-        }
-    }
-
-    /// The messages received, in order, without headers. Nothing copied.
-    pub fn messages(&self) -> impl Iterator<Item = &Bytes> + '_ {
-        self.frames.iter().map(Frame::message)
-    }
-}
-
-/// Reads every frame from `r` until it ends. Costs one read per 256 KiB and
-/// O(1) per frame; keeps every frame.
-///
-/// # Errors
-///
-/// The [`FrameError`] that stopped the stream; the frames before it are
-/// dropped.
-pub async fn receive<R: AsyncRead + Unpin>(r: R) -> Result<Received, FrameError> {
-    let started = Instant::now();
-    let mut reader = BatchReader::new(r);
-    let mut frames = Vec::new();
-    let mut bytes = 0u64;
-    while let Some(batch) = reader.next_batch().await? {
-        bytes += batch.iter().map(|f| f.frame().len() as u64).sum::<u64>();
-        frames.extend(batch);
-    }
-    Ok(Received {
-        frames,
-        bytes,
-        started,
-        ended: Instant::now(),
-    })
-}
-
 /// The downstream role: accepts one connection and receives every frame on
-/// it (see [`receive`]). Returns who sent them, and what they were.
+/// it (see [`receive`]), verifying as `verify` says, until the stream ends
+/// or `stop` is cancelled. Returns who sent them, and what was received.
 ///
 /// # Errors
 ///
 /// [`NetError::Io`] when accepting fails, [`NetError::Downstream`] when the
-/// stream cannot be read or framed.
-pub async fn receive_one(listener: &TcpListener) -> Result<(SocketAddr, Received), NetError> {
-    let (stream, peer) = listener
-        .accept()
+/// stream cannot be read or framed, [`NetError::Stopped`] when `stop` came
+/// before a connection.
+pub async fn receive_one(
+    listener: &TcpListener,
+    verify: &Verify,
+    stop: &CancellationToken,
+) -> Result<(SocketAddr, Received), NetError> {
+    let (stream, peer) = tokio::select! {
+        accepted = listener.accept() => accepted
+            .map_err(|err| NetError::io("downstream: accepting a connection", err))?,
+        () = stop.cancelled() => return Err(NetError::Stopped(Box::default())),
+    };
+    let received = receive(stream, verify, stop)
         .await
-        .map_err(|err| NetError::io("downstream: accepting a connection", err))?;
-    let received = receive(stream).await.map_err(NetError::Downstream)?;
+        .map_err(NetError::Downstream)?;
     Ok((peer, received))
 }
 
@@ -269,8 +194,12 @@ pub struct Run {
     pub sent: Sent,
     /// What the downstream received.
     pub received: Received,
-    /// The downstream's check, done after the timed stream.
-    pub check: Check,
+    /// What the downstream should have received: the frames a full decode
+    /// and the policy keep (every frame, for forward-all), computed after
+    /// the stream.
+    pub expected: StreamDigest,
+    /// How long computing `expected` took (not part of the stream's time).
+    pub check_took: Duration,
 }
 
 impl Run {
@@ -280,32 +209,27 @@ impl Run {
     }
 
     /// Whether everything adds up: the filter judged every frame sent, the
-    /// downstream received exactly the kept frames, and (unless the filter
-    /// forwards everything) each decodes as an issue the policy keeps.
+    /// downstream received what the filter says it kept, and that is exactly
+    /// (digest for digest) what a full decode and the policy keep.
     pub fn passed(&self) -> bool {
-        let through = self.tally.messages == self.sent.frames
+        self.tally.messages == self.sent.frames
             && self.tally.bytes_in == self.sent.bytes
-            && self.check.received == self.tally.kept()
-            && self.received.bytes == self.tally.bytes_out;
-        let judged = match self.reader {
-            Judge::ForwardAll => self.check.received == self.sent.frames,
-            Judge::Optics | Judge::OpticsTrusting | Judge::Decode => {
-                self.check.decoded == self.check.received && self.check.kept == self.check.received
-            }
-        };
-        through && judged
+            && self.received.frames() == self.tally.kept()
+            && self.received.bytes() == self.tally.bytes_out
+            && self.received.digest == self.expected
     }
 }
 
 /// Runs upstream, `filter` and downstream on `127.0.0.1` (ephemeral ports)
-/// for a stream of `count` frames from `pool`, then checks what the
-/// downstream received (off the timed path, on a blocking thread).
-///
-/// Memory: the downstream keeps every kept frame until the run is dropped.
+/// for a stream of `count` frames from `pool`. The downstream keeps only a
+/// digest of what it receives; after the stream, on a blocking thread, the
+/// digest it should have is computed from the pool (see
+/// [`downstream::expected`]). Memory stays constant, whatever `count`.
 ///
 /// # Errors
 ///
-/// The first role that failed, as a [`NetError`].
+/// The first role that failed, as a [`NetError`]; [`NetError::Stopped`]
+/// when `stop` ends the run early.
 pub async fn loopback(
     pool: Arc<Pool>,
     count: u64,
@@ -322,9 +246,14 @@ pub async fn loopback(
     let up_addr = local_addr(&up, "upstream")?.to_string();
     let down_addr = local_addr(&down, "downstream")?.to_string();
 
-    let upstream_stop = stop.clone();
-    let upstream = tokio::spawn(async move { serve_one(&up, &pool, count, &upstream_stop).await });
-    let downstream = tokio::spawn(async move { receive_one(&down).await });
+    let upstream = {
+        let (pool, stop) = (pool.clone(), stop.clone());
+        tokio::spawn(async move { serve_one(&up, &pool, count, &stop).await })
+    };
+    let downstream = {
+        let stop = stop.clone();
+        tokio::spawn(async move { receive_one(&down, &Verify::Digest, &stop).await })
+    };
     let _abort = AbortOnDrop(vec![upstream.abort_handle(), downstream.abort_handle()]);
 
     let start = Instant::now();
@@ -340,21 +269,23 @@ pub async fn loopback(
         .map_err(|_| NetError::Panicked("upstream"))??;
     let elapsed = received.ended.saturating_duration_since(start);
 
-    let policy = filter.policy().clone();
-    let (received, check) = tokio::task::spawn_blocking(move || {
-        let check = received.check(&policy);
-        (received, check)
+    let (reader, policy) = (filter.reader(), filter.policy().clone());
+    let (expected, check_took) = tokio::task::spawn_blocking(move || {
+        let start = Instant::now();
+        let expected = downstream::expected(&pool, count, reader, &policy);
+        (expected, start.elapsed())
     })
     .await
     .map_err(|_| NetError::Panicked("downstream check"))?;
 
     Ok(Run {
-        reader: filter.reader(),
+        reader,
         tally,
         elapsed,
         sent,
         received,
-        check,
+        expected,
+        check_took,
     })
 }
 

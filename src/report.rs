@@ -19,8 +19,9 @@
 use std::fmt::Write;
 use std::time::Duration;
 
+use crate::downstream::StreamDigest;
 use crate::judge::{Judge, Judged};
-use crate::net::{Check, Run};
+use crate::net::Run;
 use crate::tally::{rows, Tally};
 
 /// `bytes` in MB (10^6 bytes).
@@ -93,31 +94,44 @@ pub fn kind_table(tally: &Tally) -> String {
     out
 }
 
-/// The downstream's check: what it received against what the filter kept,
-/// and what a full decode and the policy make of it, with the check's own
-/// time.
+/// The downstream's check in a loopback run: what it received against what
+/// the filter kept, and whether its digest matches the frames a full decode
+/// and the policy keep, with the time computing that took.
 ///
 /// ```
 /// use std::time::Duration;
-/// use triage::net::Check;
+/// use triage::downstream::StreamDigest;
+/// use triage::judge::Judge;
 /// use triage::report::check;
 ///
-/// let c = Check { received: 5, decoded: 5, kept: 5, took: Duration::from_millis(3) };
+/// let got = StreamDigest { frames: 5, bytes: 20_000, hash: 7 };
 /// assert_eq!(
-///     check(&c, 5),
-///     "  downstream received 5 messages (5 kept); 5 decode as issues, and the policy keeps 5 of them\n  \
+///     check(&got, &got, 5, Judge::Optics, Duration::from_millis(3)),
+///     "  downstream received 5 messages (5 kept), digest for digest the frames a full decode and the policy keep\n  \
 ///      the check took 3.0 ms, after the stream (not timed with it)\n"
 /// );
 /// ```
-pub fn check(check: &Check, kept: u64) -> String {
+pub fn check(
+    got: &StreamDigest,
+    want: &StreamDigest,
+    kept: u64,
+    reader: Judge,
+    took: Duration,
+) -> String {
+    let which = match reader {
+        Judge::ForwardAll => "every frame the upstream sent",
+        _ => "the frames a full decode and the policy keep",
+    };
+    let verdict = if got == want {
+        format!("digest for digest {which}")
+    } else {
+        format!("NOT {which} ({} frames, {} B)", want.frames, want.bytes)
+    };
     format!(
-        "  downstream received {} messages ({kept} kept); {} decode as issues, \
-         and the policy keeps {} of them\n  \
+        "  downstream received {} messages ({kept} kept), {verdict}\n  \
          the check took {:.1} ms, after the stream (not timed with it)\n",
-        check.received,
-        check.decoded,
-        check.kept,
-        check.took.as_secs_f64() * 1e3,
+        got.frames,
+        took.as_secs_f64() * 1e3,
     )
 }
 
@@ -148,7 +162,13 @@ pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
 pub fn run(run: &Run) -> String {
     let mut out = throughput(run.reader.label(), &run.tally, run.elapsed);
     out.push_str(&kind_table(&run.tally));
-    out.push_str(&check(&run.check, run.tally.kept()));
+    out.push_str(&check(
+        &run.received.digest,
+        &run.expected,
+        run.tally.kept(),
+        run.reader,
+        run.check_took,
+    ));
     if !run.passed() {
         let _ = writeln!(
             out,
@@ -160,8 +180,8 @@ pub fn run(run: &Run) -> String {
             run.tally.bytes_in,
             run.tally.kept(),
             run.tally.bytes_out,
-            run.check.received,
-            run.received.bytes,
+            run.received.frames(),
+            run.received.bytes(),
         );
     }
     out

@@ -17,6 +17,7 @@ use bytes::BytesMut;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
+use crate::downstream::Verify;
 use crate::exit::{RunError, EXIT_FAILURE, EXIT_INTERRUPTED};
 use crate::filter::Filter;
 use crate::frames::encode;
@@ -268,8 +269,10 @@ pub async fn filter(
     }
 }
 
-/// The downstream role: receives one stream on `listen`, then checks it:
-/// every message should decode as an issue that the policy keeps.
+/// The downstream role: receives one stream on `listen`, checking each
+/// message as it arrives: every message should decode as an issue that the
+/// policy keeps. Memory stays constant. On a signal it stops reading and
+/// reports what it checked.
 ///
 /// # Errors
 ///
@@ -279,37 +282,41 @@ pub async fn downstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunErro
     let listener = bind(listen, "downstream").await?;
     let addr = net::local_addr(&listener, "downstream").map_err(RunError::failed)?;
     println!("downstream: listening on {addr}");
-    let (peer, received) = tokio::select! {
-        result = net::receive_one(&listener) => result.map_err(RunError::failed)?,
-        () = shutdown.token().cancelled() => return Err(stopped(shutdown, "downstream")),
+    let verify = Verify::Decode(Policy::default());
+    let (peer, received) = match net::receive_one(&listener, &verify, shutdown.token()).await {
+        Ok(received) => received,
+        Err(NetError::Stopped(_)) => return Err(stopped(shutdown, "downstream")),
+        Err(err) => return Err(RunError::failed(err)),
     };
+    let check = received.check.unwrap_or_default();
     println!(
-        "downstream: received {} messages ({:.1} MB) from {peer} in {:.2} s",
-        received.frames.len(),
-        received.bytes as f64 / 1e6,
-        received
-            .ended
-            .saturating_duration_since(received.started)
-            .as_secs_f64()
+        "downstream: received {} messages ({:.1} MB) from {peer} in {:.2} s{}",
+        received.frames(),
+        received.bytes() as f64 / 1e6,
+        received.took().as_secs_f64(),
+        if received.stopped {
+            ", then was stopped"
+        } else {
+            ""
+        },
     );
-    let check = received.check(&Policy::default());
     println!(
-        "  {} decode as issues, and the policy keeps {} of them (the check took {:.1} ms)",
-        check.decoded,
-        check.kept,
-        check.took.as_secs_f64() * 1e3
+        "  {} decode as issues, and the policy keeps {} of them",
+        check.decoded, check.kept
     );
-    if check.decoded == check.received && check.kept == check.received {
-        Ok(())
-    } else {
-        Err(RunError::failed(format!(
+    if check.decoded != received.frames() || check.kept != received.frames() {
+        return Err(RunError::failed(format!(
             "downstream: check failed: of {} messages received, {} do not decode as issues \
              and {} more are not kept by the policy",
-            check.received,
-            check.received - check.decoded,
+            received.frames(),
+            received.frames() - check.decoded,
             check.decoded - check.kept
-        )))
+        )));
     }
+    if received.stopped {
+        return Err(stopped(shutdown, "downstream"));
+    }
+    Ok(())
 }
 
 /// Writes `count` frames, each a distinct issue generated at the stream's
