@@ -1,0 +1,252 @@
+//! Signals sent by pid to the demo's roles running as child processes (the
+//! `grpc_filter` example, which `cargo test` builds): a graceful stop tears
+//! no frame and prints the tally, a second signal exits at once, and no role
+//! loses a signal.
+#![cfg(unix)]
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+use tokio_util::codec::Decoder;
+use triage::exit::{EXIT_INTERRUPTED, EXIT_TERMINATED};
+use triage::frames::FrameDecoder;
+use triage::judge::by_optics;
+use triage::policy::Policy;
+
+/// The example binary, beside this test's own executable.
+fn grpc_filter() -> PathBuf {
+    let deps = std::env::current_exe().unwrap();
+    let debug = deps.parent().unwrap().parent().unwrap();
+    let exe = debug.join("examples").join("grpc_filter");
+    assert!(exe.exists(), "{} is built by cargo test", exe.display());
+    exe
+}
+
+/// A role started as a child process, with its stdout read line by line on
+/// a thread; killed if the test ends first.
+struct Role {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Role {
+    fn start(args: &[&str]) -> Role {
+        let mut child = Command::new(grpc_filter())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout: ChildStdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Role { child, lines }
+    }
+
+    /// Waits for a line containing `needle`; returns it.
+    fn wait_for(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.contains(needle) => return line,
+                Ok(_) => {}
+                Err(err) => panic!("no line with {needle:?}: {err}"),
+            }
+        }
+    }
+
+    /// Every line printed from now until the process ends.
+    fn rest(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(20)) {
+            lines.push(line);
+        }
+        lines
+    }
+
+    fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -{name}");
+    }
+
+    /// The exit code, waiting at most `limit`.
+    fn exit_code(&mut self, limit: Duration) -> i32 {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().expect("exited, not killed by a signal");
+            }
+            assert!(Instant::now() < deadline, "still running after {limit:?}");
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Role {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
+/// The upstream role as a child, listening; its address.
+fn upstream(count: u64) -> (Role, String) {
+    let addr = free_port();
+    let role = Role::start(&["upstream", "--listen", &addr, "--count", &count.to_string()]);
+    role.wait_for("upstream: listening on");
+    (role, addr)
+}
+
+/// A downstream in this process that reads `pace` bytes at a time with a
+/// pause between reads; sends each total on `progress`; returns every byte.
+fn slow_downstream(
+    listener: TcpListener,
+    pace: usize,
+    progress: mpsc::Sender<usize>,
+) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; pace];
+        loop {
+            let n = stream.read(&mut buf).unwrap();
+            if n == 0 {
+                return got;
+            }
+            got.extend_from_slice(&buf[..n]);
+            let _ = progress.send(got.len());
+            thread::sleep(Duration::from_millis(2));
+        }
+    })
+}
+
+/// Every frame of `bytes` decodes whole (no torn frame at the end), and the
+/// policy keeps each; returns how many.
+fn whole_kept_frames(bytes: &[u8]) -> u64 {
+    let mut buf = BytesMut::from(bytes);
+    let mut decoder = FrameDecoder::new();
+    let mut frames = 0;
+    while let Some(frame) = decoder
+        .decode_eof(&mut buf)
+        .unwrap_or_else(|err| panic!("a torn frame after {frames} whole ones: {err}"))
+    {
+        assert!(by_optics(&Policy::default(), frame.message()).keep);
+        frames += 1;
+    }
+    frames
+}
+
+/// Runs upstream → filter → a slow downstream, sends `signal` to the filter
+/// once some bytes have arrived, and checks the stop.
+fn graceful_stop(signal: &str, code: u8) {
+    let (_upstream, up) = upstream(200_000);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let down = listener.local_addr().unwrap().to_string();
+    let (tx, progress) = mpsc::channel();
+    let receiving = slow_downstream(listener, 16 * 1024, tx);
+    let mut filter = Role::start(&["filter", "--upstream", &up, "--downstream", &down]);
+    // Some kept frames are through, and more are on their way.
+    while progress.recv_timeout(Duration::from_secs(20)).unwrap() < 300_000 {}
+    filter.signal(signal);
+
+    let got = receiving.join().unwrap();
+    assert_eq!(filter.exit_code(Duration::from_secs(30)), i32::from(code));
+    let printed = filter.rest().join("\n");
+    let kept: u64 = printed
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("kept "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tally printed:\n{printed}"));
+    assert!(
+        printed.contains(&format!("stopped by SIG{signal}")),
+        "{printed}"
+    );
+    assert_eq!(whole_kept_frames(&got), kept, "{printed}");
+}
+
+#[test]
+fn sigint_stops_the_filter_gracefully_tearing_no_frame() {
+    graceful_stop("INT", EXIT_INTERRUPTED);
+}
+
+#[test]
+fn sigterm_stops_the_filter_gracefully_and_prints_the_tally() {
+    graceful_stop("TERM", EXIT_TERMINATED);
+}
+
+#[test]
+fn a_second_signal_exits_at_once() {
+    let (_upstream, up) = upstream(200_000);
+    // A downstream that accepts and never reads: the filter's writes stall.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let down = listener.local_addr().unwrap().to_string();
+    let holder = thread::spawn(move || listener.accept().map(|(stream, _)| stream));
+    let mut filter = Role::start(&["filter", "--upstream", &up, "--downstream", &down]);
+    let _held: TcpStream = holder.join().unwrap().unwrap();
+    thread::sleep(Duration::from_millis(500));
+    filter.signal("INT");
+    thread::sleep(Duration::from_millis(300));
+    filter.signal("INT");
+    let start = Instant::now();
+    assert_eq!(
+        filter.exit_code(Duration::from_secs(5)),
+        i32::from(EXIT_INTERRUPTED)
+    );
+    assert!(start.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn the_upstream_role_stops_on_a_signal_between_clients() {
+    let (mut upstream, addr) = upstream(100);
+    // One client served whole, then a pause with no client.
+    let mut client = TcpStream::connect(&addr).unwrap();
+    let mut sink = Vec::new();
+    client.read_to_end(&mut sink).unwrap();
+    upstream.wait_for("upstream: sent 100 frames");
+    thread::sleep(Duration::from_millis(300));
+    upstream.signal("INT");
+    assert_eq!(
+        upstream.exit_code(Duration::from_secs(5)),
+        i32::from(EXIT_INTERRUPTED)
+    );
+    let rest = upstream.rest().join("\n");
+    assert!(
+        rest.contains("upstream: stopped after serving 1 connections"),
+        "{rest}"
+    );
+}
+
+#[test]
+fn the_downstream_role_stops_on_a_signal_and_reports_what_it_checked() {
+    let addr = free_port();
+    let mut downstream = Role::start(&["downstream", "--listen", &addr]);
+    downstream.wait_for("downstream: listening on");
+    downstream.signal("TERM");
+    assert_eq!(
+        downstream.exit_code(Duration::from_secs(5)),
+        i32::from(EXIT_TERMINATED)
+    );
+}
