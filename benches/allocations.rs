@@ -12,10 +12,10 @@ mod common;
 
 use bytes::Bytes;
 use optics_core::Json;
-use triage::filter::Filter;
 use triage::judge::{self, Judge};
 use triage::model::Issue;
 use triage::policy::Policy;
+use triage::roles;
 
 struct Counting;
 
@@ -113,7 +113,7 @@ fn main() {
         .build()
         .expect("a runtime");
     for reader in Judge::ALL {
-        let filter = Filter::new(reader, policy.clone());
+        let filter = roles::filter_for(reader, &pool);
         // Once untimed, so that lazily built runtime structures are not counted.
         let run = || common::run_pipe(&runtime, &filter, &stream);
         run();

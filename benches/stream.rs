@@ -6,9 +6,8 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use triage::filter::Filter;
 use triage::judge::Judge;
-use triage::policy::Policy;
+use triage::roles;
 
 const MESSAGES: u64 = 1024;
 
@@ -24,7 +23,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("pipe");
     group.throughput(Throughput::Bytes(stream.len() as u64));
     for reader in Judge::ALL {
-        let filter = Filter::new(reader, Policy::default());
+        let filter = roles::filter_for(reader, &pool);
         let tally = common::run_pipe(&runtime, &filter, &stream);
         assert_eq!(tally.messages, MESSAGES);
         group.bench_function(BenchmarkId::from_parameter(reader), |b| {

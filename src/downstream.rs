@@ -176,7 +176,7 @@ pub fn expected(pool: &Pool, count: u64, reader: Judge, policy: &Policy) -> Stre
     let keep: Vec<bool> = (0..pool.distinct() as u64)
         .map(|i| match reader {
             Judge::ForwardAll => true,
-            Judge::Optics | Judge::OpticsTrusting | Judge::Decode => {
+            Judge::Optics | Judge::OpticsTrusting | Judge::Decode | Judge::Oracle => {
                 serde_json::from_slice::<Issue>(&pool.message(i))
                     .is_ok_and(|issue| policy.keep(&issue.detail))
             }

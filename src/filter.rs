@@ -41,7 +41,7 @@ use crate::frames::{
     write_frames, BatchReader, Frame, FrameError, DEFAULT_MAX_MESSAGE, HEADER_LEN, READ_SIZE,
 };
 use crate::judge::Judge;
-use crate::policy::Policy;
+use crate::policy::{Policy, Verdict};
 use crate::tally::Tally;
 use crate::timeouts::{within, Timeouts};
 
@@ -78,6 +78,9 @@ const MAX_PERMITS: usize = u32::MAX as usize;
 pub struct Filter {
     reader: Judge,
     policy: Policy,
+    /// With [`Judge::Oracle`]: the verdict of frame `i` is `verdicts[i %
+    /// len]`, computed before the stream.
+    verdicts: Option<Arc<[Verdict]>>,
     read_size: usize,
     capacity: usize,
     in_flight: usize,
@@ -93,10 +96,31 @@ impl Filter {
         Filter {
             reader,
             policy,
+            verdicts: None,
             read_size: READ_SIZE,
             capacity: CHANNEL_CAPACITY,
             in_flight: MAX_IN_FLIGHT,
             timeouts: Timeouts::default(),
+        }
+    }
+
+    /// The oracle filter: judges nothing, but forwards the frames whose
+    /// verdicts (frame `i` gets `verdicts[i % verdicts.len()]`, for a stream
+    /// that cycles through as many distinct messages) say keep. The same
+    /// pipe as every other filter, so it is the physical limit of the filter
+    /// on that stream. Costs a table look-up per message.
+    ///
+    /// # Panics
+    ///
+    /// When `verdicts` is empty.
+    pub fn oracle(policy: Policy, verdicts: Vec<Verdict>) -> Filter {
+        assert!(
+            !verdicts.is_empty(),
+            "the oracle needs at least one verdict"
+        );
+        Filter {
+            verdicts: Some(verdicts.into()),
+            ..Filter::new(Judge::Oracle, policy)
         }
     }
 
@@ -180,6 +204,7 @@ impl Filter {
         let judge = tokio::spawn(judge_stage(
             self.reader,
             self.policy.clone(),
+            self.verdicts.clone(),
             frames_rx,
             kept_tx,
         ));
@@ -290,16 +315,22 @@ async fn read_stage<R: AsyncRead + Unpin>(
 async fn judge_stage(
     reader: Judge,
     policy: Policy,
+    verdicts: Option<Arc<[Verdict]>>,
     mut rx: mpsc::Receiver<InFlight<Frame>>,
     tx: mpsc::Sender<InFlight<Bytes>>,
 ) -> Tally {
     let mut total = Tally::default();
+    let mut index = 0usize;
     while let Some(InFlight { frames, _budget }) = rx.recv().await {
         let mut tally = Tally::default();
         let mut kept = Vec::with_capacity(frames.len());
         let start = Instant::now();
         for frame in frames {
-            let verdict = reader.judge(&policy, frame.message());
+            let verdict = match &verdicts {
+                Some(verdicts) => verdicts[index % verdicts.len()],
+                None => reader.judge(&policy, frame.message()),
+            };
+            index += 1;
             tally.count(verdict, frame.frame().len());
             if verdict.keep {
                 kept.push(frame.into_frame());

@@ -32,15 +32,22 @@ pub enum Judge {
     Decode,
     /// Keeps everything without reading it: what the sockets alone cost.
     ForwardAll,
+    /// Knows every verdict in advance (the filter is handed them, see
+    /// `Filter::oracle`) and forwards exactly the kept frames: the physical
+    /// limit of this filter on a stream. Called on a message by itself, it
+    /// judges as [`Judge::Decode`] does, which is how its verdicts are made.
+    #[value(skip)]
+    Oracle,
 }
 
 impl Judge {
     /// Every reader, in the order the reports list them.
-    pub const ALL: [Judge; 4] = [
+    pub const ALL: [Judge; 5] = [
         Judge::Optics,
         Judge::OpticsTrusting,
         Judge::Decode,
         Judge::ForwardAll,
+        Judge::Oracle,
     ];
 
     /// What a report calls the filter that judges with this reader.
@@ -50,6 +57,7 @@ impl Judge {
             Judge::OpticsTrusting => "optics, trusting (no validation)",
             Judge::Decode => "full decode (baseline)",
             Judge::ForwardAll => "forward-all (no judging)",
+            Judge::Oracle => "oracle (verdicts known in advance)",
         }
     }
 
@@ -69,19 +77,20 @@ impl Judge {
         match self {
             Judge::Optics => by_optics(policy, message),
             Judge::OpticsTrusting => by_optics_trusting(policy, message),
-            Judge::Decode => by_decoding(policy, message),
+            Judge::Decode | Judge::Oracle => by_decoding(policy, message),
             Judge::ForwardAll => Verdict::FORWARDED,
         }
     }
 }
 
 /// The reader as the command line spells it: `optics`, `optics
-/// --trust-input`, `decode`, `forward-all`.
+/// --trust-input`, `decode`, `forward-all`; `oracle` for the demo's own.
 impl fmt::Display for Judge {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.to_possible_value() {
-            Some(value) => f.write_str(value.get_name()),
-            None => write!(f, "{} --trust-input", Judge::Optics),
+        match (self, self.to_possible_value()) {
+            (_, Some(value)) => f.write_str(value.get_name()),
+            (Judge::OpticsTrusting, None) => write!(f, "{} --trust-input", Judge::Optics),
+            (_, None) => f.write_str("oracle"),
         }
     }
 }

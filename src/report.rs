@@ -188,8 +188,8 @@ pub fn run(run: &Run) -> String {
 }
 
 /// The same-run ratios of each optics filter's throughput (strict and
-/// trusting) to the full decode's and to forward-all's, from each reader's
-/// messages per second. `None` unless an optics rate and at least one other
+/// trusting) to the full decode's, forward-all's and the oracle's, from each
+/// reader's messages per second. `None` unless an optics rate and at least one other
 /// are given.
 ///
 /// ```
@@ -213,7 +213,7 @@ pub fn ratios(rates: &[(Judge, f64)]) -> Option<String> {
     let mut out = String::new();
     for optics in [Judge::Optics, Judge::OpticsTrusting] {
         let Some(mine) = rate(optics) else { continue };
-        let versus: Vec<String> = [Judge::Decode, Judge::ForwardAll]
+        let versus: Vec<String> = [Judge::Decode, Judge::ForwardAll, Judge::Oracle]
             .into_iter()
             .filter_map(|other| {
                 rate(other).map(|theirs| format!("{:.2}× {other}'s", mine / theirs))

@@ -22,7 +22,7 @@ use crate::exit::{RunError, EXIT_FAILURE, EXIT_INTERRUPTED};
 use crate::filter::Filter;
 use crate::frames::encode;
 use crate::generate::{Gen, Generate};
-use crate::judge::{judge_bytes, Judge, Judged};
+use crate::judge::{by_decoding, judge_bytes, Judge, Judged};
 use crate::model::Issue;
 use crate::net::{self, NetError};
 use crate::policy::Policy;
@@ -113,7 +113,7 @@ pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
     let mut rates = Vec::new();
     let mut failed = Vec::new();
     for reader in Judge::ALL {
-        let filter = Filter::new(reader, Policy::default());
+        let filter = filter_for(reader, &pool);
         let name = reader.label();
         let runs = [
             (format!("{name} (warm-up)"), warm_up),
@@ -151,6 +151,21 @@ pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
             "the downstream check failed for {}",
             failed.join(", ")
         )))
+    }
+}
+
+/// The demo's filter for `reader` on a stream of `pool`'s messages; for the
+/// oracle, with every distinct message's verdict decoded in advance.
+pub fn filter_for(reader: Judge, pool: &Pool) -> Filter {
+    let policy = Policy::default();
+    match reader {
+        Judge::Oracle => {
+            let verdicts = (0..pool.distinct() as u64)
+                .map(|i| by_decoding(&policy, &pool.message(i)))
+                .collect();
+            Filter::oracle(policy, verdicts)
+        }
+        reader => Filter::new(reader, policy),
     }
 }
 
