@@ -12,6 +12,8 @@ pub mod downstream;
 pub mod exit;
 pub mod filter;
 pub mod frames;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod generate;
 pub mod judge;
 // The model's fields and enum variants are named for what they hold; each

@@ -1,0 +1,92 @@
+//! The fuzz targets' bodies, here so that a stable test can replay every
+//! committed corpus file through exactly what the fuzzer runs
+//! (`tests/fuzz_corpus.rs`), and the targets in `fuzz/` stay one line each.
+//! Each function takes any bytes, must not panic on them, and asserts its
+//! oracle.
+
+use bytes::BytesMut;
+use optics_core::json::scan::{self, Lookup};
+use serde_json::{Map, Value};
+use tokio_util::codec::Decoder;
+
+use crate::frames::FrameDecoder;
+use crate::judge;
+use crate::model::Issue;
+use crate::policy::Policy;
+
+/// The scanner on any bytes: no panic, and wherever serde_json reads the
+/// bytes as an object, every key is found with the value serde_json keeps.
+pub fn scan(data: &[u8]) {
+    let strict = scan::validate(data).is_ok();
+    let _ = scan::skip_value(data, 0);
+    let _ = scan::array_element(data, 1);
+    let _ = scan::first_member(data);
+    let _ = scan::object_field(data, &["a"]);
+    if let Ok(map) = serde_json::from_slice::<Map<String, Value>>(data) {
+        assert!(strict, "serde_json accepts what strict mode rejects");
+        for (key, value) in &map {
+            match scan::object_last(data, key) {
+                Lookup::Found(bytes) => {
+                    let found: Value = serde_json::from_slice(bytes).expect("a found value parses");
+                    assert_eq!(&found, value);
+                }
+                other => panic!("{key:?}: {other:?}"),
+            }
+            // The first match may differ from serde_json's last for duplicate
+            // keys; it must still be a value of that key.
+            assert!(matches!(scan::object_field(data, &[key]), Lookup::Found(_)));
+        }
+    }
+}
+
+/// The frame decoder on any bytes in any pieces (the first byte sets the
+/// piece size): no panic, and the frames it hands out are the stream's own
+/// bytes, in order.
+pub fn frames(data: &[u8]) {
+    let Some((&piece, stream)) = data.split_first() else {
+        return;
+    };
+    let piece = usize::from(piece).max(1);
+    let mut decoder = FrameDecoder::with_max_message(1 << 16);
+    let mut buffer = BytesMut::new();
+    let mut out = Vec::new();
+    'read: for chunk in stream.chunks(piece) {
+        buffer.extend_from_slice(chunk);
+        loop {
+            match decoder.decode(&mut buffer) {
+                Ok(Some(frame)) => out.extend_from_slice(frame.frame()),
+                Ok(None) => break,
+                Err(_) => break 'read,
+            }
+        }
+    }
+    assert_eq!(&stream[..out.len()], &out[..]);
+}
+
+/// Judging any bytes as an issue, trusting: no panic, and wherever
+/// serde_json decodes the bytes as an `Issue`, the optics judge it exactly
+/// as the decoded issue.
+pub fn judge(data: &[u8]) {
+    let policy = Policy::default();
+    let by_optics = judge::by_optics_trusting(&policy, data);
+    if serde_json::from_slice::<Issue>(data).is_ok() {
+        assert_eq!(by_optics, judge::by_decoding(&policy, data));
+    }
+}
+
+/// Judging any bytes in strict mode: no panic; a message serde_json rejects
+/// as JSON is never kept; and wherever serde_json decodes the bytes as an
+/// `Issue`, strict optics judge it exactly as the decoded issue.
+pub fn strict(data: &[u8]) {
+    let policy = Policy::default();
+    let verdict = judge::by_optics(&policy, data);
+    if verdict.keep {
+        assert!(
+            serde_json::from_slice::<Value>(data).is_ok(),
+            "strict optics kept what is not JSON"
+        );
+    }
+    if serde_json::from_slice::<Issue>(data).is_ok() {
+        assert_eq!(verdict, judge::by_decoding(&policy, data));
+    }
+}
