@@ -4,8 +4,7 @@ use core::marker::PhantomData;
 
 use serde::de::Deserialize;
 
-use super::leaf::skip_ws;
-use super::scan::{self, Lookup};
+use super::scan::{self, skip_ws, Lookup};
 use super::{decode, decode_absent, Encoding, FieldJson, Found, VariantJson};
 use crate::optic::{
     At, Discriminant, Field, FieldOf, Indexed, Key, Keyed, Optic, Some_, Tagged, Then, Variant,

@@ -447,6 +447,15 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
         #[test]
+        fn prefix_xor_is_running_parity(x: u64) {
+            let mut parity = 0;
+            for i in 0..64 {
+                parity ^= x >> i & 1;
+                prop_assert_eq!(Baseline.prefix_xor(x) >> i & 1, parity);
+            }
+        }
+
+        #[test]
         fn classify_agrees_with_scalar(b in block()) {
             prop_assert_eq!(classify(&b), classify_scalar(&b));
         }
