@@ -63,6 +63,8 @@
 //! which test shows it.
 #![doc = include_str!("../SERDE_ATTRIBUTES.md")]
 #![warn(missing_docs)]
+// All `unsafe` lives in `json::simd`, the one module allowed it.
+#![deny(unsafe_code)]
 
 extern crate self as optics_core;
 

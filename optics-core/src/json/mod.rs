@@ -55,6 +55,8 @@
 mod leaf;
 pub(crate) mod optics;
 pub mod scan;
+// The crate's only `unsafe` code: SIMD byte classification (see its docs).
+#[allow(unsafe_code)]
 mod simd;
 
 use core::marker::PhantomData;
