@@ -83,7 +83,7 @@ pub use reader::Reader;
 /// Items the derive's output names. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::json::optics::{decode_field, FieldDecode, VariantFieldDecode};
+    pub use crate::json::locate::{FieldDecode, VariantFieldDecode};
     pub use crate::json::{
         decode, decode_absent, decode_with, Encoding, FieldJson, Found, VariantJson, VariantTags,
     };

@@ -52,12 +52,14 @@
 //! (`HashMap`, `BTreeMap`, `IndexMap`, `Map`, `Value`); a map behind a type
 //! alias is not recognized and would read the whole object.
 
+mod enum_tag;
 mod leaf;
-pub(crate) mod optics;
+pub(crate) mod locate;
 pub mod scan;
 // The crate's only `unsafe` code: SIMD byte classification (see its docs).
 #[allow(unsafe_code)]
 mod simd;
+mod without_internal_tag;
 
 use core::marker::PhantomData;
 use std::borrow::Cow;
@@ -66,7 +68,7 @@ use serde::de::{Deserialize, Deserializer, Visitor};
 
 use crate::optic::StartsAt;
 
-pub use optics::{JsonDecode, JsonOptic};
+pub use locate::{JsonDecode, JsonOptic};
 
 /// What one step of a path found in the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
