@@ -10,7 +10,7 @@ mod model;
 use std::collections::{BTreeMap, HashMap};
 
 use model::*;
-use optics_core::{at, Json};
+use optics_core::prelude::*;
 
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;

@@ -93,11 +93,11 @@ fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
     }
     let function = match ungroup(elem) {
         syn::Type::Path(elem) if elem.qself.is_none() && elem.path.is_ident("str") => {
-            quote!(::optics_core::json::borrow_cow_str)
+            quote!(::optics_core::__private::borrow_cow_str)
         }
         syn::Type::Slice(slice) if matches!(ungroup(&slice.elem), syn::Type::Path(elem) if elem.path.is_ident("u8")) =>
         {
-            quote!(::optics_core::json::borrow_cow_bytes)
+            quote!(::optics_core::__private::borrow_cow_bytes)
         }
         _ => return None,
     };
@@ -124,7 +124,7 @@ fn decode_body(
         Some(with) => quote!(#p::decode_with(bytes, |de| #with(de))),
         None => {
             needs_bound = true;
-            quote!(#p::decode::<#ty>(bytes))
+            quote!(::optics_core::json::decode::<#ty>(bytes))
         }
     };
     let absent = match (&field.attrs.default, container_default) {
@@ -149,9 +149,9 @@ fn decode_body(
     };
     let body = quote! {
         match found {
-            #p::Found::At(bytes) => #present,
-            #p::Found::Absent => #absent,
-            #p::Found::Miss => #p::Option::None,
+            ::optics_core::json::Found::At(bytes) => #present,
+            ::optics_core::json::Found::Absent => #absent,
+            ::optics_core::json::Found::Miss => #p::Option::None,
         }
     };
     let bound = match cow {
@@ -232,7 +232,7 @@ fn expand_struct(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
         consts.push(quote_spanned! {span=>
             #[doc = #doc]
             #[allow(non_upper_case_globals, dead_code)]
-            #vis const #optic: #p::Field<Self, #index> = #p::Field::new();
+            #vis const #optic: ::optics_core::optic::Field<Self, #index> = ::optics_core::optic::Field::new();
         });
         let (body, bound) = decode_body(field, Some(&input.attrs.default));
         let mut de_where = where_clause
@@ -259,7 +259,7 @@ fn expand_struct(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
             #[automatically_derived]
             impl #de_impl_generics #p::FieldDecode<'__de, #index> for #ident #ty_generics #de_where {
                 #[inline]
-                fn decode_field(found: #p::Found<'__de>) -> #p::Option<#ty> {
+                fn decode_field(found: ::optics_core::json::Found<'__de>) -> #p::Option<#ty> {
                     #body
                 }
             }
@@ -381,7 +381,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
     let mut consts = vec![quote! {
         #[doc = #kind_doc]
         #[allow(non_upper_case_globals, dead_code)]
-        #vis const #kind_const: #p::Discriminant<Self> = #p::Discriminant::new();
+        #vis const #kind_const: ::optics_core::optic::Discriminant<Self> = ::optics_core::optic::Discriminant::new();
     }];
     let mut impls = Vec::new();
     let mut field_index = 0usize;
@@ -435,7 +435,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
             consts.push(quote_spanned! {span=>
                 #[doc = #doc]
                 #[allow(non_upper_case_globals, dead_code)]
-                #vis const #optic: #p::Variant<Self, #index> = #p::Variant::new();
+                #vis const #optic: ::optics_core::optic::Variant<Self, #index> = ::optics_core::optic::Variant::new();
             });
             let review_arg = if variant.style == Style::Unit {
                 quote!(_payload)
@@ -514,7 +514,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                 consts.push(quote_spanned! {fspan=>
                     #[doc = #doc]
                     #[allow(non_upper_case_globals, dead_code)]
-                    #vis const #optic: #p::VariantField<Self, #this> = #p::VariantField::new();
+                    #vis const #optic: ::optics_core::optic::VariantField<Self, #this> = ::optics_core::optic::VariantField::new();
                 });
                 let (body, bound) = decode_body(field, None);
                 let mut de_where = where_clause
@@ -550,7 +550,7 @@ fn expand_enum(input: &Input, variants: &[Variant]) -> TokenStream {
                     #[automatically_derived]
                     impl #de_impl_generics #p::VariantFieldDecode<'__de, #this> for #ident #ty_generics #de_where {
                         #[inline]
-                        fn decode_field(found: #p::Found<'__de>) -> #p::Option<#ty> {
+                        fn decode_field(found: ::optics_core::json::Found<'__de>) -> #p::Option<#ty> {
                             #body
                         }
                     }

@@ -227,7 +227,7 @@ pub(super) fn widen_by_quotes<'a>(outer: &'a [u8], inner: &[u8]) -> Option<&'a [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::VariantTags;
+    use crate::json::layout::VariantTags;
     use proptest::prelude::*;
 
     /// An internally tagged enum with an alias, a non-ASCII name and an

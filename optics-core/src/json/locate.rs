@@ -7,6 +7,7 @@ use super::enum_tag::{
     leading_variant, locate_variant, tag_of, variant_of_tag, variant_quoted_at, widen_by_quotes,
     PlainTags,
 };
+use super::field_decode::{FieldDecode, VariantFieldDecode};
 use super::scan::{self, Lookup};
 use super::{decode, without_internal_tag, Encoding, FieldJson, Found, VariantJson};
 use crate::optic::{
@@ -35,19 +36,6 @@ pub trait JsonDecode<'de>: JsonOptic {
     /// The focus, decoded from what `locate` found, as serde would decode it
     /// as part of the whole.
     fn decode(&self, found: Found<'de>) -> Option<Self::Focus>;
-}
-
-/// How one field is decoded, missing or present: implemented by
-/// `#[derive(Optics)]` so that `deserialize_with` and `default` apply.
-pub trait FieldDecode<'de, const I: usize>: FieldOf<I> {
-    /// The field's value from what was found for it.
-    fn decode_field(found: Found<'de>) -> Option<Self::Type>;
-}
-
-/// How one field of a struct-like variant is decoded.
-pub trait VariantFieldDecode<'de, const I: usize>: VariantFieldOf<I> {
-    /// The field's value from what was found for it.
-    fn decode_field(found: Found<'de>) -> Option<Self::Type>;
 }
 
 #[inline]

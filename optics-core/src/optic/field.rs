@@ -3,7 +3,7 @@
 use core::marker::PhantomData;
 
 use super::{composable, Get, GetMut, Optic, Preview, PreviewMut};
-use crate::json::FieldJson;
+use crate::json::layout::FieldJson;
 
 /// The lens on field number `I` of `S`: what `#[derive(Optics)]` exposes as an
 /// associated const named after the field (`Incident::impact`).

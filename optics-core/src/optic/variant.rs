@@ -4,7 +4,7 @@
 use core::marker::PhantomData;
 
 use super::{composable, Get, Optic, Preview, PreviewMut, Review};
-use crate::json::{Encoding, FieldJson, VariantJson, VariantTags};
+use crate::json::layout::{Encoding, FieldJson, VariantJson, VariantTags};
 
 /// An enum whose variants `#[derive(Optics)]` has numbered: its discriminant
 /// and how serde encodes it. Not meant to be implemented by hand.

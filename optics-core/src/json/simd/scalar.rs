@@ -4,7 +4,7 @@
 
 use super::{Masks, BLOCK};
 
-/// The naive oracle (and non-x86_64 fallback) for [`classify`]: one byte at a time.
+/// The naive oracle (and non-x86_64 fallback) for [`classify`](super::classify): one byte at a time.
 pub fn classify_scalar(block: &[u8; BLOCK]) -> Masks {
     let mut masks = Masks::default();
     for (i, &byte) in block.iter().enumerate() {
@@ -21,7 +21,7 @@ pub fn classify_scalar(block: &[u8; BLOCK]) -> Masks {
     masks
 }
 
-/// The naive oracle (and non-x86_64 fallback) for [`find_quote_or_backslash`].
+/// The naive oracle (and non-x86_64 fallback) for [`find_quote_or_backslash`](super::find_quote_or_backslash).
 pub fn find_quote_or_backslash_scalar(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;
     rest.iter()
@@ -29,7 +29,7 @@ pub fn find_quote_or_backslash_scalar(bytes: &[u8], from: usize) -> Option<usize
         .map(|i| from + i)
 }
 
-/// The naive oracle (and non-x86_64 fallback) for [`find_string_special`].
+/// The naive oracle (and non-x86_64 fallback) for [`find_string_special`](super::find_string_special).
 pub fn find_string_special_scalar(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;
     rest.iter()
