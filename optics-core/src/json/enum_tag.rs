@@ -224,8 +224,14 @@ pub(super) fn widen_by_quotes<'a>(outer: &'a [u8], inner: &[u8]) -> Option<&'a [
     outer.get(start.checked_sub(1)?..start + inner.len() + 1)
 }
 
+/// The integration tests' one-byte edit, shared rather than written again.
+#[cfg(test)]
+#[path = "../../tests/support/edit.rs"]
+mod edit;
+
 #[cfg(test)]
 mod tests {
+    use super::edit::edit_one_byte;
     use super::*;
     use crate::json::layout::VariantTags;
     use proptest::prelude::*;
@@ -329,14 +335,7 @@ mod tests {
         ) {
             let mut bytes = doc.as_bytes().to_vec();
             let at = at.index(bytes.len() + 1);
-            match edit {
-                0 if at < bytes.len() => bytes[at] = byte,
-                1 => bytes.insert(at, byte),
-                _ if at < bytes.len() => {
-                    bytes.remove(at);
-                }
-                _ => bytes.push(byte),
-            }
+            edit_one_byte(&mut bytes, at, edit, byte);
             agree(&bytes)?;
         }
     }

@@ -47,6 +47,16 @@ fn lookup(found: Lookup<'_>) -> Found<'_> {
     }
 }
 
+/// The focus decoded with its own `Deserialize` from the bytes found; `None`
+/// where there are none. How the generic optics (`at`, `key`, `some`) decode.
+#[inline]
+fn decode_found<'de, T: Deserialize<'de>>(found: Found<'de>) -> Option<T> {
+    match found {
+        Found::At(bytes) => decode(bytes),
+        Found::Absent | Found::Miss => None,
+    }
+}
+
 #[inline]
 fn locate_field(bytes: &[u8], json: FieldJson) -> Found<'_> {
     match json {
@@ -190,10 +200,7 @@ where
 {
     #[inline]
     fn decode(&self, found: Found<'de>) -> Option<C::Element> {
-        match found {
-            Found::At(bytes) => decode(bytes),
-            Found::Absent | Found::Miss => None,
-        }
+        decode_found(found)
     }
 }
 
@@ -213,10 +220,7 @@ where
 {
     #[inline]
     fn decode(&self, found: Found<'de>) -> Option<M::Value> {
-        match found {
-            Found::At(bytes) => decode(bytes),
-            Found::Absent | Found::Miss => None,
-        }
+        decode_found(found)
     }
 }
 
@@ -235,9 +239,6 @@ impl<T> JsonOptic for Some_<T> {
 impl<'de, T: Deserialize<'de>> JsonDecode<'de> for Some_<T> {
     #[inline]
     fn decode(&self, found: Found<'de>) -> Option<T> {
-        match found {
-            Found::At(bytes) => decode(bytes),
-            Found::Absent | Found::Miss => None,
-        }
+        decode_found(found)
     }
 }

@@ -232,3 +232,22 @@ macro_rules! composable {
     };
 }
 pub(crate) use composable;
+
+/// `Clone`, `Copy` and `Default` (which builds `$default`) for a zero-sized
+/// optic type, without the bounds `#[derive]` would put on its parameters.
+macro_rules! zero_sized {
+    (impl [$($gen:tt)*] $ty:ty = $default:expr) => {
+        impl<$($gen)*> Clone for $ty {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<$($gen)*> Copy for $ty {}
+        impl<$($gen)*> Default for $ty {
+            fn default() -> Self {
+                $default
+            }
+        }
+    };
+}
+pub(crate) use zero_sized;
