@@ -1,7 +1,7 @@
 //! The scanner on the target workload: a ~4 KB object of 64 members (short
 //! strings, numbers, booleans, objects nested 3 deep, short lists, a map) whose
 //! wanted key sits ~90 % of the way in. Also the SIMD block classifier against
-//! its scalar oracle, which is what justifies the `unsafe` in `json/simd.rs`.
+//! its scalar oracle, which is what justifies the `unsafe` in `json/simd/`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use optics_core::json::scan::{kernels, object_field, skip_value, validate, Lookup};

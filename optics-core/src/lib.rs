@@ -8,8 +8,12 @@
 //! the focus in the bytes, skips everything else, copies nothing and decodes only
 //! the leaf.
 //!
+//! `use optics_core::prelude::*;` is the one import a user needs (see
+//! [`prelude`]). The optic types themselves live in [`optic`](mod@optic), the byte
+//! reading in [`json`] (its scanner in [`json::scan`]).
+//!
 //! ```
-//! use optics_core::{Get, Json, Optics, Preview, PreviewMut};
+//! use optics_core::prelude::*;
 //! use serde::{Deserialize, Serialize};
 //!
 //! #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -63,33 +67,32 @@
 //! which test shows it.
 #![doc = include_str!("../SERDE_ATTRIBUTES.md")]
 #![warn(missing_docs)]
+// All `unsafe` lives in `json::simd`, the one module allowed it.
+#![deny(unsafe_code)]
 
 extern crate self as optics_core;
 
 pub mod json;
 pub mod optic;
+pub mod prelude;
 mod reader;
 
-pub use json::{Json, JsonDecode, JsonOptic};
-pub use optic::{
-    at, key, some, At, Get, GetMut, Key, Lens, Optic, Optional, Preview, PreviewMut, Prism, Review,
-    Some_, Then,
-};
+pub use json::Json;
+pub use optic::{at, key, some, Get, GetMut, Lens, Optional, Preview, PreviewMut, Prism, Review};
 pub use optics_derive::Optics;
 pub use reader::Reader;
 
-/// Items the derive's output names. Not part of the public API.
+/// Items only the derive's output names. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::json::optics::{decode_field, FieldDecode, VariantFieldDecode};
-    pub use crate::json::{
-        decode, decode_absent, decode_with, Encoding, FieldJson, Found, VariantJson, VariantTags,
+    pub use crate::json::field_decode::{
+        borrow_cow_bytes, borrow_cow_str, decode_absent, decode_with, FieldDecode,
+        VariantFieldDecode,
     };
-    pub use crate::optic::{
-        Discriminant, Field, FieldOf, Tagged, Variant, VariantField, VariantFieldOf, VariantOf,
-    };
+    pub use crate::json::layout::{Encoding, FieldJson, VariantJson, VariantTags};
+    pub use crate::optic::field::FieldOf;
+    pub use crate::optic::variant::{Tagged, VariantFieldOf, VariantOf};
     pub use core::option::Option;
-    pub use core::result::Result;
     pub use serde;
 
     /// A `&mut ()` for the payload of a unit variant. `Box::new(())` does not

@@ -10,7 +10,7 @@ use crate::optic::Preview;
 /// the format it reads:
 ///
 /// ```
-/// use optics_core::{Json, Optics, Reader};
+/// use optics_core::prelude::*;
 /// use serde::Deserialize;
 ///
 /// #[derive(Optics, Deserialize)]

@@ -20,8 +20,8 @@ mod model;
 use std::fmt::Debug;
 
 use model::*;
-use optics_core::json::Found;
-use optics_core::{at, key, some, Json, JsonDecode, Preview};
+use optics_core::json::{Found, JsonDecode};
+use optics_core::prelude::*;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde::de::DeserializeOwned;

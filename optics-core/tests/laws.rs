@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 
 use model::*;
-use optics_core::{at, key, some, Get, Lens, Optional, Preview, Prism, Review};
+use optics_core::prelude::*;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 

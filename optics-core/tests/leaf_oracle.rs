@@ -13,6 +13,8 @@
 //! numbers past `u64`, trailing bytes), byte-level mutations of serialized
 //! values, and short random strings over JSON's alphabet.
 
+mod support;
+
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::{self, Debug};
@@ -25,6 +27,7 @@ use serde::de::{
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use support::edit::edit_one_byte;
 
 // ---------------------------------------------------------------------------
 // Types to decode
@@ -488,14 +491,7 @@ fn mutated() -> impl Strategy<Value = Vec<u8>> {
     )
         .prop_map(|(mut bytes, at, edit, byte)| {
             let at = at.index(bytes.len() + 1);
-            match edit {
-                0 if at < bytes.len() => bytes[at] = byte,
-                1 => bytes.insert(at, byte),
-                _ if at < bytes.len() => {
-                    bytes.remove(at);
-                }
-                _ => bytes.push(byte),
-            }
+            edit_one_byte(&mut bytes, at, edit, byte);
             bytes
         })
 }

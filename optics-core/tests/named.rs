@@ -1,7 +1,7 @@
 //! `optic!` names a path without changing what it does: every operation of a
 //! named optic gives what the path itself gives, on values and on bytes.
 
-use optics_core::{optic, Get, GetMut, Json, Optics, Preview, PreviewMut, Review};
+use optics_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -2,6 +2,8 @@
 //! reads at a key or index, the scanner must find there, byte for byte; and no
 //! input, however broken or cut short, may make it panic or return a cut value.
 
+mod support;
+
 use optics_core::json::scan::{
     array_element, first_member, is_null, object_field, object_last, raw_eq, skip_value,
     string_raw, trim, validate, Lookup,
@@ -9,6 +11,7 @@ use optics_core::json::scan::{
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
+use support::scan_calls::run_every_scan_fn;
 
 // ---------------------------------------------------------------------------
 // Strategies
@@ -156,23 +159,6 @@ fn check_node(node: &[u8], oracle: &Value, pad: &(String, String)) {
     }
 }
 
-/// Runs every function on `bytes`; the point is that none of them panics.
-fn run_everything(bytes: &[u8]) {
-    let _ = object_field(bytes, &["a", "b"]);
-    let _ = object_last(bytes, "a");
-    let _ = array_element(bytes, 0);
-    let _ = array_element(bytes, 3);
-    let _ = first_member(bytes);
-    let _ = string_raw(bytes);
-    let _ = raw_eq(bytes, b"a");
-    let _ = is_null(bytes);
-    let _ = trim(bytes);
-    let _ = validate(bytes);
-    for start in 0..bytes.len().min(8) {
-        let _ = skip_value(bytes, start);
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -248,7 +234,7 @@ proptest! {
 
         for cut in 0..text.len() {
             let prefix = &text.as_bytes()[..cut];
-            run_everything(prefix);
+            run_every_scan_fn(prefix);
             prop_assert_eq!(skip_value(prefix, 0), None);
             prop_assert_eq!(first_member(prefix), None);
             for (key, found) in &whole {
@@ -283,9 +269,9 @@ proptest! {
             0..200,
         ),
     ) {
-        run_everything(&bytes);
-        run_everything(&[b"{\"a\":", &bytes[..], b",\"b\":1}"].concat());
-        run_everything(&[b"[", &bytes[..], b"]"].concat());
+        run_every_scan_fn(&bytes);
+        run_every_scan_fn(&[b"{\"a\":", &bytes[..], b",\"b\":1}"].concat());
+        run_every_scan_fn(&[b"[", &bytes[..], b"]"].concat());
     }
 
     /// Whatever skip_value and validate say about valid documents, they say the same

@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 
 use model::{as_string, Borrowed, BorrowedFrame, Detail, Incident, Issue, Origin};
-use optics_core::{at, key, some, Json, JsonDecode, Optics, Preview};
+use optics_core::json::JsonDecode;
+use optics_core::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
@@ -159,7 +160,7 @@ fn attr_rename() {
 macro_rules! rename_all_case {
     ($module:ident, $rule:literal) => {
         mod $module {
-            use optics_core::Optics;
+            use optics_core::prelude::*;
             use serde::Deserialize;
 
             #[derive(Optics, Deserialize, Debug, Clone, PartialEq)]

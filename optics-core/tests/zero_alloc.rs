@@ -2,72 +2,23 @@
 //! object, and reads of an enum, a number, a bool and a `&str` leaf, through
 //! composed paths with variant prisms and `at(0)`.
 //!
-//! A counting global allocator wraps the system's and counts, per thread, every
-//! allocation; the measurement is one `#[test]`, so nothing else runs on its
-//! thread meanwhile.
+//! The counting allocator (`alloc-counter`) counts, per thread, every
+//! allocation; the measurement is one `#[test]`, and only its own thread counts.
 
 mod model;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
-use std::hint::black_box;
 
 use model::*;
-use optics_core::{at, Json};
-
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note_allocation() {
-    // `try_with`: the thread's counter may already be gone while it exits.
-    let _ = ALLOCATIONS.try_with(|count| count.set(count.get() + 1));
-}
-
-// SAFETY: every call is passed on unchanged to `System`, which upholds the
-// `GlobalAlloc` contract; counting touches only a const-initialized
-// thread-local `Cell`, which never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        // SAFETY: the caller's guarantees for `layout` are passed on.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        // SAFETY: as for `alloc`.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        // SAFETY: `ptr` was allocated by `System` through this allocator with
-        // `layout`, as the caller guarantees.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as for `realloc`.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+use optics_core::prelude::*;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> usize {
-    ALLOCATIONS.with(Cell::get)
-}
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 /// Runs `read` and returns what it gave and how many allocations it made.
-fn counted<R>(read: impl FnOnce() -> R) -> (R, usize) {
-    let before = allocations();
-    let result = black_box(read());
-    (result, allocations() - before)
+fn counted<R>(read: impl FnOnce() -> R) -> (R, u64) {
+    let (result, counts) = alloc_counter::measure_thread(read);
+    (result, counts.allocations)
 }
 
 fn issue(detail: Detail) -> Issue {

@@ -4,6 +4,7 @@
 
 use proc_macro2::Span;
 use quote::format_ident;
+use syn::ext::IdentExt;
 use syn::{DeriveInput, Ident, Member, Type, Visibility};
 
 use crate::attr::{self, ContainerAttrs, FieldAttrs, VariantAttrs};
@@ -63,10 +64,10 @@ pub fn ident_for(text: &str, span: Span) -> Option<Ident> {
     Some(ident)
 }
 
-/// The name of an identifier as serde sees it: without `r#`.
-fn unraw(ident: &Ident) -> String {
-    let text = ident.to_string();
-    text.strip_prefix("r#").map_or(text.clone(), str::to_owned)
+/// An identifier's name as serde and messages spell it: without `r#`. The
+/// one place the derive strips it.
+pub fn unraw(ident: &Ident) -> String {
+    IdentExt::unraw(ident).to_string()
 }
 
 fn fields<'a>(
@@ -138,10 +139,9 @@ impl<'a> Input<'a> {
                             .or_else(|| ident_for(&snake, original.ident.span()))
                             .unwrap_or_else(|| format_ident!("{}_", snake));
                         let field_rule = vattrs.rename_all.or(attrs.rename_all_fields);
-                        let prefix = optic.to_string();
-                        let prefix = prefix.strip_prefix("r#").unwrap_or(&prefix);
+                        let prefix = unraw(&optic);
                         let (style, fields) =
-                            fields(cx, &original.fields, field_rule, Some(prefix));
+                            fields(cx, &original.fields, field_rule, Some(&prefix));
                         let mut tag_names = Vec::new();
                         if !vattrs.skip_deserializing {
                             tag_names.push(match (&vattrs.rename, attrs.rename_all) {

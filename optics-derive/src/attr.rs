@@ -142,6 +142,13 @@ pub struct VariantAttrs {
     pub optic_skip: bool,
 }
 
+/// Where the attribute's keyword is written, for an error about it.
+fn keyword_span(meta: &ParseNestedMeta) -> Span {
+    meta.path
+        .get_ident()
+        .map_or_else(Span::call_site, Ident::span)
+}
+
 fn lit_str(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
     meta.value()?.parse()
 }
@@ -229,10 +236,7 @@ fn rejected(meta: &ParseNestedMeta, into: &mut Vec<Rejected>) -> syn::Result<boo
                 skip_rest(meta)?;
             }
             into.push(Rejected {
-                span: meta
-                    .path
-                    .get_ident()
-                    .map_or_else(Span::call_site, Ident::span),
+                span: keyword_span(meta),
                 keyword: (*keyword).to_owned(),
                 why,
                 fix,
@@ -330,17 +334,9 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
                 span: lit.span(),
             });
         } else if meta.path.is_ident(UNTAGGED) {
-            out.untagged = Some(
-                meta.path
-                    .get_ident()
-                    .map_or_else(Span::call_site, Ident::span),
-            );
+            out.untagged = Some(keyword_span(&meta));
         } else if meta.path.is_ident(TRANSPARENT) {
-            out.transparent = Some(
-                meta.path
-                    .get_ident()
-                    .map_or_else(Span::call_site, Ident::span),
-            );
+            out.transparent = Some(keyword_span(&meta));
         } else if meta.path.is_ident(DEFAULT) {
             out.default = default_value(&meta)?;
         } else if !rejected(&meta, &mut out.rejected)? {
@@ -382,16 +378,32 @@ fn optics_member(cx: &Ctxt, attrs: &[Attribute], name: &mut Option<Ident>, skip:
     });
 }
 
+/// `rename` and `alias`, which fields and variants read alike: whether `meta`
+/// was one of them.
+fn serde_name(
+    meta: &ParseNestedMeta,
+    rename: &mut Option<String>,
+    aliases: &mut Vec<String>,
+) -> syn::Result<bool> {
+    if meta.path.is_ident(RENAME) {
+        if let Some(lit) = de_name(meta)? {
+            *rename = Some(lit.value());
+        }
+    } else if meta.path.is_ident(ALIAS) {
+        aliases.push(lit_str(meta)?.value());
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     let mut out = FieldAttrs::default();
     each(cx, attrs, SERDE, |meta| {
-        if meta.path.is_ident(RENAME) {
-            if let Some(lit) = de_name(&meta)? {
-                out.rename = Some(lit.value());
-            }
-        } else if meta.path.is_ident(ALIAS) {
-            out.aliases.push(lit_str(&meta)?.value());
-        } else if meta.path.is_ident(DEFAULT) {
+        if serde_name(&meta, &mut out.rename, &mut out.aliases)? {
+            return Ok(());
+        }
+        if meta.path.is_ident(DEFAULT) {
             out.default = default_value(&meta)?;
         } else if meta.path.is_ident(FLATTEN) {
             out.flatten = true;
@@ -417,13 +429,10 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
 pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
     let mut out = VariantAttrs::default();
     each(cx, attrs, SERDE, |meta| {
-        if meta.path.is_ident(RENAME) {
-            if let Some(lit) = de_name(&meta)? {
-                out.rename = Some(lit.value());
-            }
-        } else if meta.path.is_ident(ALIAS) {
-            out.aliases.push(lit_str(&meta)?.value());
-        } else if meta.path.is_ident(RENAME_ALL) {
+        if serde_name(&meta, &mut out.rename, &mut out.aliases)? {
+            return Ok(());
+        }
+        if meta.path.is_ident(RENAME_ALL) {
             if let Some(rule) = rename_rule(&meta)? {
                 out.rename_all = Some(rule);
             }
@@ -433,7 +442,7 @@ pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
             out.other = true;
         } else if meta.path.is_ident(WITH) || meta.path.is_ident(DESERIALIZE_WITH) {
             out.rejected.push(Rejected {
-                span: meta.path.get_ident().map_or_else(Span::call_site, Ident::span),
+                span: keyword_span(&meta),
                 keyword: meta.path.get_ident().map(ToString::to_string).unwrap_or_default(),
                 why: "the variant's payload would be decoded by a function the byte reader cannot follow",
                 fix: "move the function to a field of the payload's type \
@@ -443,10 +452,7 @@ pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
             skip_rest(&meta)?;
         } else if meta.path.is_ident(UNTAGGED) {
             out.rejected.push(Rejected {
-                span: meta
-                    .path
-                    .get_ident()
-                    .map_or_else(Span::call_site, Ident::span),
+                span: keyword_span(&meta),
                 keyword: UNTAGGED.to_owned(),
                 why: "an untagged variant can only be recognized by decoding it",
                 fix: "remove #[serde(untagged)] from the variant, so serde writes its tag"

@@ -7,8 +7,8 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 
 /// The errors found so far. Dropping it without calling [`Ctxt::check`] is a
-/// bug in the derive, caught in debug builds.
-#[derive(Default)]
+/// bug in the derive, caught in debug builds. Made only by [`Ctxt::new`] (no
+/// `Default`: a context made any other way would drop its errors silently).
 pub struct Ctxt {
     errors: RefCell<Option<Vec<syn::Error>>>,
 }

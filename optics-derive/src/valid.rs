@@ -7,7 +7,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::ast::{Data, Field, Input, Style};
+use crate::ast::{unraw, Data, Field, Input, Style};
 use crate::attr::Rejected;
 use crate::ctxt::Ctxt;
 
@@ -136,11 +136,6 @@ fn field_name_span(field: &Field) -> Span {
         (None, Some(ident)) => ident.span(),
         (None, None) => field.ty.span(),
     }
-}
-
-fn unraw(ident: &syn::Ident) -> String {
-    let text = ident.to_string();
-    text.strip_prefix("r#").unwrap_or(&text).to_owned()
 }
 
 /// Every associated const the derive adds.

@@ -46,23 +46,6 @@ use super::scan;
 /// goes to serde_json.
 const SERDE_JSON_PRIVATE: &str = "$serde_json::";
 
-/// Whether `byte` is JSON whitespace (RFC 8259: space, tab, line feed,
-/// carriage return), the only whitespace serde_json skips.
-#[inline(always)]
-fn is_ws(byte: u8) -> bool {
-    matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-/// The index of the first byte at or after `pos` that is not whitespace
-/// (`bytes.len()` if there is none). For the tag reader in `optics.rs` too.
-#[inline(always)]
-pub(super) fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
-    while bytes.get(pos).copied().is_some_and(is_ws) {
-        pos += 1;
-    }
-    pos
-}
-
 /// `0x01` in every byte of a word.
 const ONES: u64 = u64::from_le_bytes([0x01; 8]);
 /// The top bit of every byte of a word.

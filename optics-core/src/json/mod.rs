@@ -52,19 +52,24 @@
 //! (`HashMap`, `BTreeMap`, `IndexMap`, `Map`, `Value`); a map behind a type
 //! alias is not recognized and would read the whole object.
 
+mod enum_tag;
+pub(crate) mod field_decode;
+pub(crate) mod layout;
 mod leaf;
-pub(crate) mod optics;
+mod locate;
 pub mod scan;
+// The crate's only `unsafe` code: SIMD byte classification (see its docs).
+#[allow(unsafe_code)]
 mod simd;
+mod without_internal_tag;
 
 use core::marker::PhantomData;
-use std::borrow::Cow;
-
-use serde::de::{Deserialize, Deserializer, Visitor};
+use serde::de::Deserialize;
 
 use crate::optic::StartsAt;
 
-pub use optics::{JsonDecode, JsonOptic};
+pub(crate) use layout::{Encoding, FieldJson, VariantJson};
+pub use locate::{JsonDecode, JsonOptic};
 
 /// What one step of a path found in the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,62 +83,6 @@ pub enum Found<'a> {
     Miss,
 }
 
-/// Where a field's value stands in its struct's JSON, as serde reads it.
-/// Written by `#[derive(Optics)]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FieldJson {
-    /// A member of the object, under any of these keys (the name serde reads,
-    /// then its aliases).
-    Key(&'static [&'static str]),
-    /// The struct's own bytes: a `flatten`ed field, the field of a
-    /// `transparent` struct, or of a newtype struct.
-    Inline,
-    /// Element `i` of the array a tuple struct is written as.
-    Element(usize),
-    /// Never in the JSON (`skip`, `skip_deserializing`): always its default.
-    Skipped,
-}
-
-/// How serde writes an enum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
-    /// `"Unit"` or `{"Variant": payload}` (serde's default).
-    External,
-    /// `{"tag": "Variant", ...payload's fields}` (`#[serde(tag = "...")]`).
-    Internal {
-        /// The tag's key.
-        tag: &'static str,
-    },
-    /// `{"tag": "Variant", "content": payload}` (`tag` + `content`).
-    Adjacent {
-        /// The tag's key.
-        tag: &'static str,
-        /// The payload's key.
-        content: &'static str,
-    },
-}
-
-/// The names under which serde recognizes one variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct VariantTags {
-    /// The name serde reads, then its aliases. Empty for a variant serde never
-    /// reads (`skip`, `skip_deserializing`).
-    pub names: &'static [&'static str],
-    /// `#[serde(other)]`: the variant any unknown tag decodes as.
-    pub other: bool,
-}
-
-/// How a variant's payload is laid out in JSON.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VariantJson {
-    /// No payload: the variant is its tag alone.
-    Unit,
-    /// One value.
-    Newtype,
-    /// Several values: an array (tuple variant) or an object (struct variant).
-    Fields,
-}
-
 /// A borrowed byte range that claims to encode a `T`: two words, `Copy`, and
 /// typed, so an optic from `T` can only be pointed at a `Json<T>`.
 ///
@@ -141,7 +90,7 @@ pub enum VariantJson {
 /// bytes misses. [`Json::validated`] checks the whole document first.
 ///
 /// ```
-/// use optics_core::{Json, Optics};
+/// use optics_core::prelude::*;
 /// use serde::Deserialize;
 ///
 /// #[derive(Optics, Deserialize)]
@@ -266,142 +215,4 @@ impl<'a, T: ?Sized> From<&'a bytes::Bytes> for Json<'a, T> {
 #[inline]
 pub fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Option<T> {
     leaf::decode(bytes)
-}
-
-/// Decodes one value from exactly these bytes with a `deserialize_with`
-/// function, as serde's derive calls it for that field.
-#[inline]
-pub fn decode_with<'de, T>(
-    bytes: &'de [u8],
-    with: impl FnOnce(
-        &mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>,
-    ) -> Result<T, serde_json::Error>,
-) -> Option<T> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = with(&mut de).ok()?;
-    de.end().ok()?;
-    Some(value)
-}
-
-/// Decodes a `Cow<str>` borrowed from the input where the string has no
-/// escapes, owned where it has: what serde's derive does for a
-/// `#[serde(borrow)]` field of that type (a plain `Cow` always owns).
-/// Named by `#[derive(Optics)]`'s output; not part of the public API.
-#[doc(hidden)]
-pub fn borrow_cow_str<'de: 'a, 'a, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Cow<'a, str>, D::Error> {
-    struct Text;
-
-    impl<'a> Visitor<'a> for Text {
-        type Value = Cow<'a, str>;
-
-        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.write_str("a string")
-        }
-
-        fn visit_borrowed_str<E: serde::de::Error>(self, text: &'a str) -> Result<Self::Value, E> {
-            Ok(Cow::Borrowed(text))
-        }
-
-        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(text.to_owned()))
-        }
-
-        fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(text))
-        }
-
-        fn visit_borrowed_bytes<E: serde::de::Error>(
-            self,
-            bytes: &'a [u8],
-        ) -> Result<Self::Value, E> {
-            core::str::from_utf8(bytes)
-                .map(Cow::Borrowed)
-                .map_err(|_| E::invalid_value(serde::de::Unexpected::Bytes(bytes), &self))
-        }
-
-        fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Self::Value, E> {
-            self.visit_borrowed_bytes::<E>(bytes)
-                .map(|text| Cow::Owned(text.into_owned()))
-        }
-    }
-
-    deserializer.deserialize_str(Text)
-}
-
-/// Decodes a `Cow<[u8]>` borrowed from the input where it can be, as serde's
-/// derive does for a `#[serde(borrow)]` field of that type. Named by
-/// `#[derive(Optics)]`'s output; not part of the public API.
-#[doc(hidden)]
-pub fn borrow_cow_bytes<'de: 'a, 'a, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Cow<'a, [u8]>, D::Error> {
-    struct Bytes;
-
-    impl<'a> Visitor<'a> for Bytes {
-        type Value = Cow<'a, [u8]>;
-
-        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.write_str("a byte array")
-        }
-
-        fn visit_borrowed_str<E: serde::de::Error>(self, text: &'a str) -> Result<Self::Value, E> {
-            Ok(Cow::Borrowed(text.as_bytes()))
-        }
-
-        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(text.as_bytes().to_vec()))
-        }
-
-        fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(text.into_bytes()))
-        }
-
-        fn visit_borrowed_bytes<E: serde::de::Error>(
-            self,
-            bytes: &'a [u8],
-        ) -> Result<Self::Value, E> {
-            Ok(Cow::Borrowed(bytes))
-        }
-
-        fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(bytes.to_vec()))
-        }
-
-        fn visit_byte_buf<E: serde::de::Error>(self, bytes: Vec<u8>) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(bytes))
-        }
-    }
-
-    deserializer.deserialize_bytes(Bytes)
-}
-
-/// What serde makes of a field missing from its object, for a field without a
-/// default: `None` for an `Option`, nothing (a miss) otherwise. Mirrors serde's
-/// own rule: the type is asked to deserialize from a deserializer that only
-/// knows "none".
-#[inline]
-pub fn decode_absent<'de, T: Deserialize<'de>>() -> Option<T> {
-    T::deserialize(MissingField).ok()
-}
-
-struct MissingField;
-
-impl<'de> Deserializer<'de> for MissingField {
-    type Error = serde::de::value::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-        Err(serde::de::Error::custom("missing field"))
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_none()
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
-    }
 }

@@ -15,52 +15,28 @@ pub trait Indexed {
     fn element_mut(&mut self, i: usize) -> Option<&mut Self::Element>;
 }
 
-impl<T> Indexed for [T] {
-    type Element = T;
-    #[inline]
-    fn element(&self, i: usize) -> Option<&T> {
-        self.get(i)
-    }
-    #[inline]
-    fn element_mut(&mut self, i: usize) -> Option<&mut T> {
-        self.get_mut(i)
-    }
+/// `Indexed` through the collection's own bounds-checked `get` and `get_mut`.
+macro_rules! indexed_by_get {
+    ($(impl[$($gen:tt)*] $ty:ty;)*) => {$(
+        impl<$($gen)*> Indexed for $ty {
+            type Element = T;
+            #[inline]
+            fn element(&self, i: usize) -> Option<&T> {
+                self.get(i)
+            }
+            #[inline]
+            fn element_mut(&mut self, i: usize) -> Option<&mut T> {
+                self.get_mut(i)
+            }
+        }
+    )*};
 }
 
-impl<T> Indexed for Vec<T> {
-    type Element = T;
-    #[inline]
-    fn element(&self, i: usize) -> Option<&T> {
-        self.get(i)
-    }
-    #[inline]
-    fn element_mut(&mut self, i: usize) -> Option<&mut T> {
-        self.get_mut(i)
-    }
-}
-
-impl<T, const N: usize> Indexed for [T; N] {
-    type Element = T;
-    #[inline]
-    fn element(&self, i: usize) -> Option<&T> {
-        self.get(i)
-    }
-    #[inline]
-    fn element_mut(&mut self, i: usize) -> Option<&mut T> {
-        self.get_mut(i)
-    }
-}
-
-impl<T> Indexed for std::collections::VecDeque<T> {
-    type Element = T;
-    #[inline]
-    fn element(&self, i: usize) -> Option<&T> {
-        self.get(i)
-    }
-    #[inline]
-    fn element_mut(&mut self, i: usize) -> Option<&mut T> {
-        self.get_mut(i)
-    }
+indexed_by_get! {
+    impl[T] [T];
+    impl[T] Vec<T>;
+    impl[T, const N: usize] [T; N];
+    impl[T] std::collections::VecDeque<T>;
 }
 
 /// The optional on element `index` of a `C` (see [`at`]). One word.

@@ -2,8 +2,8 @@
 
 use core::marker::PhantomData;
 
-use super::{composable, Get, GetMut, Optic, Preview, PreviewMut};
-use crate::json::FieldJson;
+use super::{composable, zero_sized, Get, GetMut, Optic, Preview, PreviewMut};
+use crate::json::layout::FieldJson;
 
 /// The lens on field number `I` of `S`: what `#[derive(Optics)]` exposes as an
 /// associated const named after the field (`Incident::impact`).
@@ -35,17 +35,7 @@ impl<S: ?Sized, const I: usize> Field<S, I> {
 
 composable!(impl[S: ?Sized, const I: usize] Field<S, I>);
 
-impl<S: ?Sized, const I: usize> Clone for Field<S, I> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<S: ?Sized, const I: usize> Copy for Field<S, I> {}
-impl<S: ?Sized, const I: usize> Default for Field<S, I> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+zero_sized!(impl[S: ?Sized, const I: usize] Field<S, I> = Self::new());
 
 impl<S: ?Sized + FieldOf<I>, const I: usize> core::fmt::Debug for Field<S, I> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -18,37 +18,33 @@ pub trait Keyed<Q: ?Sized> {
     fn value_mut(&mut self, key: &Q) -> Option<&mut Self::Value>;
 }
 
-impl<K, V, S, Q> Keyed<Q> for HashMap<K, V, S>
-where
-    K: Borrow<Q> + Hash + Eq,
-    Q: ?Sized + Hash + Eq,
-    S: BuildHasher,
-{
-    type Value = V;
-    #[inline]
-    fn value(&self, key: &Q) -> Option<&V> {
-        self.get(key)
-    }
-    #[inline]
-    fn value_mut(&mut self, key: &Q) -> Option<&mut V> {
-        self.get_mut(key)
-    }
+/// `Keyed` through the map's own `get` and `get_mut`.
+macro_rules! keyed_by_get {
+    ($(impl[$($gen:tt)*] $ty:ty where [$($bounds:tt)*];)*) => {$(
+        impl<$($gen)*> Keyed<Q> for $ty
+        where
+            $($bounds)*
+        {
+            type Value = V;
+            #[inline]
+            fn value(&self, key: &Q) -> Option<&V> {
+                self.get(key)
+            }
+            #[inline]
+            fn value_mut(&mut self, key: &Q) -> Option<&mut V> {
+                self.get_mut(key)
+            }
+        }
+    )*};
 }
 
-impl<K, V, Q> Keyed<Q> for BTreeMap<K, V>
-where
-    K: Borrow<Q> + Ord,
-    Q: ?Sized + Ord,
-{
-    type Value = V;
-    #[inline]
-    fn value(&self, key: &Q) -> Option<&V> {
-        self.get(key)
-    }
-    #[inline]
-    fn value_mut(&mut self, key: &Q) -> Option<&mut V> {
-        self.get_mut(key)
-    }
+keyed_by_get! {
+    impl[K, V, S, Q] HashMap<K, V, S> where [
+        K: Borrow<Q> + Hash + Eq,
+        Q: ?Sized + Hash + Eq,
+        S: BuildHasher,
+    ];
+    impl[K, V, Q] BTreeMap<K, V> where [K: Borrow<Q> + Ord, Q: ?Sized + Ord];
 }
 
 /// The optional on the entry under a borrowed key of an `M` (see [`key`]).

@@ -20,11 +20,11 @@
 //! `dyn`, no cloning on the read path.
 //!
 //! ```
-//! use optics_core::{at, some, Get, Preview, PreviewMut, Review};
+//! use optics_core::prelude::*;
 //!
-//! #[derive(optics_core::Optics, Debug, PartialEq)]
+//! #[derive(Optics, Debug, PartialEq)]
 //! struct Trace { frames: Vec<Frame> }
-//! #[derive(optics_core::Optics, Debug, PartialEq)]
+//! #[derive(Optics, Debug, PartialEq)]
 //! struct Frame { module: String, line: Option<u32> }
 //!
 //! let mut trace = Trace { frames: vec![Frame { module: "auth".into(), line: Some(7) }] };
@@ -37,19 +37,23 @@
 //! ```
 
 mod at;
-mod field;
+pub(crate) mod field;
 mod key;
 mod named;
 mod some;
 mod then;
-mod variant;
+pub(crate) mod variant;
 
 pub use at::{at, At, Indexed};
-pub use field::{Field, FieldOf};
+pub use field::Field;
 pub use key::{key, Key, Keyed};
 pub use some::{some, Some_};
 pub use then::{GetBoth, Then};
-pub use variant::{Discriminant, Tagged, Variant, VariantField, VariantFieldOf, VariantOf};
+pub use variant::{Discriminant, Variant, VariantField};
+
+// Implemented by the derive's output only (re-exported in `__private`).
+pub(crate) use field::FieldOf;
+pub(crate) use variant::{Tagged, VariantFieldOf, VariantOf};
 
 /// An optic from a whole of type `Source` to a part of type `Focus`.
 ///
@@ -182,7 +186,7 @@ impl<O: PreviewMut> Optional for O {}
 /// what to do, instead of a bare type mismatch.
 ///
 /// ```compile_fail
-/// # use optics_core::Optics;
+/// # use optics_core::prelude::*;
 /// #[derive(Optics)]
 /// struct Trace { frames: Vec<Frame> }
 /// #[derive(Optics)]
@@ -228,3 +232,22 @@ macro_rules! composable {
     };
 }
 pub(crate) use composable;
+
+/// `Clone`, `Copy` and `Default` (which builds `$default`) for a zero-sized
+/// optic type, without the bounds `#[derive]` would put on its parameters.
+macro_rules! zero_sized {
+    (impl [$($gen:tt)*] $ty:ty = $default:expr) => {
+        impl<$($gen)*> Clone for $ty {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<$($gen)*> Copy for $ty {}
+        impl<$($gen)*> Default for $ty {
+            fn default() -> Self {
+                $default
+            }
+        }
+    };
+}
+pub(crate) use zero_sized;

@@ -12,7 +12,7 @@
 /// borrowed `&'a str` leaf is read through the path itself).
 ///
 /// ```
-/// use optics_core::{optic, Json, Optics, Preview};
+/// use optics_core::prelude::*;
 /// use serde::Deserialize;
 ///
 /// #[derive(Optics, Deserialize)]

@@ -2,7 +2,7 @@
 
 use core::marker::PhantomData;
 
-use super::{composable, Optic, Preview, PreviewMut, Review};
+use super::{composable, zero_sized, Optic, Preview, PreviewMut, Review};
 
 /// The prism from `Option<T>` to `T` (see [`some`]). Zero-sized.
 pub struct Some_<T>(PhantomData<fn() -> T>);
@@ -15,17 +15,7 @@ pub const fn some<T>() -> Some_<T> {
 
 composable!(impl[T] Some_<T>);
 
-impl<T> Clone for Some_<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for Some_<T> {}
-impl<T> Default for Some_<T> {
-    fn default() -> Self {
-        some()
-    }
-}
+zero_sized!(impl[T] Some_<T> = some());
 impl<T> core::fmt::Debug for Some_<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("some()")

@@ -3,8 +3,8 @@
 
 use core::marker::PhantomData;
 
-use super::{composable, Get, Optic, Preview, PreviewMut, Review};
-use crate::json::{Encoding, FieldJson, VariantJson, VariantTags};
+use super::{composable, zero_sized, Get, Optic, Preview, PreviewMut, Review};
+use crate::json::layout::{Encoding, FieldJson, VariantJson, VariantTags};
 
 /// An enum whose variants `#[derive(Optics)]` has numbered: its discriminant
 /// and how serde encodes it. Not meant to be implemented by hand.
@@ -79,17 +79,7 @@ macro_rules! zero_sized_optic {
             }
         }
         composable!(impl[S, const I: usize] $name<S, I>);
-        impl<S, const I: usize> Clone for $name<S, I> {
-            fn clone(&self) -> Self {
-                *self
-            }
-        }
-        impl<S, const I: usize> Copy for $name<S, I> {}
-        impl<S, const I: usize> Default for $name<S, I> {
-            fn default() -> Self {
-                Self::new()
-            }
-        }
+        zero_sized!(impl[S, const I: usize] $name<S, I> = Self::new());
         impl<S: $trait_<I>, const I: usize> core::fmt::Debug for $name<S, I> {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.write_str($describe(self))
@@ -198,17 +188,7 @@ impl<S> Discriminant<S> {
     }
 }
 composable!(impl[S] Discriminant<S>);
-impl<S> Clone for Discriminant<S> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<S> Copy for Discriminant<S> {}
-impl<S> Default for Discriminant<S> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+zero_sized!(impl[S] Discriminant<S> = Self::new());
 impl<S> core::fmt::Debug for Discriminant<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "Discriminant<{}>", core::any::type_name::<S>())

@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use optics_core::Optics;
+use optics_core::prelude::*;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 

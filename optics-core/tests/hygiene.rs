@@ -1,13 +1,18 @@
 //! `#[derive(Optics)]` is hygienic: it works in a module where the prelude's
 //! names (`Option`, `Some`, `None`, `Result`, `Ok`, `Err`, `Box`, `Default`,
-//! `Clone`, `Copy`, `Debug`) are taken by local items, on generic types with
-//! lifetimes and where-clauses, and on every shape of enum variant, with serde's
-//! attributes beside it. Generated code that wrote `Option` or
-//! `Default::default()` instead of a full path would not compile here; every
-//! test then checks that the optics read and write what they should, on values
-//! and on JSON bytes.
+//! `Clone`, `Copy`, `Debug`) are taken by local items, in a module where
+//! constants are named like the locals the expansion declares (`found`,
+//! `payload`, ...), on generic types with lifetimes and where-clauses, and on
+//! every shape of enum variant, with serde's attributes beside it. Generated
+//! code that wrote `Option` or `Default::default()` instead of a full path, or
+//! bound a local that a constant in scope could match instead, would not
+//! compile here; every test then checks that the optics read and write what
+//! they should, on values and on JSON bytes.
+//!
+//! The models' modules import only the derive: the expansion must need
+//! nothing else in scope.
 
-use optics_core::{at, some, Get, GetMut, Json, Preview, PreviewMut, Review};
+use optics_core::prelude::*;
 
 /// Models declared where the prelude is shadowed.
 mod shadowed {
@@ -119,7 +124,59 @@ mod generic {
     }
 }
 
+/// Models declared where constants take the names of the locals the
+/// expansion declares (without its `__` prefix): a pattern that bound one of
+/// them would match the constant instead, and fail to compile.
+mod locals_taken {
+    #![allow(dead_code, non_upper_case_globals)]
+
+    use optics_core::Optics;
+    use serde::{Deserialize, Deserializer, Serialize};
+
+    pub const found: u8 = 0;
+    pub const bytes: u8 = 0;
+    pub const de: u8 = 0;
+    pub const whole: u8 = 0;
+    pub const payload: u8 = 0;
+    pub const k: u8 = 0;
+    pub const field: u8 = 0;
+    pub const f: u8 = 0;
+
+    /// A struct whose default fills a missing field (`whole`), with a field
+    /// read by a function (`de`).
+    #[derive(Optics, Serialize, Deserialize, PartialEq)]
+    #[serde(default)]
+    pub struct Settings {
+        pub retries: u8,
+        #[serde(deserialize_with = "doubled")]
+        pub limit: u32,
+    }
+
+    impl Default for Settings {
+        fn default() -> Self {
+            Settings {
+                retries: 3,
+                limit: 10,
+            }
+        }
+    }
+
+    fn doubled<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+        u32::deserialize(deserializer).map(|limit| limit * 2)
+    }
+
+    /// Every variant shape (`payload`, `k`, `field`), and a kind (`f`).
+    #[derive(Optics, Serialize, Deserialize, PartialEq)]
+    #[serde(tag = "type")]
+    pub enum Step {
+        Start,
+        Retry(Settings),
+        Stop { code: u8, reason: String },
+    }
+}
+
 use generic::{Page, Reply, ReplyKind};
+use locals_taken::{Settings, Step, StepKind};
 use shadowed::{Event, EventKind, Incident, Window};
 
 fn incident() -> Incident {
@@ -354,4 +411,38 @@ fn generic_enum() {
         Some(())
     );
     assert_eq!(Json::<R>::new(br#"{"done":9}"#).read(Reply::done), Some(9));
+}
+
+#[test]
+fn constants_named_like_the_expansions_locals_do_not_capture_them() {
+    let settings = Settings {
+        retries: 1,
+        limit: 4,
+    };
+    assert_eq!(Settings::retries.get(&settings), &1);
+    let json = Json::<Settings>::new(br#"{"limit":5}"#);
+    assert_eq!(json.read(Settings::limit), Some(10));
+    assert_eq!(json.read(Settings::retries), Some(3));
+
+    let mut step = Step::retry.review(settings);
+    assert!(Step::retry.then(Settings::limit).preview(&step) == Some(&4));
+    Step::retry.then(Settings::limit).set(&mut step, 6);
+    assert!(Step::retry.then(Settings::limit).preview(&step) == Some(&6));
+    assert!(Step::start.preview(&step).is_none());
+    assert_eq!(Step::kind.get(&step), &StepKind::Retry);
+    assert_eq!(StepKind::Retry.to_string(), "Retry");
+
+    let stop = Step::Stop {
+        code: 2,
+        reason: "done".to_owned(),
+    };
+    assert_eq!(Step::stop_code.preview(&stop), Some(&2));
+    let bytes = serde_json::to_vec(&stop).unwrap();
+    let json = Json::<Step>::new(&bytes);
+    assert_eq!(json.read(Step::stop_reason).as_deref(), Some("done"));
+    assert_eq!(json.read(Step::kind), Some(StepKind::Stop));
+    assert_eq!(
+        Json::<Step>::new(br#"{"type":"Retry","limit":1}"#).read(Step::retry.then(Settings::limit)),
+        Some(2)
+    );
 }

@@ -6,7 +6,7 @@
 #![deny(clippy::pedantic)]
 #![deny(missing_docs)]
 
-use optics_core::{Get, Json, Optics, Preview};
+use optics_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// An incident report.

@@ -4,7 +4,8 @@
 //!
 //! Compiler wording drifts between releases, so the files are checked only on
 //! the toolchain pinned in `rust-toolchain.toml`. Regenerate them with
-//! `TRYBUILD=overwrite cargo test --test compile_fail`, then read every diff.
+//! `TRYBUILD=overwrite cargo test -p optics-core --test compile_fail`, then read
+//! every diff.
 
 use std::process::Command;
 

@@ -1,0 +1,184 @@
+//! An object walked member by member: each key is compared, each value skipped
+//! (not parsed), and every member passed is checked to be well formed. What
+//! small objects and a missing key's confirmation use.
+
+use super::escapes::raw_eq;
+use super::navigate::Lookup;
+use super::skip::{skip_value_at, string_close};
+use super::whitespace::skip_ws;
+
+/// The first (or, with `last`, the last) member whose key is any of `keys`,
+/// walking member by member and skipping each value: every member before it
+/// (every member, for `last` or a missing key) is checked to be well formed.
+pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Lookup<'a> {
+    let Some(mut members) = Members::open(obj) else {
+        return Lookup::Malformed;
+    };
+    let mut found = None;
+    loop {
+        match members.next_member() {
+            Step::Member(member) => {
+                if keys.iter().any(|key| key_eq(member.key(), key)) {
+                    if !last {
+                        return Lookup::Found(member.value());
+                    }
+                    found = Some(member.value());
+                }
+            }
+            Step::End => return found.map_or(Lookup::Missing, Lookup::Found),
+            Step::Malformed => return Lookup::Malformed,
+        }
+    }
+}
+
+/// Escape-aware equality of a raw key with a key sought. A raw key holding a
+/// backslash is always longer than the text it stands for (an escape takes
+/// more bytes than the UTF-8 of the character it stands for), so the lengths
+/// decide which comparison can succeed.
+#[inline(always)]
+fn key_eq(raw: &[u8], key: &str) -> bool {
+    let key = key.as_bytes();
+    if raw.len() == key.len() {
+        same_bytes(raw, key) && !raw.contains(&b'\\')
+    } else {
+        raw.len() > key.len() && raw.contains(&b'\\') && raw_eq(raw, key)
+    }
+}
+
+/// One `"key": value` of an object, as positions in the object's bytes (slicing
+/// waits until a key's length matches or a value is wanted).
+pub(super) struct Member<'a> {
+    bytes: &'a [u8],
+    /// The key lies between the quotes at `key.0 - 1` and `key.1`, escapes left
+    /// as they are.
+    key: (usize, usize),
+    /// The trimmed value.
+    value: (usize, usize),
+}
+
+impl<'a> Member<'a> {
+    pub(super) fn key(&self) -> &'a [u8] {
+        self.bytes.get(self.key.0..self.key.1).unwrap_or_default()
+    }
+
+    pub(super) fn value(&self) -> &'a [u8] {
+        self.bytes
+            .get(self.value.0..self.value.1)
+            .unwrap_or_default()
+    }
+}
+
+/// `a == b`, inlined for short keys: most keys differ in length, and those that
+/// do not are compared 8 bytes at a time instead of through a `memcmp` call.
+#[inline(always)]
+pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 8)
+            .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
+    };
+    match a.len() {
+        0..8 => a == b,
+        len => {
+            // overlapping words: 0, 8, ..., and the last 8 bytes
+            let mut at = 0;
+            while at + 8 < len {
+                if word(a, at) != word(b, at) {
+                    return false;
+                }
+                at += 8;
+            }
+            word(a, len - 8) == word(b, len - 8)
+        }
+    }
+}
+
+/// What [`Members::next_member`] met.
+pub(super) enum Step<'a> {
+    /// A member, followed by its `,` or `}`.
+    Member(Member<'a>),
+    /// The closing brace, followed by nothing but whitespace.
+    End,
+    Malformed,
+}
+
+/// Where the member walk stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MemberState {
+    /// Just after `{`: a key or `}` comes next.
+    Opened,
+    /// Just after `,`: a key comes next.
+    Separated,
+    /// Just after `}`: only whitespace may follow.
+    Closed,
+}
+
+/// Walks an object member by member; each value is skipped, not parsed.
+pub(super) struct Members<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    state: MemberState,
+}
+
+impl<'a> Members<'a> {
+    /// Starts after the `{` of `bytes`, which may have whitespace before it.
+    pub(super) fn open(bytes: &'a [u8]) -> Option<Self> {
+        let pos = skip_ws(bytes, 0);
+        (bytes.get(pos) == Some(&b'{')).then_some(Members {
+            bytes,
+            pos: pos + 1,
+            state: MemberState::Opened,
+        })
+    }
+
+    #[inline(always)]
+    pub(super) fn next_member(&mut self) -> Step<'a> {
+        let bytes = self.bytes;
+        let mut pos = skip_ws(bytes, self.pos);
+        if bytes.get(pos) != Some(&b'"') || self.state == MemberState::Closed {
+            return self.no_key(pos);
+        }
+        let key_start = pos + 1;
+        let Some((key_end, _)) = string_close(bytes, key_start) else {
+            return Step::Malformed;
+        };
+        pos = skip_ws(bytes, key_end + 1);
+        if bytes.get(pos) != Some(&b':') {
+            return Step::Malformed;
+        }
+        let value_start = skip_ws(bytes, pos + 1);
+        let Some(value_end) = skip_value_at(bytes, value_start) else {
+            return Step::Malformed;
+        };
+        pos = skip_ws(bytes, value_end);
+        self.state = match bytes.get(pos) {
+            Some(b',') => MemberState::Separated,
+            Some(b'}') => MemberState::Closed,
+            _ => return Step::Malformed,
+        };
+        self.pos = pos + 1;
+        Step::Member(Member {
+            bytes,
+            key: (key_start, key_end),
+            value: (value_start, value_end),
+        })
+    }
+
+    /// The walk met something other than a key at `pos` (the first byte that is
+    /// not whitespace): the end of the object, or a malformed one.
+    #[cold]
+    fn no_key(&mut self, pos: usize) -> Step<'a> {
+        let bytes = self.bytes;
+        match (self.state, bytes.get(pos)) {
+            (MemberState::Closed, None) => Step::End,
+            (MemberState::Opened, Some(b'}')) => {
+                self.state = MemberState::Closed;
+                self.pos = pos + 1;
+                self.no_key(skip_ws(bytes, pos + 1))
+            }
+            _ => Step::Malformed,
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! The reads a byte optic makes: an object's member, an array's element, the
+//! text of a string, `null`. Each skips what it does not want (see
+//! [`skip`](super::skip)) and borrows its result from the input.
+
+use super::block_walk::FieldScan;
+use super::member_walk::{members_find, Members, Step};
+use super::skip::skip_value_at;
+use super::validate::strict_string;
+use super::whitespace::{skip_ws, trim};
+
+/// Outcome of looking a key up in an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup<'a> {
+    /// The member's value, trimmed of surrounding whitespace (starts at its first
+    /// byte, ends after its last).
+    Found(&'a [u8]),
+    /// The bytes are an object that was scanned to its closing brace without
+    /// meeting the key.
+    Missing,
+    /// Not an object, or malformed where the scan looked: for `Missing`, any
+    /// member; for a key found, the key's member itself (an object of 1 KiB and
+    /// more is walked by its structure, whose skipped members are not checked).
+    Malformed,
+}
+
+/// Finds the first member whose key equals any of `keys`, and returns its value.
+///
+/// Keys are compared escape-aware (`"det\u0061il"` equals `detail`), with a plain
+/// byte comparison for keys without a backslash. Whitespace around `obj` is
+/// allowed; bytes after the found member's `,` or `}` are not looked at.
+///
+/// Cost: O(n) in the bytes up to the end of the found value (the whole object for
+/// `Missing`); every other value is skipped, nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::{object_field, Lookup};
+///
+/// let obj = br#"{"id":7,"tags":["a"],"det\u0061il":{"code":3}}"#;
+/// assert_eq!(object_field(obj, &["detail"]), Lookup::Found(br#"{"code":3}"#));
+/// assert_eq!(object_field(obj, &["name", "id"]), Lookup::Found(b"7"));
+/// assert_eq!(object_field(obj, &["name"]), Lookup::Missing);
+/// assert_eq!(object_field(b"[1]", &["id"]), Lookup::Malformed);
+/// ```
+pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+    if obj.len() < SMALL_OBJECT {
+        return members_find(obj, keys, false);
+    }
+    match FieldScan::run_on(obj, keys) {
+        // The structural walk reached the end without the key; the member walk
+        // confirms that every member was well formed, so that a malformed
+        // object is never mistaken for one without the key. It also finds any
+        // key the structural walk's filter let pass (one written with escapes
+        // far from where the filter looks): a key missed there costs time, never
+        // a wrong answer.
+        Lookup::Missing => members_find(obj, keys, true),
+        found => found,
+    }
+}
+
+/// Finds the last member with key `key`: serde_json's map semantics, where a
+/// repeated key overwrites the earlier one.
+///
+/// Cost: O(n) in the whole object, which must be scanned to its closing brace
+/// (only whitespace may follow it); nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::{object_last, Lookup};
+///
+/// assert_eq!(object_last(br#"{"a":1,"b":2,"a":3}"#, "a"), Lookup::Found(b"3"));
+/// assert_eq!(object_last(br#"{"a":1,"b":2,"a":3"#, "a"), Lookup::Malformed);
+/// ```
+pub fn object_last<'a>(obj: &'a [u8], key: &str) -> Lookup<'a> {
+    members_find(obj, &[key], true)
+}
+
+/// Below this many bytes an object is walked member by member: the block
+/// walk's fixed cost does not pay for itself on a few members (measured with
+/// callgrind on the demo's details, about 500 bytes each).
+const SMALL_OBJECT: usize = 1024;
+
+/// Element `index` of an array, trimmed; `None` if `arr` is not an array, is too
+/// short, or is malformed before the element's end.
+///
+/// Cost: O(n) in the bytes up to the end of the element; the elements before it
+/// are skipped, nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::array_element;
+///
+/// assert_eq!(array_element(b" [1, {\"a\":[2]} ,3] ", 1), Some(&b"{\"a\":[2]}"[..]));
+/// assert_eq!(array_element(b"[1,2,3]", 3), None);
+/// ```
+pub fn array_element(arr: &[u8], index: usize) -> Option<&[u8]> {
+    let mut pos = skip_ws(arr, 0);
+    if arr.get(pos) != Some(&b'[') {
+        return None;
+    }
+    pos = skip_ws(arr, pos + 1);
+    if arr.get(pos) == Some(&b']') {
+        return None;
+    }
+    for i in 0.. {
+        let start = pos;
+        let end = skip_value_at(arr, start)?;
+        pos = skip_ws(arr, end);
+        let delimiter = *arr.get(pos)?;
+        if delimiter != b',' && delimiter != b']' {
+            return None;
+        }
+        if i == index {
+            return arr.get(start..end);
+        }
+        if delimiter == b']' {
+            return None;
+        }
+        pos = skip_ws(arr, pos + 1);
+    }
+    None
+}
+
+/// The raw key (between the quotes, escapes left as they are) and the trimmed
+/// value of an object's only member; `None` unless the object has exactly one
+/// member (serde's externally tagged enum form, `{"Variant":{...}}`).
+///
+/// Cost: O(n) in the whole object; nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::first_member;
+///
+/// let (key, value) = first_member(br#"{"Bug": {"module":"auth"}}"#).unwrap();
+/// assert_eq!((key, value), (&b"Bug"[..], &br#"{"module":"auth"}"#[..]));
+/// assert_eq!(first_member(br#"{"a":1,"b":2}"#), None);
+/// ```
+pub fn first_member(obj: &[u8]) -> Option<(&[u8], &[u8])> {
+    let mut members = Members::open(obj)?;
+    let Step::Member(first) = members.next_member() else {
+        return None;
+    };
+    matches!(members.next_member(), Step::End).then_some((first.key(), first.value()))
+}
+
+/// The raw contents between the quotes of a JSON string value (escapes left as
+/// they are); `None` unless the trimmed `value` is exactly one well-formed string
+/// (valid escapes, no control characters, valid UTF-8).
+///
+/// Cost: O(n) in the string, 16 bytes at a time; nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::string_raw;
+///
+/// assert_eq!(string_raw(br#" "a\"b" "#), Some(&br#"a\"b"#[..]));
+/// assert_eq!(string_raw(br#""a" "b""#), None);
+/// ```
+pub fn string_raw(value: &[u8]) -> Option<&[u8]> {
+    let value = trim(value);
+    if value.first() != Some(&b'"') {
+        return None;
+    }
+    match strict_string(value, 0) {
+        Ok(end) if end == value.len() => value.get(1..end - 1),
+        _ => None,
+    }
+}
+
+/// Whether the trimmed value is exactly `null`.
+///
+/// Cost: O(n) in the surrounding whitespace; nothing is allocated.
+///
+/// ```
+/// use optics_core::json::scan::is_null;
+///
+/// assert!(is_null(b" null\n"));
+/// assert!(!is_null(b"nul"));
+/// ```
+pub fn is_null(value: &[u8]) -> bool {
+    trim(value) == b"null"
+}

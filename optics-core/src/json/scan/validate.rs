@@ -1,0 +1,295 @@
+//! Strict mode: one JSON document checked against RFC 8259 in full, with an
+//! explicit stack of containers instead of recursion.
+
+use std::fmt;
+
+use super::escapes::hex4;
+use super::simd;
+use super::skip::skip_literal;
+use super::whitespace::skip_ws;
+
+/// Strict mode: checks that `bytes` hold exactly one JSON document (RFC 8259),
+/// whitespace around it allowed, and reports the first error.
+///
+/// Strings must be valid UTF-8 without control characters and with valid escapes
+/// (lone surrogate escapes are accepted, as the grammar allows them); numbers
+/// must follow the grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`); a
+/// byte-order mark is rejected. Nesting is tracked on an explicit bit stack, so
+/// any depth is fine.
+///
+/// Cost: O(n); allocates only past 64 levels of nesting (one bit per level).
+///
+/// ```
+/// use optics_core::json::scan::validate;
+///
+/// assert_eq!(validate(br#" {"a":[1,2.5e3,"x"]} "#), Ok(()));
+/// let error = validate(br#"{"a":"\x"}"#).unwrap_err();
+/// assert_eq!(error.to_string(), "invalid escape at byte 6");
+/// ```
+pub fn validate(bytes: &[u8]) -> Result<(), SyntaxError> {
+    let mut nesting = Nesting::default();
+    let mut pos = 0;
+    'value: loop {
+        pos = skip_ws(bytes, pos);
+        let Some(&first) = bytes.get(pos) else {
+            return Err(SyntaxError::end(bytes));
+        };
+        pos = match first {
+            b'{' => {
+                pos = skip_ws(bytes, pos + 1);
+                if bytes.get(pos) == Some(&b'}') {
+                    pos + 1
+                } else {
+                    nesting.push(Container::Object);
+                    pos = strict_member_key(bytes, pos)?;
+                    continue 'value;
+                }
+            }
+            b'[' => {
+                pos = skip_ws(bytes, pos + 1);
+                if bytes.get(pos) == Some(&b']') {
+                    pos + 1
+                } else {
+                    nesting.push(Container::Array);
+                    continue 'value;
+                }
+            }
+            b'"' => strict_string(bytes, pos)?,
+            b'-' | b'0'..=b'9' => strict_number(bytes, pos)?,
+            b't' => strict_literal(bytes, pos, b"true")?,
+            b'f' => strict_literal(bytes, pos, b"false")?,
+            b'n' => strict_literal(bytes, pos, b"null")?,
+            _ => return Err(SyntaxError::new(pos, "expected a value")),
+        };
+        // After a value: close containers until one wants another value.
+        loop {
+            pos = skip_ws(bytes, pos);
+            let Some(container) = nesting.top() else {
+                return match pos == bytes.len() {
+                    true => Ok(()),
+                    false => Err(SyntaxError::new(pos, "trailing characters")),
+                };
+            };
+            let (close, expected) = match container {
+                Container::Object => (b'}', "expected ',' or '}'"),
+                Container::Array => (b']', "expected ',' or ']'"),
+            };
+            match bytes.get(pos) {
+                Some(b',') => {
+                    pos += 1;
+                    if container == Container::Object {
+                        pos = strict_member_key(bytes, skip_ws(bytes, pos))?;
+                    }
+                    continue 'value;
+                }
+                Some(&b) if b == close => {
+                    nesting.pop();
+                    pos += 1;
+                }
+                Some(_) => return Err(SyntaxError::new(pos, expected)),
+                None => return Err(SyntaxError::end(bytes)),
+            }
+        }
+    }
+}
+
+/// Where and why [`validate`] rejected a document.
+///
+/// Displays in lowercase as `<what> at byte <offset>`, e.g.
+/// `invalid escape at byte 17`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Index of the offending byte (the input's length when it ended too early).
+    pub offset: usize,
+    /// What was wrong, in lowercase.
+    pub what: &'static str,
+}
+
+impl SyntaxError {
+    fn new(offset: usize, what: &'static str) -> Self {
+        SyntaxError { offset, what }
+    }
+
+    fn end(bytes: &[u8]) -> Self {
+        SyntaxError::new(bytes.len(), "unexpected end of input")
+    }
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.what, self.offset)
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// The kind of an open container in [`validate`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Container {
+    Object,
+    Array,
+}
+
+/// A stack of container kinds, one bit per level; the first 64 levels live inline.
+#[derive(Default)]
+struct Nesting {
+    depth: usize,
+    /// Levels 0..64; bit set for an object.
+    inline: u64,
+    /// Levels 64.., 64 per word.
+    spilled: Vec<u64>,
+}
+
+impl Nesting {
+    fn push(&mut self, container: Container) {
+        let level = self.depth;
+        let bit = 1u64 << (level % 64);
+        let word = match level / 64 {
+            0 => &mut self.inline,
+            n => {
+                if self.spilled.len() < n {
+                    self.spilled.push(0);
+                }
+                &mut self.spilled[n - 1]
+            }
+        };
+        match container {
+            Container::Object => *word |= bit,
+            Container::Array => *word &= !bit,
+        }
+        self.depth += 1;
+    }
+
+    fn pop(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    fn top(&self) -> Option<Container> {
+        let level = self.depth.checked_sub(1)?;
+        let word = match level / 64 {
+            0 => self.inline,
+            n => self.spilled[n - 1],
+        };
+        Some(match word >> (level % 64) & 1 {
+            1 => Container::Object,
+            _ => Container::Array,
+        })
+    }
+}
+
+/// Checks `"key" :` at `pos` and returns the index after the colon.
+fn strict_member_key(bytes: &[u8], pos: usize) -> Result<usize, SyntaxError> {
+    match bytes.get(pos) {
+        Some(b'"') => {}
+        Some(_) => return Err(SyntaxError::new(pos, "expected a string key")),
+        None => return Err(SyntaxError::end(bytes)),
+    }
+    let pos = skip_ws(bytes, strict_string(bytes, pos)?);
+    match bytes.get(pos) {
+        Some(b':') => Ok(pos + 1),
+        Some(_) => Err(SyntaxError::new(pos, "expected ':'")),
+        None => Err(SyntaxError::end(bytes)),
+    }
+}
+
+/// Checks the string opening at `open` and returns the index after its close.
+pub(super) fn strict_string(bytes: &[u8], open: usize) -> Result<usize, SyntaxError> {
+    let mut pos = open + 1;
+    loop {
+        let Some(hit) = simd::find_string_special(bytes, pos) else {
+            return Err(SyntaxError::end(bytes));
+        };
+        pos = match bytes[hit] {
+            b'"' => return Ok(hit + 1),
+            b'\\' => match bytes.get(hit + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => hit + 2,
+                Some(b'u') if bytes.get(hit + 2..hit + 6).and_then(hex4).is_some() => hit + 6,
+                Some(_) => return Err(SyntaxError::new(hit, "invalid escape")),
+                None => return Err(SyntaxError::end(bytes)),
+            },
+            0x00..=0x1F => return Err(SyntaxError::new(hit, "control character in string")),
+            _ => {
+                // A run of non-ASCII bytes ends at an ASCII byte, which is never
+                // inside a UTF-8 sequence: the run must be valid on its own.
+                let run = bytes[hit..].iter().take_while(|&&b| b >= 0x80).count();
+                if let Err(error) = std::str::from_utf8(&bytes[hit..hit + run]) {
+                    return Err(SyntaxError::new(hit + error.valid_up_to(), "invalid utf-8"));
+                }
+                hit + run
+            }
+        };
+    }
+}
+
+/// Checks the number starting at `start` and returns the index after it.
+fn strict_number(bytes: &[u8], start: usize) -> Result<usize, SyntaxError> {
+    let digits_from = |pos: usize| {
+        pos + bytes
+            .iter()
+            .skip(pos)
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let invalid = |pos: usize| SyntaxError::new(pos, "invalid number");
+    let mut pos = start;
+    if bytes.get(pos) == Some(&b'-') {
+        pos += 1;
+    }
+    pos = match bytes.get(pos) {
+        Some(b'0') => pos + 1,
+        Some(b'1'..=b'9') => digits_from(pos + 1),
+        _ => return Err(invalid(pos)),
+    };
+    if bytes.get(pos) == Some(&b'.') {
+        let end = digits_from(pos + 1);
+        if end == pos + 1 {
+            return Err(invalid(end));
+        }
+        pos = end;
+    }
+    if matches!(bytes.get(pos), Some(b'e' | b'E')) {
+        pos += 1;
+        if matches!(bytes.get(pos), Some(b'+' | b'-')) {
+            pos += 1;
+        }
+        let end = digits_from(pos);
+        if end == pos {
+            return Err(invalid(end));
+        }
+        pos = end;
+    }
+    Ok(pos)
+}
+
+fn strict_literal(bytes: &[u8], pos: usize, literal: &[u8]) -> Result<usize, SyntaxError> {
+    skip_literal(bytes, pos, literal).ok_or(SyntaxError::new(pos, "invalid literal"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_spills_past_64_levels() {
+        let mut nesting = Nesting::default();
+        for level in 0..300 {
+            let kind = if level % 3 == 0 {
+                Container::Object
+            } else {
+                Container::Array
+            };
+            nesting.push(kind);
+            assert!(nesting.top() == Some(kind));
+        }
+        for level in (0..300).rev() {
+            let kind = if level % 3 == 0 {
+                Container::Object
+            } else {
+                Container::Array
+            };
+            assert!(nesting.top() == Some(kind));
+            nesting.pop();
+        }
+        assert!(nesting.top().is_none());
+    }
+}

@@ -1,0 +1,118 @@
+//! The AVX2 kernel: whole block scans compiled with AVX2, POPCNT and PCLMULQDQ.
+
+use super::{BlockScan, Kernel, Masks, BLOCK};
+use core::arch::x86_64::{
+    __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
+    _mm256_set1_epi8, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x,
+};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Proof that the CPU has AVX2, POPCNT and PCLMULQDQ: only [`run`] makes one,
+/// and only [`available`] lets it be called.
+#[derive(Clone, Copy)]
+pub(super) struct Avx2 {
+    _detected: (),
+}
+
+/// Whether the CPU has the features, detected once: 0 unknown, 1 no, 2 yes.
+static DETECTED: AtomicU8 = AtomicU8::new(0);
+
+#[inline]
+pub(super) fn available() -> bool {
+    match DETECTED.load(Ordering::Relaxed) {
+        0 => {
+            let yes = is_x86_feature_detected!("avx2")
+                && is_x86_feature_detected!("popcnt")
+                && is_x86_feature_detected!("pclmulqdq");
+            DETECTED.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+        known => known == 2,
+    }
+}
+
+/// Runs `scan` compiled with the features (its `run` is inlined here).
+/// Calling it is `unsafe`; the caller must have checked [`available`].
+#[target_feature(enable = "avx2,popcnt,pclmulqdq")]
+pub(super) fn run<S: BlockScan>(scan: &mut S) -> S::Output {
+    scan.run(Avx2 { _detected: () })
+}
+
+impl Kernel for Avx2 {
+    #[inline(always)]
+    fn classify(self, block: &[u8; BLOCK]) -> Masks {
+        // SAFETY: an `Avx2` exists only inside `run`, which is only called
+        // once `available` has found AVX2 on this CPU.
+        unsafe { classify(block) }
+    }
+
+    #[inline(always)]
+    fn prefix_xor(self, x: u64) -> u64 {
+        // SAFETY: as above, for PCLMULQDQ (and SSE2, which x86_64 always has).
+        unsafe { prefix_xor(x) }
+    }
+}
+
+#[inline]
+#[target_feature(enable = "avx2")]
+fn classify(block: &[u8; BLOCK]) -> Masks {
+    const LANES: usize = 32;
+    let case = _mm256_set1_epi8(0x20);
+    let eq = |v: __m256i, byte: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8));
+    let (chunks, _) = block.as_chunks::<LANES>();
+    let mut masks = Masks::default();
+    for (i, chunk) in chunks.iter().enumerate() {
+        // SAFETY: `chunk` is a reference to 32 initialized bytes, so the read
+        // is in bounds; `_mm256_loadu_si256` has no alignment requirement.
+        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast::<__m256i>()) };
+        // see `sse2::classify` for the case fold of brackets
+        let folded = _mm256_or_si256(v, case);
+        let bits = |m: __m256i| u64::from(_mm256_movemask_epi8(m) as u32) << (i * LANES);
+        masks.quote |= bits(eq(v, b'"'));
+        masks.backslash |= bits(eq(v, b'\\'));
+        masks.open |= bits(eq(folded, b'{'));
+        masks.close |= bits(eq(folded, b'}'));
+        masks.colon |= bits(eq(v, b':'));
+    }
+    masks
+}
+
+/// Carry-less multiplication by all ones is the prefix xor.
+#[inline]
+#[target_feature(enable = "pclmulqdq")]
+fn prefix_xor(x: u64) -> u64 {
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{classify_scalar, dispatch, BlockScan, Kernel, Masks, BLOCK};
+    use proptest::prelude::*;
+
+    /// Classifies with whichever kernel `dispatch` picks.
+    struct Classify<'a>(&'a [u8; BLOCK], u64);
+
+    impl BlockScan for Classify<'_> {
+        type Output = (Masks, u64);
+        #[inline(always)]
+        fn run<K: Kernel>(&mut self, kernel: K) -> (Masks, u64) {
+            (kernel.classify(self.0), kernel.prefix_xor(self.1))
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn dispatched_kernel_agrees_with_scalar(
+            bytes in prop::collection::vec(super::super::tests::json_byte(), BLOCK),
+            x: u64,
+        ) {
+            let block: [u8; BLOCK] = bytes.try_into().unwrap();
+            let (masks, parity) = dispatch(&mut Classify(&block, x));
+            prop_assert_eq!(masks, classify_scalar(&block));
+            prop_assert_eq!(parity, super::super::Baseline.prefix_xor(x));
+        }
+    }
+}

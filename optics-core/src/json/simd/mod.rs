@@ -1,0 +1,260 @@
+//! Byte classification for the JSON scanner: the crate's only `unsafe` code.
+//!
+//! Everything here is a safe function over byte slices. On x86_64 the work is
+//! done with SSE2, which is part of the x86_64 baseline, so it needs no runtime
+//! detection; the only `unsafe` operations are the unaligned loads, each from an
+//! array reference that the type system proves readable. On other architectures
+//! the naive scalar versions are used directly.
+//!
+//! Block scans (skipping a container 64 bytes at a time) are written once, generic
+//! over a [`Kernel`], and [`dispatch`] runs them with the best kernel the CPU
+//! has: on x86_64 CPUs with AVX2, POPCNT and PCLMULQDQ (checked once at run time)
+//! the whole scan is compiled for those features, which halves the cost of
+//! classifying a block and makes popcounts and prefix xors single instructions
+//! (measured: a 3.9 KB object skips in ~215 ns instead of ~440 ns).
+//!
+//! ```text
+//!  block (64 bytes):  {"a":"x\"}",[1]}
+//!  quote              .1.1.1..1.1.....   (escaped ones included: the caller
+//!  backslash          .......1........    resolves escapes and strings)
+//!  open  ({ or [)     1...........1...
+//!  close (} or ])     .........1....11
+//! ```
+//!
+//! One file per instruction set:
+//!
+//! | file        | what it holds                                                                         |
+//! |-------------|---------------------------------------------------------------------------------------|
+//! | `mod.rs`    | [`Masks`], the [`Kernel`] and [`BlockScan`] traits, [`dispatch`], the front functions |
+//! | `scalar.rs` | one byte at a time: the oracle every kernel is tested against, and the fallback       |
+//! | `sse2.rs`   | x86_64's baseline: 16-byte compares, no detection needed                              |
+//! | `avx2.rs`   | x86_64 with AVX2, POPCNT and PCLMULQDQ, detected once: whole scans compiled for them  |
+//!
+//! # Adding a kernel (NEON, say)
+//!
+//! 1. A file `neon.rs`, declared here under `#[cfg(target_arch = "aarch64")]`,
+//!    with a zero-sized type that implements [`Kernel`] (`classify` with 16-byte
+//!    compares, `prefix_xor` with a carry-less multiply) and a `run` compiled
+//!    with `#[target_feature(enable = "...")]` that calls `scan.run(kernel)`, as
+//!    `avx2.rs` does. Every `unsafe` block gets its `// SAFETY:` comment (denied
+//!    otherwise) and every `unsafe fn` its `# Safety` section.
+//! 2. A branch in [`dispatch`] that calls that `run` once the CPU is known to
+//!    have the features (NEON is part of the aarch64 baseline; anything else is
+//!    detected once, as `avx2::available` does).
+//! 3. If it also serves single calls, a `cfg` arm in [`classify`],
+//!    [`find_quote_or_backslash`] and [`find_string_special`].
+//! 4. A property test that checks it against `scalar.rs`, as `avx2.rs` has.
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod scalar;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2;
+
+pub use scalar::{classify_scalar, find_quote_or_backslash_scalar, find_string_special_scalar};
+
+/// The number of bytes [`classify`] looks at.
+pub const BLOCK: usize = 64;
+
+/// Bitmasks over one 64-byte block: bit `i` describes byte `i`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Masks {
+    /// Bytes equal to `"`.
+    pub quote: u64,
+    /// Bytes equal to `\`.
+    pub backslash: u64,
+    /// Bytes equal to `{` or `[`.
+    pub open: u64,
+    /// Bytes equal to `}` or `]`.
+    pub close: u64,
+    /// Bytes equal to `:`.
+    pub colon: u64,
+}
+
+/// Classifies a 64-byte block into quote, backslash, opener, closer and colon
+/// masks.
+///
+/// O(1): four 16-byte SSE2 compares on x86_64, a 64-byte loop elsewhere; nothing
+/// allocated. Strings and escapes are not interpreted here.
+#[inline]
+pub fn classify(block: &[u8; BLOCK]) -> Masks {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: this is compiled only where SSE2 is enabled for the target
+        // (every x86_64 target), so the CPU running it has SSE2.
+        unsafe { sse2::classify(block) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        classify_scalar(block)
+    }
+}
+
+/// Index of the first `"` or `\` at or after `from`, or `None` if there is none
+/// (or `from` is past the end).
+///
+/// O(distance to the hit), 16 bytes at a time on x86_64; nothing allocated.
+#[inline]
+pub fn find_quote_or_backslash(bytes: &[u8], from: usize) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: as in `classify`, SSE2 is enabled for the target.
+        unsafe { sse2::find(bytes, from, sse2::Needle::QuoteOrBackslash) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        find_quote_or_backslash_scalar(bytes, from)
+    }
+}
+
+/// Index of the first byte at or after `from` that a strict string scan must
+/// look at: `"`, `\`, a control character (below 0x20) or a non-ASCII byte.
+///
+/// O(distance to the hit), 16 bytes at a time on x86_64; nothing allocated.
+#[inline]
+pub fn find_string_special(bytes: &[u8], from: usize) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: as in `classify`, SSE2 is enabled for the target.
+        unsafe { sse2::find(bytes, from, sse2::Needle::StringSpecial) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        find_string_special_scalar(bytes, from)
+    }
+}
+
+/// A block scan written once and compiled for each [`Kernel`]: [`dispatch`] calls
+/// `run` with the best kernel available.
+///
+/// `run` should be `#[inline(always)]`: it is then compiled inside the kernel's
+/// `#[target_feature]` function, with the kernel's instructions.
+pub trait BlockScan {
+    /// What the scan returns.
+    type Output;
+    /// Runs the scan, classifying blocks with `kernel`. (By reference: copying
+    /// the scan's state into the call would stall on store forwarding.)
+    fn run<K: Kernel>(&mut self, kernel: K) -> Self::Output;
+}
+
+/// Block-level operations a [`BlockScan`] uses.
+pub trait Kernel: Copy {
+    /// Same as [`classify`].
+    fn classify(self, block: &[u8; BLOCK]) -> Masks;
+    /// Bit `i` of the result is the parity of bits `0..=i` of `x`: with the bits
+    /// of unescaped quotes, the bytes inside strings (opening quote included).
+    fn prefix_xor(self, x: u64) -> u64;
+}
+
+/// The kernel every CPU has: SSE2 on x86_64, scalar elsewhere.
+#[derive(Clone, Copy, Debug)]
+pub struct Baseline;
+
+impl Kernel for Baseline {
+    #[inline(always)]
+    fn classify(self, block: &[u8; BLOCK]) -> Masks {
+        classify(block)
+    }
+
+    #[inline(always)]
+    fn prefix_xor(self, x: u64) -> u64 {
+        scalar::prefix_xor(x)
+    }
+}
+
+/// Runs `scan` with the best kernel this CPU has.
+///
+/// O(1) beyond the scan itself: one cached feature check.
+#[inline]
+pub fn dispatch<S: BlockScan>(scan: &mut S) -> S::Output {
+    #[cfg(target_arch = "x86_64")]
+    if avx2::available() {
+        // SAFETY: `available` checked at run time that the CPU has AVX2, POPCNT
+        // and PCLMULQDQ, the features `avx2::run` is compiled with.
+        return unsafe { avx2::run(scan) };
+    }
+    scan.run(Baseline)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Bytes biased towards what the classifiers look for.
+    pub(super) fn json_byte() -> impl Strategy<Value = u8> {
+        prop_oneof![
+            3 => prop::sample::select(b"\"\\{}[]:, \n\x1fa0\x7f\x80\xff".to_vec()),
+            1 => any::<u8>(),
+        ]
+    }
+
+    fn block() -> impl Strategy<Value = [u8; BLOCK]> {
+        prop::collection::vec(json_byte(), BLOCK).prop_map(|v| {
+            let mut b = [0u8; BLOCK];
+            b.copy_from_slice(&v);
+            b
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn prefix_xor_is_running_parity(x: u64) {
+            let mut parity = 0;
+            for i in 0..64 {
+                parity ^= x >> i & 1;
+                prop_assert_eq!(Baseline.prefix_xor(x) >> i & 1, parity);
+            }
+        }
+
+        #[test]
+        fn classify_agrees_with_scalar(b in block()) {
+            prop_assert_eq!(classify(&b), classify_scalar(&b));
+        }
+
+        #[test]
+        fn finds_agree_with_scalar(
+            bytes in prop::collection::vec(json_byte(), 0..100),
+            from in 0usize..110,
+        ) {
+            prop_assert_eq!(
+                find_quote_or_backslash(&bytes, from),
+                find_quote_or_backslash_scalar(&bytes, from)
+            );
+            prop_assert_eq!(
+                find_string_special(&bytes, from),
+                find_string_special_scalar(&bytes, from)
+            );
+        }
+    }
+
+    #[test]
+    fn every_byte_value_classifies_like_the_oracle() {
+        for byte in 0..=255u8 {
+            let mut b = [b' '; BLOCK];
+            for (i, slot) in b.iter_mut().enumerate() {
+                if i % 3 == 0 {
+                    *slot = byte;
+                }
+            }
+            assert_eq!(classify(&b), classify_scalar(&b), "byte {byte:#x}");
+            for len in 0..40 {
+                let bytes = &b[..len];
+                for from in 0..=len + 1 {
+                    assert_eq!(
+                        find_string_special(bytes, from),
+                        find_string_special_scalar(bytes, from)
+                    );
+                    assert_eq!(
+                        find_quote_or_backslash(bytes, from),
+                        find_quote_or_backslash_scalar(bytes, from)
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! The scalar kernel pieces, one byte (or one shift) at a time: the naive
+//! oracle every SIMD kernel is tested against, and the fallback on targets
+//! without one.
+
+use super::{Masks, BLOCK};
+
+/// The naive oracle (and non-x86_64 fallback) for [`classify`](super::classify): one byte at a time.
+pub fn classify_scalar(block: &[u8; BLOCK]) -> Masks {
+    let mut masks = Masks::default();
+    for (i, &byte) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        match byte {
+            b'"' => masks.quote |= bit,
+            b'\\' => masks.backslash |= bit,
+            b'{' | b'[' => masks.open |= bit,
+            b'}' | b']' => masks.close |= bit,
+            b':' => masks.colon |= bit,
+            _ => {}
+        }
+    }
+    masks
+}
+
+/// The naive oracle (and non-x86_64 fallback) for [`find_quote_or_backslash`](super::find_quote_or_backslash).
+pub fn find_quote_or_backslash_scalar(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    rest.iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .map(|i| from + i)
+}
+
+/// The naive oracle (and non-x86_64 fallback) for [`find_string_special`](super::find_string_special).
+pub fn find_string_special_scalar(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    rest.iter()
+        .position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b))
+        .map(|i| from + i)
+}
+
+/// Bit `i` of the result is the parity of bits `0..=i` of `x`, by six shifts:
+/// [`Kernel::prefix_xor`](super::Kernel::prefix_xor) for CPUs without a
+/// carry-less multiply.
+#[inline(always)]
+pub fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}

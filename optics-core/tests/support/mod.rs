@@ -1,0 +1,6 @@
+//! Helpers shared by the integration tests (`mod support;`); each test uses
+//! some of them.
+#![allow(dead_code)]
+
+pub mod edit;
+pub mod scan_calls;

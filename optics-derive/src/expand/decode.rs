@@ -1,0 +1,192 @@
+//! How a field is found and decoded in JSON: where its value stands
+//! (`FieldJson`), and the `decode_field` of its `FieldDecode` or
+//! `VariantFieldDecode` impl, as serde's derive would decode it (its
+//! `deserialize_with`, its default, a borrowed `Cow`).
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+use super::{json_mod, private};
+use crate::ast::{Field, Input, Style};
+use crate::attr::DefaultValue;
+
+/// Where a field's value stands in its struct's (or variant's) JSON. `element`
+/// counts only the fields serde reads; `count` is the number of fields as
+/// written, since serde treats a tuple struct as a newtype by its written
+/// fields alone (`struct P(u32, #[serde(skip)] u8)` is the array `[1]`, not `1`).
+pub fn field_json(
+    field: &Field,
+    style: Style,
+    transparent: bool,
+    element: usize,
+    count: usize,
+) -> TokenStream {
+    let p = private();
+    if field.attrs.skip_deserializing {
+        return quote!(#p::FieldJson::Skipped);
+    }
+    if transparent || field.attrs.flatten || (style == Style::Tuple && count == 1) {
+        return quote!(#p::FieldJson::Inline);
+    }
+    match style {
+        Style::Tuple => quote!(#p::FieldJson::Element(#element)),
+        _ => {
+            let names = &field.json_names;
+            quote!(#p::FieldJson::Key(&[#(#names),*]))
+        }
+    }
+}
+
+/// The impl of `decode_trait` (`FieldDecode` or `VariantFieldDecode`) number
+/// `index` for `field`: its value decoded from what was found for it. Its
+/// where-clause is the type's, plus what the decoding needs.
+pub fn decode_impl(
+    input: &Input,
+    decode_trait: TokenStream,
+    index: usize,
+    field: &Field,
+    container_default: Option<&DefaultValue>,
+) -> TokenStream {
+    let p = private();
+    let json = json_mod();
+    let ident = input.ident;
+    let ty = field.ty;
+    let generics = with_de_lifetime(&input.original.generics);
+    let (de_impl_generics, _, _) = generics.split_for_impl();
+    let (_, ty_generics, _) = input.original.generics.split_for_impl();
+    let (body, bound) = decode_body(field, container_default);
+    let de_where = de_where_clause(&input.original.generics, bound);
+    quote! {
+        #[automatically_derived]
+        impl #de_impl_generics #p::#decode_trait<'__de, #index> for #ident #ty_generics #de_where {
+            #[inline]
+            fn decode_field(__found: #json::Found<'__de>) -> #p::Option<#ty> {
+                #body
+            }
+        }
+    }
+}
+
+/// The generics of an impl that also takes the decoder's lifetime `'__de`.
+fn with_de_lifetime(generics: &syn::Generics) -> syn::Generics {
+    let mut generics = generics.clone();
+    generics.params.insert(0, syn::parse_quote!('__de));
+    generics
+}
+
+/// The type's where-clause with `bound`, what decoding one field needs, added.
+fn de_where_clause(generics: &syn::Generics, bound: Option<TokenStream>) -> syn::WhereClause {
+    let mut de_where = generics
+        .where_clause
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(where));
+    if let Some(bound) = bound {
+        de_where.predicates.push(syn::parse_quote!(#bound));
+    }
+    de_where
+}
+
+/// `Cow<'x, str>` or `Cow<'x, [u8]>` under `#[serde(borrow)]`, without a
+/// `deserialize_with`: serde's derive then borrows from the input where it can
+/// (a plain `Cow` always owns). The function that decodes it the same way, and
+/// `'x`, which the decoder's lifetime must outlive.
+fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
+    fn ungroup(ty: &syn::Type) -> &syn::Type {
+        match ty {
+            syn::Type::Group(group) => ungroup(&group.elem),
+            ty => ty,
+        }
+    }
+    if !field.attrs.borrow || field.attrs.deserialize_with.is_some() {
+        return None;
+    }
+    let syn::Type::Path(path) = ungroup(field.ty) else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    let mut args = args.args.iter();
+    let (
+        Some(syn::GenericArgument::Lifetime(lifetime)),
+        Some(syn::GenericArgument::Type(elem)),
+        None,
+    ) = (args.next(), args.next(), args.next())
+    else {
+        return None;
+    };
+    if segment.ident != "Cow" {
+        return None;
+    }
+    let p = private();
+    let function = match ungroup(elem) {
+        syn::Type::Path(elem) if elem.qself.is_none() && elem.path.is_ident("str") => {
+            quote!(#p::borrow_cow_str)
+        }
+        syn::Type::Slice(slice) if matches!(ungroup(&slice.elem), syn::Type::Path(elem) if elem.path.is_ident("u8")) =>
+        {
+            quote!(#p::borrow_cow_bytes)
+        }
+        _ => return None,
+    };
+    Some((function, lifetime.clone()))
+}
+
+/// The body of a field's `decode_field`: present, absent, or missed; and the
+/// bound the impl needs for it.
+fn decode_body(
+    field: &Field,
+    container_default: Option<&DefaultValue>,
+) -> (TokenStream, Option<TokenStream>) {
+    let p = private();
+    let json = json_mod();
+    let ty = field.ty;
+    let member = &field.member;
+    let mut needs_bound = false;
+    let cow = borrowed_cow(field);
+    let with = match (&field.attrs.deserialize_with, &cow) {
+        (Some(with), _) => Some(with.to_token_stream()),
+        (None, Some((function, _))) => Some(function.clone()),
+        (None, None) => None,
+    };
+    let present = match &with {
+        Some(with) => quote!(#p::decode_with(__bytes, |__de| #with(__de))),
+        None => {
+            needs_bound = true;
+            quote!(#json::decode::<#ty>(__bytes))
+        }
+    };
+    let absent = match (&field.attrs.default, container_default) {
+        (DefaultValue::Trait, _) => quote!(#p::Option::Some(::core::default::Default::default())),
+        (DefaultValue::Path(path), _) => quote!(#p::Option::Some(#path())),
+        (DefaultValue::None, Some(DefaultValue::Trait)) => quote!({
+            let __whole: Self = ::core::default::Default::default();
+            #p::Option::Some(__whole.#member)
+        }),
+        (DefaultValue::None, Some(DefaultValue::Path(path))) => quote!({
+            let __whole: Self = #path();
+            #p::Option::Some(__whole.#member)
+        }),
+        (DefaultValue::None, _) if field.attrs.skip_deserializing => {
+            quote!(#p::Option::Some(::core::default::Default::default()))
+        }
+        (DefaultValue::None, _) if with.is_some() => quote!(#p::Option::None),
+        (DefaultValue::None, _) => {
+            needs_bound = true;
+            quote!(#p::decode_absent::<#ty>())
+        }
+    };
+    let body = quote! {
+        match __found {
+            #json::Found::At(__bytes) => #present,
+            #json::Found::Absent => #absent,
+            #json::Found::Miss => #p::Option::None,
+        }
+    };
+    let bound = match cow {
+        Some((_, lifetime)) => Some(quote!('__de: #lifetime)),
+        None => needs_bound.then(|| quote!(#ty: #p::serde::Deserialize<'__de>)),
+    };
+    (body, bound)
+}

@@ -1,0 +1,115 @@
+//! Code generation: named fragments, spliced into one output.
+//!
+//! `structs.rs` and `enums.rs` expand each kind of input, `kind.rs` the enum's
+//! kind type and its `Tagged` impl, `decode.rs` how a field is found and
+//! decoded in JSON. Locals the output declares start with `__`, so that no
+//! user item in scope (a `const found`, say) can be matched in their place.
+
+mod decode;
+mod enums;
+mod kind;
+mod structs;
+
+use std::collections::HashSet;
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::{DeriveInput, Ident};
+
+use crate::ast::{unraw, Data, Input};
+use crate::ctxt::{to_compile_errors, Ctxt};
+use crate::valid;
+
+/// The derive: parse, validate, expand. The only place where errors become
+/// `compile_error!`.
+///
+/// With errors, the optics are still generated (a clashing name once), so the
+/// user sees the errors themselves rather than a cascade of missing items
+/// wherever the optics are used.
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let model = Input::from_syn(&cx, input);
+    valid::check(&cx, &model);
+    let errors = cx.check().err().map(to_compile_errors);
+    let expansion = match &model.data {
+        Data::Struct(style, fields) => structs::expand(&model, *style, fields),
+        Data::Enum(variants) => enums::expand(&model, variants),
+        Data::Union(_) => TokenStream::new(),
+    };
+    quote!(#errors #expansion)
+}
+
+/// What only the derive's output names: `optics_core::__private`.
+fn private() -> TokenStream {
+    quote!(::optics_core::__private)
+}
+
+/// The public module of the optic types the generated consts have.
+fn optic_mod() -> TokenStream {
+    quote!(::optics_core::optic)
+}
+
+/// The public module of `Found` and `decode`.
+fn json_mod() -> TokenStream {
+    quote!(::optics_core::json)
+}
+
+/// The optics generated for one type: associated consts, spliced into one
+/// inherent impl, and the trait impls behind them.
+struct Optics {
+    consts: Vec<TokenStream>,
+    impls: Vec<TokenStream>,
+    /// The consts' names so far: a name that clashes (reported by `valid`) is
+    /// generated once, so the only error is the derive's own.
+    named: HashSet<String>,
+}
+
+impl Optics {
+    fn new() -> Self {
+        Optics {
+            consts: Vec::new(),
+            impls: Vec::new(),
+            named: HashSet::new(),
+        }
+    }
+
+    /// Claims `name` for a const; `false` if an earlier optic has it.
+    fn claim(&mut self, name: &Ident) -> bool {
+        self.named.insert(name.to_string())
+    }
+
+    /// The inherent impl that holds the consts, and the trait impls.
+    fn finish(self, input: &Input) -> (TokenStream, Vec<TokenStream>) {
+        let ident = input.ident;
+        let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
+        let consts = self.consts;
+        let inherent = quote! {
+            #[automatically_derived]
+            impl #impl_generics #ident #ty_generics #where_clause {
+                #(#consts)*
+            }
+        };
+        (inherent, self.impls)
+    }
+}
+
+/// `Type::optic`, the optic's name in messages and `Debug`.
+fn optic_name(input: &Input, optic: &Ident) -> String {
+    format!("{}::{}", input.ident, unraw(optic))
+}
+
+fn type_text(ty: &syn::Type) -> String {
+    ty.to_token_stream()
+        .to_string()
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
+}
+
+fn names_text(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`\"{n}\"`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
