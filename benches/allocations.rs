@@ -5,9 +5,6 @@
 //! Allocation counts are deterministic for the judging rows; the pipe rows
 //! include the runtime's own task and channel bookkeeping.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
-
 mod common;
 
 use bytes::Bytes;
@@ -17,50 +14,15 @@ use triage::model::Issue;
 use triage::policy::Policy;
 use triage::roles;
 
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-static BYTES: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: every call is passed to `System` unchanged; only counters are added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
-        // SAFETY: the caller's contract for `alloc` is `System.alloc`'s.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(
-            new_size.saturating_sub(layout.size()) as u64,
-            Ordering::Relaxed,
-        );
-        // SAFETY: the caller's contract for `realloc` is `System.realloc`'s.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 const MESSAGES: u64 = 1024;
 
-/// Allocations and bytes allocated while `f` runs.
+/// Allocations and bytes allocated, by every thread, while `f` runs.
 fn count(f: impl FnOnce()) -> (u64, u64) {
-    let (a, b) = (
-        ALLOCATIONS.load(Ordering::SeqCst),
-        BYTES.load(Ordering::SeqCst),
-    );
-    f();
-    (
-        ALLOCATIONS.load(Ordering::SeqCst) - a,
-        BYTES.load(Ordering::SeqCst) - b,
-    )
+    let ((), counts) = alloc_counter::measure(f);
+    (counts.allocations, counts.bytes)
 }
 
 fn main() {

@@ -5,18 +5,28 @@
 //!  upstream bytes
 //!       |
 //!  [read task]   read_buf (<= 256 KiB) -> FrameDecoder -> Vec<Frame> per read
+//!       |  takes the batch's bytes from the in-flight budget (8 MiB)
 //!       |  bounded channel (4 batches)
 //!  [judge task]  Judge::judge(policy, message) per frame, timed per batch
 //!       |  bounded channel (4 batches of kept frames)
-//!  [write task]  write_frames (vectored, byte for byte), flush, shutdown
+//!  [write task]  write_frames (vectored, byte for byte), flush, shutdown;
+//!                gives the batch's bytes back to the budget
 //!       |
 //!  downstream bytes
 //! ```
 //!
 //! The three stages are separate tokio tasks. The channels between them hold
-//! a few batches each, so a slow downstream fills them and stops the read
-//! task from reading: memory stays bounded by about
-//! `(2 * capacity + 3) * read_size` bytes, however far ahead the upstream is.
+//! a few batches each, and every batch takes its bytes from an in-flight
+//! budget ([`MAX_IN_FLIGHT`], 8 MiB) before the reader passes it on, giving
+//! them back once written. A slow downstream therefore stops the reader:
+//! memory stays under [`memory_bound`] however far ahead the upstream is:
+//! about 21.8 MiB (5 frames) with 4 MiB messages, and about 2.8 MiB (11
+//! reads of 256 KiB) with the demo's 4 KB messages, where the channels bind
+//! first. `tests/memory_bound.rs` measures it with 4 MiB frames.
+//!
+//! Every wait has a bound ([`Timeouts`]): a stream that stops moving inside
+//! a frame fails with [`FrameError::Stalled`], and a downstream that stops
+//! reading fails the write.
 //!
 //! A framing error (compressed frame, bad flag, message too large, a stream
 //! that ends inside a frame) or a read error stops the stream. The frames
@@ -51,6 +61,19 @@ pub const CHANNEL_CAPACITY: usize = 4;
 /// The most bytes of frames on their way from the reader to the writer by
 /// default: 8 MiB, room for two frames of the largest size.
 pub const MAX_IN_FLIGHT: usize = 8 * 1024 * 1024;
+
+/// The most bytes a filter with an in-flight budget of `in_flight` holds at
+/// once, for messages of at most `max_message` bytes: the budget, plus a
+/// batch read but not yet admitted, plus the read buffer's partial frame
+/// (up to three frames of the largest size and three reads, counting the
+/// copy when a buffer grows), plus 1 MiB for the runtime, channels and task
+/// state. With the defaults (8 MiB budget, 4 MiB messages): about 21.8 MiB,
+/// or 5 frames of 4 MiB. For small messages the channels bind first:
+/// `(2 * CHANNEL_CAPACITY + 3)` batches of one 256 KiB read each.
+pub const fn memory_bound(in_flight: usize, max_message: usize) -> u64 {
+    let frame = (max_message + HEADER_LEN) as u64;
+    in_flight as u64 + 3 * (frame + READ_SIZE as u64) + (1 << 20)
+}
 
 /// The largest in-flight budget: one acquire takes at most `u32::MAX` permits.
 const MAX_PERMITS: usize = u32::MAX as usize;
@@ -142,6 +165,11 @@ impl Filter {
     /// The bounds on the filter's waits.
     pub fn timeouts(&self) -> Timeouts {
         self.timeouts
+    }
+
+    /// The most bytes of frames admitted between the reader and the writer.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
     }
 
     /// The same filter, reading at most `bytes` (at least 1) per read.

@@ -11,14 +11,14 @@
 //! - The **filter** listens for nothing: it connects to the upstream and to
 //!   the downstream and runs a [`Filter`] between them
 //!   ([`filter_between`]).
-//! - The **downstream** accepts one connection, keeps every frame it
-//!   receives and, once the stream has ended (off the timed path), checks
-//!   them: each should decode as an [`Issue`] the policy keeps
-//!   ([`Received::check`]).
+//! - The **downstream** accepts one connection and verifies every frame as
+//!   it arrives, in constant memory ([`receive_one`], see
+//!   [`crate::downstream`]).
 //!
-//! [`loopback`] runs the three on `127.0.0.1` with ephemeral ports and
-//! times the stream from the filter's first connect to the downstream's end
-//! of stream.
+//! [`loopback`] runs the three on `127.0.0.1` with ephemeral ports, times
+//! the stream from the filter's first connect to the downstream's end of
+//! stream, and then checks the downstream's digest against what the policy
+//! keeps.
 
 use std::error::Error;
 use std::fmt;

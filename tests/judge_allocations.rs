@@ -1,38 +1,13 @@
 //! Judging with optics allocates nothing: a counting global allocator, in a test
 //! binary of its own, over messages of every kind.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use triage::generate::{Gen, Generate};
 use triage::judge;
 use triage::model::Issue;
 use triage::policy::{Policy, Verdict};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is passed to `System` unchanged; only a counter is added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's contract for `alloc` is `System.alloc`'s.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System.alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's contract for `realloc` is `System.realloc`'s.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
 #[test]
 fn judging_with_optics_allocates_nothing() {
@@ -49,15 +24,17 @@ fn judging_with_optics_allocates_nothing() {
         ("trusting", judge::by_optics_trusting),
     ];
     for (mode, judge) in modes {
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        let mut kept = 0usize;
-        let mut kinds = 0usize;
-        for message in &messages {
-            let verdict = judge(&policy, message);
-            kept += usize::from(verdict.keep);
-            kinds += usize::from(verdict.kind.is_some());
-        }
-        let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        let ((kept, kinds), counts) = alloc_counter::measure_thread(|| {
+            let mut kept = 0usize;
+            let mut kinds = 0usize;
+            for message in &messages {
+                let verdict = judge(&policy, message);
+                kept += usize::from(verdict.keep);
+                kinds += usize::from(verdict.kind.is_some());
+            }
+            (kept, kinds)
+        });
+        let allocations = counts.allocations;
 
         assert_eq!(
             allocations,
@@ -73,9 +50,10 @@ fn judging_with_optics_allocates_nothing() {
     }
 
     // The decoding baseline, for contrast, allocates for every message.
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    for message in &messages[..10] {
-        judge::by_decoding(&policy, message);
-    }
-    assert!(ALLOCATIONS.load(Ordering::Relaxed) - before >= 10);
+    let ((), counts) = alloc_counter::measure_thread(|| {
+        for message in &messages[..10] {
+            judge::by_decoding(&policy, message);
+        }
+    });
+    assert!(counts.allocations >= 10);
 }

@@ -17,8 +17,12 @@
 //! assert_eq!((counts.allocations, counts.bytes), (1, 100));
 //! ```
 //!
-//! Every call goes on to [`System`] unchanged; counting costs two relaxed
-//! atomic adds and a thread-local update. Without [`Counting`] installed, every
+//! It also follows the bytes live (allocated and not yet freed) and their
+//! peak, for tests that state a memory bound: [`reset_peak`], then
+//! [`peak_bytes`].
+//!
+//! Every call goes on to [`System`] unchanged; counting costs a few relaxed
+//! atomic operations and a thread-local update. Without [`Counting`] installed, every
 //! count is zero.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -40,6 +44,34 @@ pub struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
+/// Bytes allocated and not yet freed, by every thread.
+static LIVE: AtomicU64 = AtomicU64::new(0);
+/// The most `LIVE` has been since the last [`reset_peak`].
+static PEAK: AtomicU64 = AtomicU64::new(0);
+
+/// Adds `grow` live bytes and removes `shrink`, raising the peak.
+fn live(grow: usize, shrink: usize) {
+    let now = LIVE.fetch_add(grow as u64, Relaxed) + grow as u64;
+    LIVE.fetch_sub(shrink as u64, Relaxed);
+    PEAK.fetch_max(now, Relaxed);
+}
+
+/// Bytes allocated and not yet freed, by every thread, now.
+pub fn live_bytes() -> u64 {
+    LIVE.load(Relaxed)
+}
+
+/// The most bytes that were allocated and not yet freed at once since the
+/// last [`reset_peak`] (or the start): what a piece of code holds at its
+/// worst, for tests that state a memory bound.
+pub fn peak_bytes() -> u64 {
+    PEAK.load(Relaxed)
+}
+
+/// Starts a new peak from the bytes live now.
+pub fn reset_peak() {
+    PEAK.store(LIVE.load(Relaxed), Relaxed);
+}
 
 thread_local! {
     // Const-initialized and without a destructor: touching it never allocates.
@@ -69,24 +101,28 @@ impl Counts {
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note(layout.size());
+        live(layout.size(), 0);
         // SAFETY: the caller's guarantees for `layout` are passed on.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         note(layout.size());
+        live(layout.size(), 0);
         // SAFETY: as for `alloc`.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note(new_size.saturating_sub(layout.size()));
+        live(new_size, layout.size());
         // SAFETY: `ptr` was allocated by `System` (through this allocator)
         // with `layout`, as the caller guarantees.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        live(0, layout.size());
         // SAFETY: as for `realloc`.
         unsafe { System.dealloc(ptr, layout) }
     }

@@ -16,7 +16,7 @@ pub const READ_SIZE: usize = 256 * 1024;
 /// one read.
 ///
 /// Each read asks for at most `read_size` bytes into a [`BytesMut`]; the
-/// frames are [`Bytes`] views of it, so a frame is copied only when it
+/// frames are [`Bytes`](bytes::Bytes) views of it, so a frame is copied only when it
 /// straddles two reads. The buffer grows by `read_size` when less than a
 /// quarter of that is free, so short reads do not each cost an allocation.
 ///

@@ -22,7 +22,7 @@
 //!
 //! [`FrameDecoder`] is a [`tokio_util::codec::Decoder`]: give it to
 //! `FramedRead` and it yields one [`Frame`] per message. A frame is a
-//! [`Bytes`] view of the read buffer: bytes are copied only when a frame
+//! [`Bytes`](bytes::Bytes) view of the read buffer: bytes are copied only when a frame
 //! straddles two reads and the buffer has to grow to hold it whole. A declared
 //! length is checked against the limit before it is trusted, and memory is
 //! committed only as the message's bytes arrive (at most

@@ -56,7 +56,7 @@ pub fn encode(message: &[u8], out: &mut BytesMut) -> Result<(), FrameError> {
 }
 
 /// Writes `frames`, each a whole frame (header and message) such as
-/// [`Frame::frame`], exactly as they are, one after another. Nothing is
+/// [`Frame::frame`](super::Frame::frame), exactly as they are, one after another. Nothing is
 /// copied: up to 64 frames go to each `write_vectored` call, and a partial
 /// write resumes where it stopped, even in the middle of a frame. Does not
 /// flush.
