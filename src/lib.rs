@@ -9,6 +9,7 @@ pub mod cli;
 pub mod filter;
 pub mod frames;
 pub mod generate;
+pub mod grpc;
 pub mod judge;
 // The model's fields and enum variants are named for what they hold; each
 // type's doc says what it is.
@@ -16,6 +17,7 @@ pub mod judge;
 pub mod model;
 pub mod net;
 pub mod policy;
+pub mod proxy;
 pub mod report;
 
 /// The README's examples, compiled and run as doctests.

@@ -1,0 +1,160 @@
+//! The downstream: a tonic client that subscribes to `triage.Issues` and keeps
+//! every message it receives, byte for byte.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+use http::uri::PathAndQuery;
+use tonic::client::Grpc;
+use tonic::metadata::MetadataMap;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Code, Status};
+
+use super::codec::{JsonEncoder, PairCodec, RawDecoder};
+use super::{GrpcError, JsonContentType, SubscribeRequest, SUBSCRIBE};
+use crate::frames::HEADER_LEN;
+use crate::model::Issue;
+// The downstream's check is the TCP demo's, so the report reads the same.
+use crate::net::Check;
+use crate::policy::Policy;
+
+/// What a subscriber received: every message, in order, as it arrived, and
+/// how the call ended.
+///
+/// Holds the messages in memory (views of tonic's buffers), so memory is the
+/// size of the stream received.
+#[derive(Debug)]
+pub struct Received {
+    /// The messages, without their frame headers.
+    pub messages: Vec<Bytes>,
+    /// Bytes received as frames, headers included.
+    pub bytes: u64,
+    /// When the call was made.
+    pub started: Instant,
+    /// When the call ended.
+    pub ended: Instant,
+    /// How it ended: `Code::Ok` with an empty message when it went well.
+    pub status: Status,
+    /// The trailing metadata (for an error status, also in `status`).
+    pub trailers: MetadataMap,
+}
+
+impl Received {
+    /// Whether the call ended with OK.
+    pub fn is_ok(&self) -> bool {
+        self.status.code() == Code::Ok
+    }
+
+    /// Decodes every message as an [`Issue`] with serde_json and asks the
+    /// policy about its detail, as the TCP demo's downstream does. O(total
+    /// bytes): a full decode per message.
+    pub fn check(&self, policy: &Policy) -> Check {
+        let start = Instant::now();
+        let mut decoded = 0;
+        let mut kept = 0;
+        for message in &self.messages {
+            if let Ok(issue) = serde_json::from_slice::<Issue>(message) {
+                decoded += 1;
+                kept += u64::from(policy.keep(&issue.detail));
+            }
+        }
+        Check {
+            received: self.messages.len() as u64,
+            decoded,
+            kept,
+            took: start.elapsed(),
+        }
+    }
+}
+
+/// Opens a channel (one HTTP/2 connection, h2c) to `uri`
+/// (`http://HOST:PORT`). Calls made on clones of it share the connection.
+///
+/// # Errors
+///
+/// [`GrpcError::Address`] for a URI tonic cannot use,
+/// [`GrpcError::Transport`] when connecting fails.
+pub async fn connect(uri: &str) -> Result<Channel, GrpcError> {
+    let endpoint = Endpoint::from_shared(uri.to_owned())
+        .map_err(|err| GrpcError::Address(format!("`{uri}`: {err}")))?
+        .tcp_nodelay(true);
+    Ok(endpoint.connect().await?)
+}
+
+/// Subscribes to `count` issues at `uri` on a new connection and receives
+/// them all. See [`subscribe_on`].
+///
+/// # Errors
+///
+/// As [`connect`]. A call that ends with an error status is not an error
+/// here: the status is in [`Received::status`], after the messages that
+/// came before it.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let received = triage::grpc::subscribe("http://127.0.0.1:50051", 1000).await?;
+/// println!("{} messages, {}", received.messages.len(), received.status.code());
+/// # Ok(()) }
+/// ```
+pub async fn subscribe(uri: &str, count: u64) -> Result<Received, GrpcError> {
+    let channel = connect(uri).await?;
+    Ok(subscribe_on(
+        channel,
+        tonic::Request::new(SubscribeRequest { count, start: 0 }),
+    )
+    .await)
+}
+
+/// Makes one `Subscribe` call on `channel` with `request` (its metadata,
+/// `grpc-timeout` included, go out as headers) and receives every message
+/// until the call ends, keeping each as the bytes it arrived as (one view of
+/// tonic's buffer per message, nothing parsed).
+pub async fn subscribe_on(channel: Channel, request: tonic::Request<SubscribeRequest>) -> Received {
+    let started = Instant::now();
+    let mut messages = Vec::new();
+    let mut bytes = 0u64;
+    let mut client = Grpc::new(JsonContentType(channel));
+    let codec = PairCodec::<JsonEncoder<SubscribeRequest>, RawDecoder>::default();
+    let path = PathAndQuery::from_static(SUBSCRIBE);
+    let ended = |status: Status, trailers, messages, bytes| Received {
+        messages,
+        bytes,
+        started,
+        ended: Instant::now(),
+        status,
+        trailers,
+    };
+    if let Err(err) = client.ready().await {
+        let status = Status::unavailable(format!("channel not ready: {err}"));
+        return ended(status, MetadataMap::new(), messages, bytes);
+    }
+    let mut stream = match client.server_streaming(request, path, codec).await {
+        Ok(response) => response.into_inner(),
+        Err(status) => {
+            let trailers = status.metadata().clone();
+            return ended(status, trailers, messages, bytes);
+        }
+    };
+    loop {
+        match stream.message().await {
+            Ok(Some(message)) => {
+                bytes += (HEADER_LEN + message.len()) as u64;
+                messages.push(message);
+            }
+            Ok(None) => {
+                let (status, trailers) = match stream.trailers().await {
+                    Ok(trailers) => (Status::new(Code::Ok, ""), trailers.unwrap_or_default()),
+                    Err(status) => {
+                        let trailers = status.metadata().clone();
+                        (status, trailers)
+                    }
+                };
+                return ended(status, trailers, messages, bytes);
+            }
+            Err(status) => {
+                let trailers = status.metadata().clone();
+                return ended(status, trailers, messages, bytes);
+            }
+        }
+    }
+}
