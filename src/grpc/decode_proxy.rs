@@ -121,24 +121,25 @@ impl Stream for Kept {
 ///
 /// [`GrpcError::Address`] for a bad `upstream`, [`GrpcError::Transport`]
 /// when tonic's server fails.
-pub async fn serve_decode_proxy(
+pub fn serve_decode_proxy(
     listener: TcpListener,
     upstream: &str,
     policy: Policy,
     shutdown: impl Future<Output = ()>,
-) -> Result<(), GrpcError> {
-    let channel = Endpoint::from_shared(upstream.to_owned())
-        .map_err(|err| GrpcError::Address(format!("`{upstream}`: {err}")))?
-        .tcp_nodelay(true)
-        .connect_lazy();
-    let proxy = DecodeProxy {
-        upstream: channel,
-        policy: Arc::new(policy),
-    };
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    tonic::transport::Server::builder()
-        .max_frame_size(crate::proxy::MAX_FRAME_SIZE)
-        .serve_with_incoming_shutdown(JsonContentType(proxy), incoming, shutdown)
-        .await?;
-    Ok(())
+) -> impl Future<Output = Result<(), GrpcError>> {
+    // Parsed now, so that the future borrows nothing and can be spawned.
+    let endpoint = Endpoint::from_shared(upstream.to_owned())
+        .map_err(|err| GrpcError::Address(format!("`{upstream}`: {err}")));
+    async move {
+        let proxy = DecodeProxy {
+            upstream: endpoint?.tcp_nodelay(true).connect_lazy(),
+            policy: Arc::new(policy),
+        };
+        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+        tonic::transport::Server::builder()
+            .max_frame_size(crate::proxy::MAX_FRAME_SIZE)
+            .serve_with_incoming_shutdown(JsonContentType(proxy), incoming, shutdown)
+            .await?;
+        Ok(())
+    }
 }

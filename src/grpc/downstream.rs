@@ -1,6 +1,7 @@
 //! The downstream: a tonic client that subscribes to `triage.Issues` and keeps
 //! every message it receives, byte for byte.
 
+use std::future::Future;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -33,6 +34,9 @@ pub struct Received {
     pub started: Instant,
     /// When the call ended.
     pub ended: Instant,
+    /// The response's headers (initial metadata; empty when the call failed
+    /// before them).
+    pub headers: MetadataMap,
     /// How it ended: `Code::Ok` with an empty message when it went well.
     pub status: Status,
     /// The trailing metadata (for an error status, also in `status`).
@@ -74,11 +78,11 @@ impl Received {
 ///
 /// [`GrpcError::Address`] for a URI tonic cannot use,
 /// [`GrpcError::Transport`] when connecting fails.
-pub async fn connect(uri: &str) -> Result<Channel, GrpcError> {
+pub fn connect(uri: &str) -> impl Future<Output = Result<Channel, GrpcError>> {
+    // Parsed now, so that the future borrows nothing and can be spawned.
     let endpoint = Endpoint::from_shared(uri.to_owned())
-        .map_err(|err| GrpcError::Address(format!("`{uri}`: {err}")))?
-        .tcp_nodelay(true);
-    Ok(endpoint.connect().await?)
+        .map_err(|err| GrpcError::Address(format!("`{uri}`: {err}")));
+    async move { Ok(endpoint?.tcp_nodelay(true).connect().await?) }
 }
 
 /// Subscribes to `count` issues at `uri` on a new connection and receives
@@ -96,13 +100,12 @@ pub async fn connect(uri: &str) -> Result<Channel, GrpcError> {
 /// println!("{} messages, {}", received.messages.len(), received.status.code());
 /// # Ok(()) }
 /// ```
-pub async fn subscribe(uri: &str, count: u64) -> Result<Received, GrpcError> {
-    let channel = connect(uri).await?;
-    Ok(subscribe_on(
-        channel,
-        tonic::Request::new(SubscribeRequest { count, start: 0 }),
-    )
-    .await)
+pub fn subscribe(uri: &str, count: u64) -> impl Future<Output = Result<Received, GrpcError>> {
+    let channel = connect(uri);
+    async move {
+        let request = tonic::Request::new(SubscribeRequest { count, start: 0 });
+        Ok(subscribe_on(channel.await?, request).await)
+    }
 }
 
 /// Makes one `Subscribe` call on `channel` with `request` (its metadata,
@@ -116,23 +119,29 @@ pub async fn subscribe_on(channel: Channel, request: tonic::Request<SubscribeReq
     let mut client = Grpc::new(JsonContentType(channel));
     let codec = PairCodec::<JsonEncoder<SubscribeRequest>, RawDecoder>::default();
     let path = PathAndQuery::from_static(SUBSCRIBE);
-    let ended = |status: Status, trailers, messages, bytes| Received {
+    let mut headers = MetadataMap::new();
+    let ended = |headers, status: Status, trailers, messages, bytes| Received {
         messages,
         bytes,
         started,
         ended: Instant::now(),
+        headers,
         status,
         trailers,
     };
     if let Err(err) = client.ready().await {
         let status = Status::unavailable(format!("channel not ready: {err}"));
-        return ended(status, MetadataMap::new(), messages, bytes);
+        return ended(headers, status, MetadataMap::new(), messages, bytes);
     }
     let mut stream = match client.server_streaming(request, path, codec).await {
-        Ok(response) => response.into_inner(),
+        Ok(response) => {
+            let (metadata, stream, _) = response.into_parts();
+            headers = metadata;
+            stream
+        }
         Err(status) => {
             let trailers = status.metadata().clone();
-            return ended(status, trailers, messages, bytes);
+            return ended(headers, status, trailers, messages, bytes);
         }
     };
     loop {
@@ -149,11 +158,11 @@ pub async fn subscribe_on(channel: Channel, request: tonic::Request<SubscribeReq
                         (status, trailers)
                     }
                 };
-                return ended(status, trailers, messages, bytes);
+                return ended(headers, status, trailers, messages, bytes);
             }
             Err(status) => {
                 let trailers = status.metadata().clone();
-                return ended(status, trailers, messages, bytes);
+                return ended(headers, status, trailers, messages, bytes);
             }
         }
     }

@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -50,6 +50,7 @@ pub struct CallLog {
     cancelled: AtomicU64,
     sent: AtomicU64,
     changed: Notify,
+    last_request: Mutex<Option<http::HeaderMap>>,
 }
 
 impl CallLog {
@@ -74,6 +75,15 @@ impl CallLog {
         self.sent.load(Ordering::SeqCst)
     }
 
+    /// The request headers (metadata, `grpc-timeout` included) of the last
+    /// call, as tonic's server received them.
+    pub fn last_request(&self) -> Option<http::HeaderMap> {
+        self.last_request
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// Waits until `cancelled()` reaches `n`.
     pub async fn wait_cancelled(&self, n: u64) {
         loop {
@@ -94,7 +104,7 @@ impl CallLog {
 /// tonic's buffer, never re-serialized.
 ///
 /// ```
-/// use std::sync::Arc;
+/// use std::sync::{Arc, Mutex, PoisonError};
 /// use triage::grpc::{Ending, Upstream};
 /// use triage::net::Pool;
 ///
@@ -106,6 +116,7 @@ impl CallLog {
 pub struct Upstream {
     pool: Arc<Pool>,
     ending: Ending,
+    initial_metadata: Vec<(String, String)>,
     log: Arc<CallLog>,
 }
 
@@ -115,6 +126,7 @@ impl Upstream {
         Upstream {
             pool,
             ending: Ending::Ok,
+            initial_metadata: Vec::new(),
             log: Arc::new(CallLog::default()),
         }
     }
@@ -122,6 +134,13 @@ impl Upstream {
     /// The same upstream, ending every call as `ending` says.
     pub fn ending(mut self, ending: Ending) -> Upstream {
         self.ending = ending;
+        self
+    }
+
+    /// The same upstream, sending these metadata (ASCII keys and values)
+    /// with every response's headers.
+    pub fn initial_metadata(mut self, metadata: Vec<(String, String)>) -> Upstream {
+        self.initial_metadata = metadata;
         self
     }
 
@@ -171,14 +190,22 @@ impl ServerStreamingService<SubscribeRequest> for Subscribe {
         let upstream = &self.0;
         let SubscribeRequest { count, start } = *request.get_ref();
         upstream.log.calls.fetch_add(1, Ordering::SeqCst);
-        std::future::ready(Ok(tonic::Response::new(PoolStream {
+        *upstream
+            .log
+            .last_request
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) =
+            Some(request.metadata().clone().into_headers());
+        let mut response = tonic::Response::new(PoolStream {
             pool: upstream.pool.clone(),
             next: start,
             end: start.saturating_add(count),
             ending: Some(upstream.ending.clone()),
             log: upstream.log.clone(),
             done: false,
-        })))
+        });
+        *response.metadata_mut() = metadata(&upstream.initial_metadata);
+        std::future::ready(Ok(response))
     }
 }
 
@@ -244,11 +271,16 @@ impl Drop for PoolStream {
     }
 }
 
-/// A status with custom metadata; pairs that are not valid ASCII metadata
-/// are left out.
-fn status(code: Code, message: String, metadata: &[(String, String)]) -> Status {
+/// A status with custom metadata.
+fn status(code: Code, message: String, pairs: &[(String, String)]) -> Status {
+    Status::with_metadata(code, message, metadata(pairs))
+}
+
+/// Metadata from pairs; pairs that are not valid ASCII metadata are left
+/// out.
+fn metadata(pairs: &[(String, String)]) -> MetadataMap {
     let mut map = MetadataMap::new();
-    for (key, value) in metadata {
+    for (key, value) in pairs {
         if let (Ok(key), Ok(value)) = (
             key.parse::<tonic::metadata::AsciiMetadataKey>(),
             value.parse::<MetadataValue<tonic::metadata::Ascii>>(),
@@ -256,7 +288,7 @@ fn status(code: Code, message: String, metadata: &[(String, String)]) -> Status 
             map.insert(key, value);
         }
     }
-    Status::with_metadata(code, message, map)
+    map
 }
 
 /// Serves `upstream` (the `triage.Issues` service) with tonic on `listener`
@@ -268,7 +300,7 @@ fn status(code: Code, message: String, metadata: &[(String, String)]) -> Status 
 /// [`GrpcError::Transport`] when tonic's server fails.
 ///
 /// ```no_run
-/// use std::sync::Arc;
+/// use std::sync::{Arc, Mutex, PoisonError};
 /// use triage::grpc::{serve_upstream, Upstream};
 /// use triage::net::Pool;
 ///

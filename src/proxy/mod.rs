@@ -418,16 +418,16 @@ impl Proxy {
 /// let tally = proxy::serve(listener, "http://127.0.0.1:50052", Judge::Optics, Policy::default(), shutdown).await?;
 /// # Ok(()) }
 /// ```
-pub async fn serve(
+pub fn serve(
     listener: TcpListener,
     upstream: &str,
     judge: Judge,
     policy: Policy,
     shutdown: impl Future<Output = ()>,
-) -> Result<Tally, ProxyError> {
-    Proxy::new(upstream, judge, policy)?
-        .serve(listener, shutdown)
-        .await
+) -> impl Future<Output = Result<Tally, ProxyError>> {
+    // Checked now, so that the future borrows nothing and can be spawned.
+    let proxy = Proxy::new(upstream, judge, policy);
+    async move { proxy?.serve(listener, shutdown).await }
 }
 
 /// A call being forwarded (boxed: its type is named in the service).
