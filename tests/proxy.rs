@@ -383,7 +383,7 @@ async fn a_slow_client_holds_the_upstream_back_and_the_proxy_holds_little() {
         assert!(message == pool.message(received), "message {received}");
         received += 1;
         received_bytes += message.len() as u64 + 5;
-        if received % 1000 == 0 {
+        if received.is_multiple_of(1000) {
             // Reading slowly: the upstream runs ahead until the windows
             // fill, then waits.
             tokio::time::sleep(Duration::from_millis(20)).await;

@@ -60,7 +60,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{HeaderValue, CONTENT_TYPE};
+use http::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{Request, Response, StatusCode, Uri};
 use hyper::body::Incoming;
@@ -369,12 +369,15 @@ impl Proxy {
                 return Ok(refuse(grpc, Code::Unavailable, &message));
             }
         };
-        let (parts, body) = response.into_parts();
+        let (mut parts, body) = response.into_parts();
         let judged =
             grpc && parts.status == StatusCode::OK && !parts.headers.contains_key(GRPC_STATUS);
         if !judged {
             return Ok(Response::from_parts(parts, ProxyBody::Through(body)));
         }
+        // Dropped frames change the length: a length the upstream gave
+        // (rare in gRPC) no longer holds.
+        parts.headers.remove(CONTENT_LENGTH);
         let encoding = parts
             .headers
             .get(GRPC_ENCODING)
