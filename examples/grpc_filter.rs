@@ -39,19 +39,31 @@ fn run(command: Command) -> Result<(), RunError> {
         Command::Judge { file } => {
             roles::judge_file(&file, &mut std::io::stdout().lock()).map(drop)
         }
-        Command::Demo { count } => {
+        Command::Demo { count, http2 } => {
             if cfg!(debug_assertions) {
                 eprintln!(
                     "warning: this is a debug build; its timings mean nothing. \
                      Run `cargo run --release --example grpc_filter` for the figures."
                 );
             }
-            async_role(|shutdown| async move { roles::demo(count, &shutdown).await })
+            async_role(|shutdown| async move {
+                if http2 {
+                    roles::http2::demo(count, &shutdown).await
+                } else {
+                    roles::demo(count, &shutdown).await
+                }
+            })
         }
+        Command::Upstream {
+            listen,
+            http2: true,
+            ..
+        } => async_role(|shutdown| async move { roles::http2::upstream(&listen, &shutdown).await }),
         Command::Upstream {
             listen,
             count,
             write_timeout,
+            http2: false,
         } => async_role(|shutdown| async move {
             let timeouts = Timeouts {
                 write: write_timeout.0,
@@ -70,9 +82,30 @@ fn run(command: Command) -> Result<(), RunError> {
                 .with_timeouts(timeouts.timeouts());
             roles::filter(&upstream, &downstream, &filter, &shutdown).await
         }),
-        Command::Downstream { listen } => {
-            async_role(|shutdown| async move { roles::downstream(&listen, &shutdown).await })
+        Command::Downstream {
+            connect: Some(uri),
+            count,
+            ..
+        } => {
+            async_role(
+                |shutdown| async move { roles::http2::downstream(&uri, count, &shutdown).await },
+            )
         }
+        Command::Downstream {
+            listen: Some(listen),
+            ..
+        } => async_role(|shutdown| async move { roles::downstream(&listen, &shutdown).await }),
+        Command::Downstream { .. } => Err(RunError::failed(
+            "downstream: give --listen ADDR, or --http2 --connect URI",
+        )),
+        Command::Proxy {
+            listen,
+            upstream,
+            reader,
+            trust_input,
+        } => async_role(|shutdown| async move {
+            roles::http2::proxy(&listen, &upstream, reader.trusting(trust_input), &shutdown).await
+        }),
     }
 }
 

@@ -3,10 +3,11 @@
 //! is checked as it is parsed.
 //!
 //! ```text
-//! grpc_filter [N]                                        the demo on loopback
-//! grpc_filter upstream --listen ADDR [--count N]
+//! grpc_filter [--http2] [N]                              the demo on loopback
+//! grpc_filter upstream --listen ADDR [--count N] [--http2]
 //! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER] [--trust-input]
-//! grpc_filter downstream --listen ADDR
+//! grpc_filter downstream --listen ADDR | --http2 --connect URI [--count N]
+//! grpc_filter proxy --listen ADDR --upstream http://HOST:PORT [--reader READER] [--trust-input]
 //! grpc_filter generate N FILE
 //! grpc_filter judge FILE
 //! ```
@@ -40,25 +41,37 @@ struct Cli {
     /// Messages per timed run of the demo.
     #[arg(value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_positive_count)]
     count: u64,
+
+    /// Runs the demo over gRPC on HTTP/2 instead: a tonic upstream, the
+    /// proxy, and a tonic client, on 127.0.0.1.
+    #[arg(long)]
+    http2: bool,
 }
 
 /// What the command line asks for.
 #[derive(Subcommand, Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// The demo on loopback (what `grpc_filter [N]` runs).
+    /// The demo on loopback (what `grpc_filter [--http2] [N]` runs).
     #[command(skip)]
     Demo {
         /// Messages per timed run.
         count: u64,
+        /// Over gRPC on HTTP/2 (the proxy) rather than bare TCP frames.
+        http2: bool,
     },
     /// Streams N frames to each connection on ADDR, then closes its write side.
     ///
     /// The frames cycle through 1024 distinct issues generated in advance.
-    /// Runs until Ctrl-C.
+    /// With --http2 it is a gRPC server instead (h2c): the service
+    /// `triage.Issues`, whose server-streaming `Subscribe` sends the count of
+    /// issues each request asks for. Runs until Ctrl-C.
     Upstream {
         /// Where to listen: HOST:PORT.
         #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
         listen: String,
+        /// Serve gRPC over HTTP/2 (tonic) instead of bare frames over TCP.
+        #[arg(long)]
+        http2: bool,
         /// Frames per connection.
         #[arg(long, value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_count)]
         count: u64,
@@ -94,12 +107,52 @@ pub enum Command {
         #[command(flatten)]
         timeouts: TimeoutArgs,
     },
-    /// Accepts one connection on ADDR, reads every frame until it ends, then
-    /// checks them: how many decode as issues, and how many the policy keeps.
+    /// Accepts one connection on ADDR and checks every frame as it arrives:
+    /// each should decode as an issue that the policy keeps.
+    ///
+    /// With --http2 it is a gRPC client instead: it calls `Subscribe` on URI
+    /// for N issues and checks what comes back the same way. Exits with 1
+    /// when any message fails the check.
     Downstream {
+        /// Where to listen: HOST:PORT (bare TCP).
+        #[arg(
+            long,
+            value_name = "ADDR",
+            value_parser = parse_addr,
+            required_unless_present = "http2",
+            conflicts_with = "http2"
+        )]
+        listen: Option<String>,
+        /// Be a gRPC client over HTTP/2 (tonic), calling --connect.
+        #[arg(long, requires = "connect")]
+        http2: bool,
+        /// With --http2: the server (or proxy) to call, http://HOST:PORT.
+        #[arg(long, value_name = "URI", requires = "http2")]
+        connect: Option<String>,
+        /// With --http2: how many issues to ask for.
+        #[arg(long, value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_count)]
+        count: u64,
+    },
+    /// A gRPC proxy (HTTP/2 without TLS, prior knowledge): forwards every
+    /// call on ADDR to the upstream, and judges the response messages of
+    /// gRPC calls, forwarding the kept ones byte for byte.
+    ///
+    /// Headers, trailers, status, deadlines and cancellation pass through;
+    /// calls that are not gRPC pass through untouched. Runs until Ctrl-C,
+    /// then prints the tally of every call.
+    Proxy {
         /// Where to listen: HOST:PORT.
         #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
         listen: String,
+        /// The gRPC server to forward to: http://HOST:PORT.
+        #[arg(long, value_name = "URI")]
+        upstream: String,
+        /// How messages are judged.
+        #[arg(long, value_enum, default_value_t = Judge::Optics)]
+        reader: Judge,
+        /// With `--reader optics`: do not validate messages (trusting mode).
+        #[arg(long)]
+        trust_input: bool,
     },
     /// Writes N gRPC frames of distinct generated issues (about 4 KB each) to
     /// FILE, or to stdout for `-`.
@@ -177,7 +230,7 @@ impl Default for TimeoutArgs {
 /// ```
 /// use triage::args::{parse, Command};
 ///
-/// assert_eq!(parse(["1000"]).unwrap(), Command::Demo { count: 1000 });
+/// assert_eq!(parse(["1000"]).unwrap(), Command::Demo { count: 1000, http2: false });
 /// let err = parse(["upstream", "--listen", "127.0.0.1:1", "--count", "ten"]).unwrap_err();
 /// assert_eq!(err.exit_code(), 2);
 /// assert!(err.to_string().contains("expects a whole number of messages, got `ten`"));
@@ -189,7 +242,10 @@ where
 {
     let program = std::iter::once(std::ffi::OsString::from("grpc_filter"));
     let cli = Cli::try_parse_from(program.chain(args.into_iter().map(Into::into)))?;
-    Ok(cli.command.unwrap_or(Command::Demo { count: cli.count }))
+    Ok(cli.command.unwrap_or(Command::Demo {
+        count: cli.count,
+        http2: cli.http2,
+    }))
 }
 
 /// A count of messages: digits, `_` allowed between them (`200_000`).

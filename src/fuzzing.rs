@@ -4,7 +4,7 @@
 //! Each function takes any bytes, must not panic on them, and asserts its
 //! oracle.
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use optics_core::json::scan::{self, Lookup};
 use serde_json::{Map, Value};
 use tokio_util::codec::Decoder;
@@ -13,6 +13,7 @@ use crate::frames::FrameDecoder;
 use crate::judge;
 use crate::model::Issue;
 use crate::policy::Policy;
+use crate::proxy::split::{ChunkSplitter, Cut};
 
 /// The scanner on any bytes: no panic, and wherever serde_json reads the
 /// bytes as an object, every key is found with the value serde_json keeps.
@@ -89,4 +90,51 @@ pub fn strict(data: &[u8]) {
     if serde_json::from_slice::<Issue>(data).is_ok() {
         assert_eq!(verdict, judge::by_decoding(&policy, data));
     }
+}
+
+/// The proxy's chunk splitter on any bytes cut into any chunks (the first
+/// byte sets the chunk size): no panic, and the same frames and the same
+/// error as the frame decoder (the oracle) on the whole stream.
+pub fn proxy_frames(data: &[u8]) {
+    const MAX: usize = 1 << 12;
+
+    let Some((&piece, stream)) = data.split_first() else {
+        return;
+    };
+    let piece = usize::from(piece).max(1);
+
+    let mut want = Vec::new();
+    let mut decoder = FrameDecoder::with_max_message(MAX);
+    let mut buffer = BytesMut::from(stream);
+    let want_err = loop {
+        match decoder.decode_eof(&mut buffer) {
+            Ok(Some(frame)) => want.push(frame.into_frame()),
+            Ok(None) => break None,
+            Err(err) => break Some(err.to_string()),
+        }
+    };
+
+    let mut got: Vec<Bytes> = Vec::new();
+    let mut split = ChunkSplitter::with_max_message(MAX);
+    let whole = Bytes::copy_from_slice(stream);
+    let mut got_err = None;
+    'chunks: for start in (0..whole.len()).step_by(piece) {
+        split.push(whole.slice(start..(start + piece).min(whole.len())));
+        loop {
+            match split.next_cut() {
+                Ok(Some(Cut::Chunk(range))) => got.push(split.chunk().slice(range)),
+                Ok(Some(Cut::Assembled(frame))) => got.push(frame),
+                Ok(None) => break,
+                Err(err) => {
+                    got_err = Some(err.to_string());
+                    break 'chunks;
+                }
+            }
+        }
+    }
+    if got_err.is_none() {
+        got_err = split.finish().err().map(|err| err.to_string());
+    }
+    assert_eq!(got, want);
+    assert_eq!(got_err, want_err);
 }

@@ -15,6 +15,7 @@ pub mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod generate;
+pub mod grpc;
 pub mod judge;
 // The model's fields and enum variants are named for what they hold; each
 // type's doc says what it is.
@@ -23,6 +24,7 @@ pub mod model;
 pub mod net;
 pub mod policy;
 pub mod pool;
+pub mod proxy;
 pub mod report;
 pub mod roles;
 pub mod shutdown;

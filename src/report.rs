@@ -22,6 +22,7 @@ use std::time::Duration;
 use crate::downstream::StreamDigest;
 use crate::judge::{Judge, Judged};
 use crate::net::Run;
+use crate::proxy::Http2Run;
 use crate::tally::{rows, Tally};
 
 /// `bytes` in MB (10^6 bytes).
@@ -160,28 +161,75 @@ pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
 /// One run's report: throughput, the kind table and the downstream's check,
 /// with a line saying so when the run does not add up.
 pub fn run(run: &Run) -> String {
-    let mut out = throughput(run.reader.label(), &run.tally, run.elapsed);
-    out.push_str(&kind_table(&run.tally));
+    run_text(&RunFacts {
+        reader: run.reader,
+        tally: &run.tally,
+        elapsed: run.elapsed,
+        sent: (run.sent.frames, run.sent.bytes),
+        received: &run.received.digest,
+        expected: &run.expected,
+        check_took: run.check_took,
+        passed: run.passed(),
+    })
+}
+
+/// One HTTP/2 run's report, the same as a TCP run's ([`run`]), then what
+/// the proxy held at its worst.
+pub fn http2_run(run: &Http2Run) -> String {
+    let mut out = run_text(&RunFacts {
+        reader: run.reader,
+        tally: &run.tally,
+        elapsed: run.elapsed,
+        sent: (run.sent, run.sent_bytes),
+        received: &run.digest,
+        expected: &run.expected,
+        check_took: run.check_took,
+        passed: run.passed(),
+    });
+    let _ = writeln!(
+        out,
+        "  the proxy held at most {} bytes of frames at once",
+        run.stats.peak_held
+    );
+    out
+}
+
+/// What a run's report says, whatever carried it.
+struct RunFacts<'a> {
+    reader: Judge,
+    tally: &'a Tally,
+    elapsed: Duration,
+    /// Frames and bytes the upstream sent.
+    sent: (u64, u64),
+    received: &'a StreamDigest,
+    expected: &'a StreamDigest,
+    check_took: Duration,
+    passed: bool,
+}
+
+fn run_text(run: &RunFacts<'_>) -> String {
+    let mut out = throughput(run.reader.label(), run.tally, run.elapsed);
+    out.push_str(&kind_table(run.tally));
     out.push_str(&check(
-        &run.received.digest,
-        &run.expected,
+        run.received,
+        run.expected,
         run.tally.kept(),
         run.reader,
         run.check_took,
     ));
-    if !run.passed() {
+    if !run.passed {
         let _ = writeln!(
             out,
             "  CHECK FAILED: sent {} frames ({} B); filter judged {} ({} B in) and kept {} ({} B out); \
              downstream received {} ({} B)",
-            run.sent.frames,
-            run.sent.bytes,
+            run.sent.0,
+            run.sent.1,
             run.tally.messages,
             run.tally.bytes_in,
             run.tally.kept(),
             run.tally.bytes_out,
-            run.received.frames(),
-            run.received.bytes(),
+            run.received.frames,
+            run.received.bytes,
         );
     }
     out

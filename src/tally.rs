@@ -1,6 +1,7 @@
 //! What a filter did, in plain numbers: messages per kind seen and kept, bytes
 //! in and out, and the time spent judging.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::model::DetailKind;
@@ -147,6 +148,45 @@ impl Tally {
     /// Messages kept, over all kinds. O(1).
     pub fn kept(&self) -> u64 {
         self.by_kind.iter().map(|row| row.kept).sum()
+    }
+}
+
+/// One [`Tally`] that concurrent streams (the proxy's calls) add theirs to,
+/// and that anyone can read meanwhile. Cloning shares it. Each stream adds
+/// once, when it ends: one uncontended lock per stream, never per message.
+///
+/// ```
+/// use triage::tally::{SharedTally, Tally};
+///
+/// let total = SharedTally::new();
+/// let mut call = Tally::default();
+/// call.messages = 3;
+/// total.clone().add(&call);
+/// assert_eq!(total.snapshot().messages, 3);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SharedTally(Arc<Mutex<Tally>>);
+
+impl SharedTally {
+    /// A shared tally at zero.
+    pub fn new() -> SharedTally {
+        SharedTally::default()
+    }
+
+    /// A copy of the counts as they stand. O(1): one lock.
+    pub fn snapshot(&self) -> Tally {
+        *self.lock()
+    }
+
+    /// Adds `more` to the counts. O(1): one lock.
+    pub fn add(&self, more: &Tally) {
+        self.lock().add(more);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Tally> {
+        // A panic while holding the lock cannot leave a `Tally` half
+        // updated in a way that matters for a report: keep counting.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

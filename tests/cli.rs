@@ -47,18 +47,23 @@ fn parses_every_subcommand() {
     assert_eq!(
         parse(args("")).unwrap(),
         Command::Demo {
-            count: DEFAULT_COUNT
+            count: DEFAULT_COUNT,
+            http2: false,
         }
     );
     assert_eq!(
         parse(args("200_000")).unwrap(),
-        Command::Demo { count: 200_000 }
+        Command::Demo {
+            count: 200_000,
+            http2: false,
+        }
     );
     assert_eq!(
         parse(args("upstream --listen 127.0.0.1:7000 --count=10")).unwrap(),
         Command::Upstream {
             listen: "127.0.0.1:7000".into(),
             count: 10,
+            http2: false,
             write_timeout: Timeout(Some(Duration::from_secs(30))),
         }
     );
@@ -113,7 +118,41 @@ fn parses_every_subcommand() {
     assert_eq!(
         parse(args("downstream --listen 127.0.0.1:7001")).unwrap(),
         Command::Downstream {
-            listen: "127.0.0.1:7001".into()
+            listen: Some("127.0.0.1:7001".into()),
+            http2: false,
+            connect: None,
+            count: DEFAULT_COUNT,
+        }
+    );
+    assert_eq!(
+        parse(args("--http2 20000")).unwrap(),
+        Command::Demo {
+            count: 20_000,
+            http2: true,
+        }
+    );
+    assert_eq!(
+        parse(args(
+            "downstream --http2 --connect http://127.0.0.1:1 --count 5"
+        ))
+        .unwrap(),
+        Command::Downstream {
+            listen: None,
+            http2: true,
+            connect: Some("http://127.0.0.1:1".into()),
+            count: 5,
+        }
+    );
+    assert_eq!(
+        parse(args(
+            "proxy --listen 127.0.0.1:7002 --upstream http://127.0.0.1:7003 --reader decode"
+        ))
+        .unwrap(),
+        Command::Proxy {
+            listen: "127.0.0.1:7002".into(),
+            upstream: "http://127.0.0.1:7003".into(),
+            reader: Judge::Decode,
+            trust_input: false,
         }
     );
     assert_eq!(
@@ -136,6 +175,7 @@ fn help_is_clap_s_and_exits_with_0() {
         "upstream --help",
         "filter --help",
         "downstream -h",
+        "proxy --help",
         "generate --help",
         "judge -h",
     ] {
@@ -146,7 +186,14 @@ fn help_is_clap_s_and_exits_with_0() {
         assert!(text.contains("Usage: grpc_filter"), "{line}: {text}");
     }
     let main = parse(args("--help")).unwrap_err().to_string();
-    for sub in ["upstream", "filter", "downstream", "generate", "judge"] {
+    for sub in [
+        "upstream",
+        "filter",
+        "downstream",
+        "proxy",
+        "generate",
+        "judge",
+    ] {
         assert!(main.contains(sub), "{main}");
     }
     let filter = parse(args("filter --help")).unwrap_err().to_string();
@@ -200,6 +247,12 @@ fn bad_arguments_name_the_argument_and_what_was_expected() {
         ("judge", "<FILE>"),
         ("judge a b", "unexpected argument 'b'"),
         ("judge --strict f", "unexpected argument '--strict'"),
+        ("downstream --http2", "--connect <URI>"),
+        (
+            "downstream --listen a:1 --http2 --connect http://b:2",
+            "cannot be used with",
+        ),
+        ("proxy --listen a:1", "--upstream <URI>"),
         (
             "filter --upstream a:1 --downstream b:2 --idle-timeout 5",
             "expects a time such as 500ms, 30s or 2m (or `off`), got `5`",

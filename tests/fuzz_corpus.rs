@@ -40,3 +40,8 @@ fn the_judge_corpus_passes() {
 fn the_strict_corpus_passes() {
     assert!(replay("strict", triage::fuzzing::strict) >= 10);
 }
+
+#[test]
+fn the_proxy_frames_corpus_passes() {
+    assert!(replay("proxy_frames", triage::fuzzing::proxy_frames) >= 5);
+}

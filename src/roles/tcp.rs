@@ -1,88 +1,22 @@
-//! The demo's roles as the command line runs them: the loopback demo, the
-//! upstream, the filter and the downstream over TCP, and the two file
-//! commands, `generate` and `judge`. Each prints its progress and returns a
-//! [`RunError`] (with its exit code) when it does not succeed; the texts of
-//! tables and reports come from [`crate::report`].
-//!
-//! Every async role watches one [`Shutdown`] for the whole process: on SIGINT
-//! or SIGTERM it stops gracefully (no frame is torn), prints what it did, and
-//! returns the signal's exit code.
+//! The roles over bare gRPC frames on TCP (the original's mode): the
+//! loopback demo, the upstream, the filter and the downstream.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::BytesMut;
-use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
+use super::{bind, pool_for, stopped, warm_up_count, WARM_UP_CAP};
 use crate::downstream::Verify;
-use crate::exit::{RunError, EXIT_FAILURE, EXIT_INTERRUPTED};
+use crate::exit::RunError;
 use crate::filter::Filter;
-use crate::frames::encode;
-use crate::generate::{Gen, Generate};
-use crate::judge::{by_decoding, judge_bytes, Judge, Judged};
-use crate::model::Issue;
+use crate::judge::{by_decoding, Judge};
 use crate::net::{self, NetError};
 use crate::policy::Policy;
-use crate::pool::{Pool, DEFAULT_DISTINCT, MESSAGE_SIZE, SEED};
+use crate::pool::{Pool, MESSAGE_SIZE};
 use crate::report;
 use crate::shutdown::Shutdown;
 use crate::timeouts::Timeouts;
-
-/// The most messages an untimed warm-up run streams.
-pub const WARM_UP_CAP: u64 = 20_000;
-
-/// The messages of an untimed warm-up run before a timed run of `count`:
-/// a tenth of it, at most [`WARM_UP_CAP`], at least 1.
-pub fn warm_up_count(count: u64) -> u64 {
-    (count / 10).clamp(1, WARM_UP_CAP)
-}
-
-/// A multi-threaded tokio runtime for an async role.
-///
-/// # Errors
-///
-/// A [`RunError`] when the runtime cannot start.
-pub fn runtime() -> Result<tokio::runtime::Runtime, RunError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|err| RunError::failed(format!("cannot start the tokio runtime: {err}")))
-}
-
-/// Listens for the process's signals; see [`Shutdown::on_signals`].
-///
-/// # Errors
-///
-/// A [`RunError`] when the handlers cannot be installed.
-pub fn signals() -> Result<Shutdown, RunError> {
-    Shutdown::on_signals()
-        .map_err(|err| RunError::failed(format!("cannot listen for signals: {err}")))
-}
-
-/// The error a role returns after a graceful stop: the signal's exit code.
-fn stopped(shutdown: &Shutdown, role: &str) -> RunError {
-    RunError {
-        code: shutdown.exit_code().unwrap_or(EXIT_INTERRUPTED),
-        message: format!("{role}: stopped by {}", shutdown.signal_name()),
-    }
-}
-
-async fn bind(addr: &str, role: &str) -> Result<TcpListener, RunError> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|err| RunError::failed(format!("{role}: cannot listen on {addr}: {err}")))
-}
-
-/// The issues a stream of `count` messages cycles through.
-fn pool_for(count: u64) -> Result<Pool, RunError> {
-    let distinct = usize::try_from(count)
-        .unwrap_or(usize::MAX)
-        .min(DEFAULT_DISTINCT);
-    Pool::generate(SEED, MESSAGE_SIZE, distinct).map_err(RunError::failed)
-}
 
 /// The demo: upstream, filter and downstream on loopback, once per reader
 /// (optics, full decode, forward-all), `count` messages each, each after an
@@ -332,87 +266,4 @@ pub async fn downstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunErro
         return Err(stopped(shutdown, "downstream"));
     }
     Ok(())
-}
-
-/// Writes `count` frames, each a distinct issue generated at the stream's
-/// size, to `out`. Costs a generation and a serialization per message;
-/// memory for one message. Returns the bytes written.
-///
-/// # Errors
-///
-/// The writer's error.
-pub fn generate(count: u64, out: &mut impl Write) -> io::Result<u64> {
-    let mut g = Gen::new(SEED, MESSAGE_SIZE);
-    let mut frame = BytesMut::new();
-    let mut written = 0;
-    for _ in 0..count {
-        frame.clear();
-        encode(&Issue::generate(&mut g).to_json(), &mut frame)
-            .map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))?;
-        out.write_all(&frame)?;
-        written += frame.len() as u64;
-    }
-    Ok(written)
-}
-
-/// `generate N FILE`: [`generate`] into FILE, or stdout for `-`.
-///
-/// # Errors
-///
-/// A [`RunError`] naming the file when it cannot be created or written.
-pub fn generate_file(count: u64, file: &str) -> Result<(), RunError> {
-    let fail = |err: io::Error| RunError::failed(format!("generate: writing {file}: {err}"));
-    if file == "-" {
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
-        generate(count, &mut out).map_err(fail)?;
-        out.flush().map_err(fail)
-    } else {
-        let mut out = BufWriter::new(File::create(file).map_err(fail)?);
-        let bytes = generate(count, &mut out).map_err(fail)?;
-        out.flush().map_err(fail)?;
-        eprintln!("generate: wrote {count} frames ({bytes} bytes) to {file}");
-        Ok(())
-    }
-}
-
-/// `judge FILE`: reads FILE (or stdin for `-`) whole, judges it with
-/// [`judge_bytes`] and writes both tables and the disagreements to `out`.
-///
-/// # Errors
-///
-/// A [`RunError`] ([`EXIT_FAILURE`]) when the file cannot be read, the
-/// stream has a framing error, or the readers disagree on any message; the
-/// message says which frame, and where.
-pub fn judge_file(file: &str, out: &mut impl Write) -> Result<Judged, RunError> {
-    let mut bytes = Vec::new();
-    let read = if file == "-" {
-        io::stdin().lock().read_to_end(&mut bytes)
-    } else {
-        File::open(file).and_then(|mut f| f.read_to_end(&mut bytes))
-    };
-    let name = if file == "-" { "stdin" } else { file };
-    read.map_err(|err| RunError::failed(format!("judge: reading {name}: {err}")))?;
-
-    let judged = judge_bytes(BytesMut::from(&bytes[..]), &Policy::default());
-    out.write_all(report::judged(name, &judged).as_bytes())
-        .map_err(|err| RunError::failed(format!("judge: writing the report: {err}")))?;
-
-    if let Some(err) = &judged.error {
-        return Err(RunError {
-            code: EXIT_FAILURE,
-            message: format!(
-                "judge: {name}: {err}; the {} frames before it were judged",
-                judged.optics.messages
-            ),
-        });
-    }
-    if let Some(first) = judged.disagreements.first() {
-        return Err(RunError::failed(format!(
-            "judge: {name}: the readers disagree on {} of {} messages; the first at {first}",
-            judged.disagreements.len(),
-            judged.optics.messages
-        )));
-    }
-    Ok(judged)
 }

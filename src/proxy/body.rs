@@ -1,0 +1,415 @@
+//! The response body of a judged call: the upstream's DATA chunks in, the
+//! kept frames out, byte for byte, then the upstream's trailers (or the
+//! proxy's own status when the upstream broke the protocol).
+//!
+//! ```text
+//!  upstream DATA chunk ──> ChunkSplitter ──> Judge::judge ──> kept runs ──> client DATA
+//!     (polled only when the previous chunk's kept frames went out)
+//!  upstream trailers ───────────────────────────────────────────────────> client trailers
+//! ```
+//!
+//! Kept frames that lie next to each other in a chunk go out as one slice of
+//! it (forward-all sends each chunk whole); a frame that straddled chunks
+//! goes out as the buffer it was assembled in. Nothing is re-encoded.
+//!
+//! The body polls the upstream for its next chunk only when hyper asks it
+//! for the next frame to send, which hyper does only when the client's
+//! flow-control window has room: a client that reads slowly holds the
+//! upstream back through HTTP/2's own flow control, and the body itself
+//! never holds more than one chunk and one straddling frame.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::HeaderMap;
+use http_body::{Body, Frame, SizeHint};
+use hyper::body::Incoming;
+use tokio::time::Sleep;
+
+use super::split::{ChunkSplitter, Cut};
+use super::status::{status_of, status_trailers, Code};
+use super::{SharedTally, Tally};
+use crate::frames::HEADER_LEN;
+use crate::judge::Judge;
+use crate::policy::Policy;
+
+/// Counters of what the proxy's bodies hold and did, shared by every call
+/// of a proxy. Updated once per chunk, never per message.
+#[derive(Debug, Default)]
+pub struct Gauges {
+    held: AtomicU64,
+    peak_held: AtomicU64,
+    chunks_in: AtomicU64,
+    chunks_out: AtomicU64,
+}
+
+/// A snapshot of [`Gauges`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Upstream bytes the proxy holds now: taken from h2 and not yet handed
+    /// back to it for the client (or dropped).
+    pub held: u64,
+    /// The most it ever held at once.
+    pub peak_held: u64,
+    /// DATA chunks taken from upstreams.
+    pub chunks_in: u64,
+    /// DATA chunks handed to clients.
+    pub chunks_out: u64,
+}
+
+impl Gauges {
+    /// The counters as they stand. O(1).
+    pub fn snapshot(&self) -> Stats {
+        Stats {
+            held: self.held.load(Ordering::Relaxed),
+            peak_held: self.peak_held.load(Ordering::Relaxed),
+            chunks_in: self.chunks_in.load(Ordering::Relaxed),
+            chunks_out: self.chunks_out.load(Ordering::Relaxed),
+        }
+    }
+
+    fn change_held(&self, before: u64, now: u64) {
+        if now > before {
+            let held = self.held.fetch_add(now - before, Ordering::Relaxed) + (now - before);
+            self.peak_held.fetch_max(held, Ordering::Relaxed);
+        } else if before > now {
+            self.held.fetch_sub(before - now, Ordering::Relaxed);
+        }
+    }
+}
+
+/// What a judged call needs from its proxy. Cloned per call: two `Arc`s.
+#[derive(Clone, Debug)]
+pub(crate) struct Judging {
+    pub(crate) judge: Judge,
+    pub(crate) policy: Arc<Policy>,
+    pub(crate) max_message: usize,
+    pub(crate) live: SharedTally,
+    pub(crate) gauges: Arc<Gauges>,
+}
+
+/// Where a judged body stands.
+enum State {
+    /// Reading the upstream.
+    Streaming,
+    /// The upstream is done (or was dropped); these trailers go out next.
+    Trailers(HeaderMap),
+    /// Nothing more to send.
+    Done,
+}
+
+/// The response body of a judged gRPC call. See the module docs.
+pub struct JudgedBody {
+    upstream: Option<Incoming>,
+    split: ChunkSplitter,
+    /// Kept frames of the current chunk, next to each other, not sent yet.
+    run: Option<std::ops::Range<usize>>,
+    /// The upstream's `grpc-encoding`, for the error text.
+    encoding: Option<String>,
+    judging: Judging,
+    tally: Tally,
+    /// Whether `tally` was added to the proxy's.
+    counted: bool,
+    /// What this body last told the gauges it holds.
+    held: u64,
+    deadline: Option<Pin<Box<Sleep>>>,
+    timeout: Duration,
+    state: State,
+}
+
+impl JudgedBody {
+    pub(crate) fn new(
+        upstream: Incoming,
+        encoding: Option<String>,
+        judging: Judging,
+        deadline: Option<(tokio::time::Instant, Duration)>,
+    ) -> JudgedBody {
+        let split = ChunkSplitter::with_max_message(judging.max_message);
+        let (deadline, timeout) = match deadline {
+            Some((at, timeout)) => (Some(Box::pin(tokio::time::sleep_until(at))), timeout),
+            None => (None, Duration::ZERO),
+        };
+        JudgedBody {
+            upstream: Some(upstream),
+            split,
+            run: None,
+            encoding,
+            judging,
+            tally: Tally::default(),
+            counted: false,
+            held: 0,
+            deadline,
+            timeout,
+            state: State::Streaming,
+        }
+    }
+
+    /// Cuts, judges and tallies frames of the current chunk until there is
+    /// something to send (`Some`), the chunk is used up (`None`), or the
+    /// upstream broke the protocol (the trailers that end the call).
+    fn next_kept(&mut self) -> Result<Option<Bytes>, HeaderMap> {
+        let started = Instant::now();
+        let result = loop {
+            match self.split.next_cut() {
+                Ok(Some(Cut::Chunk(range))) => {
+                    let chunk = self.split.chunk();
+                    let verdict = self.judging.judge.judge(
+                        &self.judging.policy,
+                        &chunk[range.start + HEADER_LEN..range.end],
+                    );
+                    self.tally.count(verdict, range.len());
+                    if !verdict.keep {
+                        if let Some(run) = self.run.take() {
+                            break Ok(Some(chunk.slice(run)));
+                        }
+                        continue;
+                    }
+                    match &mut self.run {
+                        Some(run) if run.end == range.start => run.end = range.end,
+                        Some(run) => {
+                            let out = chunk.slice(run.clone());
+                            *run = range;
+                            break Ok(Some(out));
+                        }
+                        None => self.run = Some(range),
+                    }
+                }
+                Ok(Some(Cut::Assembled(frame))) => {
+                    // A straddling frame completes at the start of a chunk,
+                    // before any run of that chunk began.
+                    debug_assert!(self.run.is_none());
+                    let verdict = self
+                        .judging
+                        .judge
+                        .judge(&self.judging.policy, &frame[HEADER_LEN..]);
+                    self.tally.count(verdict, frame.len());
+                    if verdict.keep {
+                        break Ok(Some(frame));
+                    }
+                }
+                Ok(None) => break Ok(self.run.take().map(|run| self.split.chunk().slice(run))),
+                Err(err) => {
+                    // The kept frames before the bad one go out first; the
+                    // splitter reports the error again on the next call
+                    // (it stays on the bad frame).
+                    if let Some(run) = self.run.take() {
+                        break Ok(Some(self.split.chunk().slice(run)));
+                    }
+                    let (code, message) = status_of(&err, self.encoding.as_deref());
+                    break Err(status_trailers(code, &message));
+                }
+            }
+        };
+        self.tally.judging += started.elapsed();
+        result
+    }
+
+    /// Tells the gauges what this body holds now.
+    fn sync_held(&mut self) {
+        let now = self.split.buffered() as u64;
+        self.judging.gauges.change_held(self.held, now);
+        self.held = now;
+    }
+
+    /// Ends the call with `trailers` after what was sent: drops the
+    /// upstream (which resets its stream if it had not ended) and adds this
+    /// call's tally to the proxy's.
+    fn end(&mut self, trailers: Option<HeaderMap>) {
+        self.upstream = None;
+        self.deadline = None;
+        self.run = None;
+        self.split = ChunkSplitter::new();
+        self.sync_held();
+        self.count();
+        self.state = match trailers {
+            Some(trailers) => State::Trailers(trailers),
+            None => State::Done,
+        };
+    }
+
+    fn count(&mut self) {
+        if !self.counted {
+            self.counted = true;
+            self.judging.live.add(&self.tally);
+        }
+    }
+
+    fn fail(&mut self, code: Code, message: &str) {
+        self.end(Some(status_trailers(code, message)));
+    }
+}
+
+impl Drop for JudgedBody {
+    /// A call the client cancelled still counts what it judged; the held
+    /// bytes are given back to the gauges.
+    fn drop(&mut self) {
+        if self.held > 0 {
+            self.judging.gauges.change_held(self.held, 0);
+        }
+        self.count();
+    }
+}
+
+impl Body for JudgedBody {
+    type Data = Bytes;
+    /// The upstream's own error, passed on so that hyper resets the
+    /// client's stream with the upstream's reason.
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let this = self.get_mut();
+        loop {
+            match std::mem::replace(&mut this.state, State::Streaming) {
+                State::Streaming => {}
+                State::Trailers(trailers) => {
+                    this.state = State::Done;
+                    return Poll::Ready(Some(Ok(Frame::trailers(trailers))));
+                }
+                State::Done => {
+                    this.state = State::Done;
+                    return Poll::Ready(None);
+                }
+            }
+            match this.next_kept() {
+                Ok(Some(data)) => {
+                    this.tally.bytes_out += data.len() as u64;
+                    this.judging
+                        .gauges
+                        .chunks_out
+                        .fetch_add(1, Ordering::Relaxed);
+                    return Poll::Ready(Some(Ok(Frame::data(data))));
+                }
+                Ok(None) => {}
+                Err(trailers) => {
+                    this.end(Some(trailers));
+                    continue;
+                }
+            }
+            // The chunk is used up and its kept frames went out: only now
+            // is the next one taken.
+            this.sync_held();
+            if let Some(deadline) = &mut this.deadline {
+                if deadline.as_mut().poll(cx).is_ready() {
+                    let message = format!(
+                        "proxy: deadline exceeded ({} ms grpc-timeout)",
+                        this.timeout.as_millis()
+                    );
+                    this.fail(Code::DeadlineExceeded, &message);
+                    continue;
+                }
+            }
+            let Some(upstream) = this.upstream.as_mut() else {
+                this.end(None);
+                continue;
+            };
+            match ready!(Pin::new(upstream).poll_frame(cx)) {
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(chunk) => {
+                        this.judging
+                            .gauges
+                            .chunks_in
+                            .fetch_add(1, Ordering::Relaxed);
+                        this.split.push(chunk);
+                        this.sync_held();
+                    }
+                    Err(frame) => {
+                        let trailers = frame.into_trailers().ok();
+                        match this.split.finish() {
+                            Ok(()) => this.end(trailers),
+                            Err(err) => {
+                                let (code, message) = status_of(&err, this.encoding.as_deref());
+                                this.fail(code, &message);
+                            }
+                        }
+                    }
+                },
+                None => match this.split.finish() {
+                    // No trailers: passed on as it came (the client will
+                    // call it an error, as it should).
+                    Ok(()) => this.end(None),
+                    Err(err) => {
+                        let (code, message) = status_of(&err, this.encoding.as_deref());
+                        this.fail(code, &message);
+                    }
+                },
+                Some(Err(err)) => {
+                    // A reset or a broken connection: passed on as an error,
+                    // so the client's stream is reset with the upstream's
+                    // reason (hyper finds it in the error's chain).
+                    this.end(None);
+                    return Poll::Ready(Some(Err(err)));
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.state {
+            State::Done => true,
+            State::Trailers(_) => false,
+            State::Streaming => {
+                self.run.is_none()
+                    && self.split.buffered() == 0
+                    && self.upstream.as_ref().is_none_or(Body::is_end_stream)
+            }
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::default()
+    }
+}
+
+/// The body of any response the proxy sends: judged, passed through as it
+/// came, or empty (a trailers-only response the proxy made itself).
+pub enum ProxyBody {
+    /// A judged gRPC call.
+    Judged(Box<JudgedBody>),
+    /// A call the proxy does not judge (not gRPC, or trailers-only): the
+    /// upstream's body as is.
+    Through(Incoming),
+    /// Nothing.
+    Empty,
+}
+
+impl Body for ProxyBody {
+    type Data = Bytes;
+    /// The upstream's own error, passed on so that hyper resets the
+    /// client's stream with the upstream's reason.
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        match self.get_mut() {
+            ProxyBody::Judged(body) => Pin::new(body.as_mut()).poll_frame(cx),
+            ProxyBody::Through(body) => Pin::new(body).poll_frame(cx),
+            ProxyBody::Empty => Poll::Ready(None),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            ProxyBody::Judged(body) => body.is_end_stream(),
+            ProxyBody::Through(body) => body.is_end_stream(),
+            ProxyBody::Empty => true,
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            ProxyBody::Judged(body) => body.size_hint(),
+            ProxyBody::Through(body) => body.size_hint(),
+            ProxyBody::Empty => SizeHint::with_exact(0),
+        }
+    }
+}

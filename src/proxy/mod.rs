@@ -1,0 +1,540 @@
+//! The gRPC proxy over HTTP/2 (h2c): every call forwarded to an upstream,
+//! the response messages of gRPC calls judged and only the kept ones sent
+//! on, byte for byte.
+//!
+//! ```text
+//!  client ──h2c──> proxy (listens) ──h2c──> upstream
+//!    request headers, metadata, messages ────────────> as they are
+//!    <── response headers ─────────────────────────── as they are
+//!    <── kept frames <── judge <── frames <── DATA chunks (see body)
+//!    <── trailers (grpc-status, grpc-message, metadata) as they are
+//! ```
+//!
+//! Built on hyper 1, server and client: message bytes flow as the `Bytes`
+//! chunks h2 reads them into, and are never re-encoded. The proxy knows
+//! nothing of the message type beyond what the [`Judge`] reads.
+//!
+//! - **What is judged:** the response messages of calls whose request has
+//!   `content-type: application/grpc` or `application/grpc+<format>`, and
+//!   whose response is `200` with a body (not trailers-only). Each is judged
+//!   with [`Judge::judge`]; dropped messages are not sent. Request messages,
+//!   and every other call, pass through untouched.
+//! - **Faithful:** headers, metadata and trailers go through as they are,
+//!   with one exception: on a judged call, `grpc-accept-encoding` is sent
+//!   upstream as `identity`, so that a conforming upstream never compresses
+//!   what the proxy has to read. A compressed frame that arrives anyway is
+//!   never forwarded unjudged: the call ends with INTERNAL (13). A client
+//!   cancel resets the upstream stream; an upstream reset resets the
+//!   client's stream with the same reason. A `grpc-timeout` is forwarded
+//!   and also kept by the proxy: when it passes, the upstream call is
+//!   cancelled and the client gets DEADLINE_EXCEEDED (4).
+//! - **Errors as gRPC reports them:** a compressed frame or a bad flag gives
+//!   INTERNAL (13), a message over the limit (4 MiB by default)
+//!   RESOURCE_EXHAUSTED (8), a response that ends inside a frame INTERNAL,
+//!   each with a `grpc-message` that says what and where; the kept messages
+//!   before it are delivered first. An upstream that cannot be reached gives
+//!   UNAVAILABLE (14).
+//! - **Memory:** each client connection gets its own upstream connection
+//!   (so a slow client holds back only its own upstream connection). A call
+//!   holds at most one upstream DATA chunk and one message that straddles
+//!   chunks; h2 holds at most [`UPSTREAM_STREAM_WINDOW`] per call and
+//!   [`UPSTREAM_CONNECTION_WINDOW`] per connection from the upstream, and
+//!   [`CLIENT_SEND_BUFFER`] per call towards the client. A slow client
+//!   holds the upstream back through HTTP/2 flow control.
+//! - **Counting:** each call tallies in its own [`Tally`] and adds it to the
+//!   proxy's once, when it ends: one lock per call, none per message.
+//! - **Limits:** h2c only (no TLS, no HTTP/1.1 upgrade), one upstream, no
+//!   retries, no load balancing; `grpc-timeout` is forwarded unchanged (the
+//!   proxy adds no time of its own worth counting).
+
+pub mod body;
+mod run;
+pub mod split;
+pub mod status;
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
+use http::uri::{Authority, PathAndQuery, Scheme};
+use http::{Request, Response, StatusCode, Uri};
+use hyper::body::Incoming;
+use hyper::client::conn::http2::SendRequest;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+pub use self::body::{Gauges, ProxyBody, Stats};
+use self::body::{JudgedBody, Judging};
+pub use self::run::{loopback_http2, Http2Run};
+use self::status::{
+    is_grpc, parse_timeout, percent_encode, Code, GRPC_ACCEPT_ENCODING, GRPC_ENCODING,
+    GRPC_MESSAGE, GRPC_STATUS, GRPC_TIMEOUT,
+};
+// The tally lives with the TCP filter today; this is the one line to change
+// when it moves.
+use crate::frames::DEFAULT_MAX_MESSAGE;
+use crate::judge::Judge;
+use crate::policy::Policy;
+pub use crate::tally::{SharedTally, Tally};
+
+/// How long connecting to the upstream may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a shutdown waits for the calls in flight before it cuts them.
+pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The flow-control window of one call from the upstream: what h2 may hold
+/// of a call's response that the proxy has not read yet.
+pub const UPSTREAM_STREAM_WINDOW: u32 = 1024 * 1024;
+
+/// The flow-control window of one upstream connection, over all its calls.
+pub const UPSTREAM_CONNECTION_WINDOW: u32 = 4 * 1024 * 1024;
+
+/// The largest DATA frame the proxy accepts (either side): 64 KiB, so that
+/// fewer messages straddle chunks than at HTTP/2's default 16 KiB.
+pub const MAX_FRAME_SIZE: u32 = 64 * 1024;
+
+/// What h2 may buffer of one call towards the client before the proxy stops
+/// reading that call's upstream.
+pub const CLIENT_SEND_BUFFER: usize = 256 * 1024;
+
+/// The proxy: where calls go, how responses are judged, and the counts of
+/// what it did. Cloning shares the counts.
+///
+/// ```no_run
+/// use triage::judge::Judge;
+/// use triage::policy::Policy;
+/// use triage::proxy::Proxy;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:50051").await?;
+/// let proxy = Proxy::new("http://127.0.0.1:50052", Judge::Optics, Policy::default())?;
+/// let tally = proxy.serve(listener, async { let _ = tokio::signal::ctrl_c().await; }).await?;
+/// println!("{} messages judged, {} kept", tally.messages, tally.kept());
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Proxy {
+    upstream: Arc<Target>,
+    judging: Judging,
+    drain_timeout: Duration,
+}
+
+/// The upstream's scheme and authority, and the address to connect to.
+#[derive(Debug)]
+struct Target {
+    scheme: Scheme,
+    authority: Authority,
+    addr: String,
+}
+
+impl Proxy {
+    /// A proxy to `upstream` (`http://HOST:PORT`; h2c, so `http` only),
+    /// judging with `judge` against `policy`, messages up to 4 MiB.
+    /// O(1); connects to nothing yet.
+    ///
+    /// # Errors
+    ///
+    /// [`ProxyError::Upstream`] when `upstream` is not an `http://` URI with
+    /// a host.
+    pub fn new(upstream: &str, judge: Judge, policy: Policy) -> Result<Proxy, ProxyError> {
+        let uri: Uri = upstream
+            .parse()
+            .map_err(|err| ProxyError::Upstream(format!("`{upstream}`: {err}")))?;
+        Proxy::with_uri(uri, judge, policy)
+    }
+
+    /// [`Proxy::new`] with a parsed URI.
+    ///
+    /// # Errors
+    ///
+    /// [`ProxyError::Upstream`] when `upstream` is not an `http://` URI with
+    /// a host.
+    pub fn with_uri(upstream: Uri, judge: Judge, policy: Policy) -> Result<Proxy, ProxyError> {
+        let bad = |why: &str| ProxyError::Upstream(format!("`{upstream}`: {why}"));
+        match upstream.scheme_str() {
+            Some("http") => {}
+            Some("https") => return Err(bad("TLS is not supported; use http:// (h2c)")),
+            _ => return Err(bad("expected http://HOST:PORT")),
+        }
+        let authority = upstream
+            .authority()
+            .cloned()
+            .ok_or_else(|| bad("no host"))?;
+        let addr = format!(
+            "{}:{}",
+            authority.host(),
+            authority.port_u16().unwrap_or(80)
+        );
+        Ok(Proxy {
+            upstream: Arc::new(Target {
+                scheme: Scheme::HTTP,
+                authority,
+                addr,
+            }),
+            judging: Judging {
+                judge,
+                policy: Arc::new(policy),
+                max_message: DEFAULT_MAX_MESSAGE,
+                live: SharedTally::new(),
+                gauges: Arc::new(Gauges::default()),
+            },
+            drain_timeout: DRAIN_TIMEOUT,
+        })
+    }
+
+    /// The same proxy, rejecting response messages over `bytes` with
+    /// RESOURCE_EXHAUSTED.
+    pub fn with_max_message(mut self, bytes: usize) -> Proxy {
+        self.judging.max_message = bytes;
+        self
+    }
+
+    /// The same proxy, waiting at most `timeout` for calls in flight when it
+    /// shuts down.
+    pub fn with_drain_timeout(mut self, timeout: Duration) -> Proxy {
+        self.drain_timeout = timeout;
+        self
+    }
+
+    /// The reader that judges messages.
+    pub fn judge(&self) -> Judge {
+        self.judging.judge
+    }
+
+    /// The tally of every call that ended so far, shared: read it while the
+    /// proxy runs (for a Ctrl-C report, say). O(1).
+    pub fn live(&self) -> &SharedTally {
+        &self.judging.live
+    }
+
+    /// The proxy's gauges: bytes held now and at most, chunks in and out.
+    /// O(1).
+    pub fn stats(&self) -> Stats {
+        self.judging.gauges.snapshot()
+    }
+
+    /// Serves h2c on `listener` until `shutdown` completes, then stops
+    /// accepting, asks every connection to finish (GOAWAY), waits for the
+    /// calls in flight (at most the drain timeout, then cuts them) and
+    /// returns the tally of every call. Each connection runs in its own
+    /// task, on whatever runtime this runs on (multi-thread or not).
+    ///
+    /// # Errors
+    ///
+    /// None today: a failed accept (out of file descriptors, say) is
+    /// retried after a pause, and a failed connection ends only itself. The
+    /// `Result` is for what a future version may not be able to ride out.
+    pub async fn serve(
+        &self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<Tally, ProxyError> {
+        let stop = CancellationToken::new();
+        let mut connections = JoinSet::new();
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            tokio::select! {
+                () = &mut shutdown => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, peer)) => {
+                        let proxy = self.clone();
+                        let stop = stop.clone();
+                        connections.spawn(async move { proxy.connection(stream, peer, stop).await });
+                    }
+                    // Out of descriptors, a connection reset while queued:
+                    // nothing to do but wait a little and go on.
+                    Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                },
+                // Reap finished connections as we go, so the set stays small.
+                Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            }
+        }
+        drop(listener);
+        stop.cancel();
+        let drained = tokio::time::timeout(self.drain_timeout, async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            connections.shutdown().await;
+        }
+        Ok(self.judging.live.snapshot())
+    }
+
+    /// Serves one client connection until it closes, or until `stop`, then
+    /// lets its calls finish.
+    fn connection(
+        self,
+        stream: TcpStream,
+        _peer: SocketAddr,
+        stop: CancellationToken,
+    ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(async move {
+            let _ = stream.set_nodelay(true);
+            let upstream = Arc::new(UpstreamConnection {
+                target: self.upstream.clone(),
+                sender: tokio::sync::Mutex::new(None),
+            });
+            let proxy = Arc::new(self);
+            let service = {
+                let proxy = proxy.clone();
+                service_fn(move |request| -> ForwardFuture {
+                    let proxy = proxy.clone();
+                    let upstream = upstream.clone();
+                    Box::pin(async move { proxy.forward(&upstream, request).await })
+                })
+            };
+            let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            builder
+                .timer(TokioTimer::new())
+                .max_frame_size(MAX_FRAME_SIZE)
+                .max_send_buf_size(CLIENT_SEND_BUFFER);
+            let conn = builder.serve_connection(TokioIo::new(stream), service);
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                () = stop.cancelled() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+        })
+    }
+
+    /// Forwards one call and answers with the upstream's response, judged
+    /// when it is gRPC. Allocates the request's new URI, and the judged
+    /// body's box; nothing per message.
+    async fn forward(
+        &self,
+        upstream: &UpstreamConnection,
+        request: Request<Incoming>,
+    ) -> Result<Response<ProxyBody>, hyper::Error> {
+        let grpc = is_grpc(request.headers());
+        let deadline = request
+            .headers()
+            .get(GRPC_TIMEOUT)
+            .filter(|_| grpc)
+            .and_then(|value| parse_timeout(value.as_bytes()))
+            .map(|timeout| (tokio::time::Instant::now() + timeout, timeout));
+        let (mut parts, body) = request.into_parts();
+        parts.uri = match self.upstream_uri(parts.uri.path_and_query()) {
+            Ok(uri) => uri,
+            Err(err) => return Ok(refuse(grpc, Code::Internal, &err.to_string())),
+        };
+        if grpc {
+            parts
+                .headers
+                .insert(GRPC_ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        }
+        let mut sender = match upstream.sender().await {
+            Ok(sender) => sender,
+            Err(err) => {
+                let message = format!("proxy: upstream {}: {err}", self.upstream.addr);
+                return Ok(refuse(grpc, Code::Unavailable, &message));
+            }
+        };
+        let call = async move {
+            sender.ready().await?;
+            sender.send_request(Request::from_parts(parts, body)).await
+        };
+        let response = match deadline {
+            Some((at, timeout)) => match tokio::time::timeout_at(at, call).await {
+                Ok(response) => response,
+                Err(_) => {
+                    let message = format!(
+                        "proxy: deadline exceeded ({} ms grpc-timeout) before the upstream answered",
+                        timeout.as_millis()
+                    );
+                    return Ok(refuse(grpc, Code::DeadlineExceeded, &message));
+                }
+            },
+            None => call.await,
+        };
+        let response = match response {
+            Ok(response) => response,
+            // The upstream reset the stream: so does the client's, with the
+            // same reason.
+            Err(err) if is_reset(&err) => return Err(err),
+            Err(err) => {
+                let message = format!("proxy: upstream {}: {err}", self.upstream.addr);
+                return Ok(refuse(grpc, Code::Unavailable, &message));
+            }
+        };
+        let (mut parts, body) = response.into_parts();
+        let judged =
+            grpc && parts.status == StatusCode::OK && !parts.headers.contains_key(GRPC_STATUS);
+        if !judged {
+            return Ok(Response::from_parts(parts, ProxyBody::Through(body)));
+        }
+        // Dropped frames change the length: a length the upstream gave
+        // (rare in gRPC) no longer holds.
+        parts.headers.remove(CONTENT_LENGTH);
+        let encoding = parts
+            .headers
+            .get(GRPC_ENCODING)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+            .filter(|encoding| encoding != "identity");
+        let body = JudgedBody::new(body, encoding, self.judging.clone(), deadline);
+        Ok(Response::from_parts(
+            parts,
+            ProxyBody::Judged(Box::new(body)),
+        ))
+    }
+
+    /// The upstream's URI for a request's path and query.
+    fn upstream_uri(&self, path: Option<&PathAndQuery>) -> Result<Uri, http::Error> {
+        Uri::builder()
+            .scheme(self.upstream.scheme.clone())
+            .authority(self.upstream.authority.clone())
+            .path_and_query(
+                path.cloned()
+                    .unwrap_or_else(|| PathAndQuery::from_static("/")),
+            )
+            .build()
+    }
+}
+
+/// Serves h2c on `listener` as a proxy to `upstream`, judging gRPC
+/// responses with `judge` against `policy`, until `shutdown` completes;
+/// returns the tally of every call. [`Proxy::new`] and [`Proxy::serve`] in
+/// one call; see them for the costs and the errors.
+///
+/// # Errors
+///
+/// [`ProxyError::Upstream`] for an `upstream` that is not `http://HOST:PORT`.
+///
+/// ```no_run
+/// use triage::{judge::Judge, policy::Policy, proxy};
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:50051").await?;
+/// let shutdown = async { let _ = tokio::signal::ctrl_c().await; };
+/// let tally = proxy::serve(listener, "http://127.0.0.1:50052", Judge::Optics, Policy::default(), shutdown).await?;
+/// # Ok(()) }
+/// ```
+pub fn serve(
+    listener: TcpListener,
+    upstream: &str,
+    judge: Judge,
+    policy: Policy,
+    shutdown: impl Future<Output = ()>,
+) -> impl Future<Output = Result<Tally, ProxyError>> {
+    // Checked now, so that the future borrows nothing and can be spawned.
+    let proxy = Proxy::new(upstream, judge, policy);
+    async move { proxy?.serve(listener, shutdown).await }
+}
+
+/// A call being forwarded (boxed: its type is named in the service).
+type ForwardFuture =
+    std::pin::Pin<Box<dyn Future<Output = Result<Response<ProxyBody>, hyper::Error>> + Send>>;
+
+/// The upstream connection of one client connection, made on its first call
+/// and again after it closes. One lock per call.
+struct UpstreamConnection {
+    target: Arc<Target>,
+    sender: tokio::sync::Mutex<Option<SendRequest<Incoming>>>,
+}
+
+impl UpstreamConnection {
+    /// A handle to send a call on, connecting first if there is no open
+    /// connection.
+    async fn sender(&self) -> Result<SendRequest<Incoming>, io::Error> {
+        let mut slot = self.sender.lock().await;
+        if let Some(sender) = slot.as_ref().filter(|sender| !sender.is_closed()) {
+            return Ok(sender.clone());
+        }
+        let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(&self.target.addr))
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "connect timed out"))??;
+        let _ = stream.set_nodelay(true);
+        let mut builder = hyper::client::conn::http2::Builder::new(TokioExecutor::new());
+        builder
+            .timer(TokioTimer::new())
+            .initial_stream_window_size(UPSTREAM_STREAM_WINDOW)
+            .initial_connection_window_size(UPSTREAM_CONNECTION_WINDOW)
+            .max_frame_size(MAX_FRAME_SIZE);
+        let (sender, connection) = builder
+            .handshake(TokioIo::new(stream))
+            .await
+            .map_err(io::Error::other)?;
+        // Runs until every handle to it is dropped and its calls are done.
+        tokio::spawn(connection);
+        *slot = Some(sender.clone());
+        Ok(sender)
+    }
+}
+
+/// Whether a client error is the upstream resetting the stream (rather than
+/// a connection that failed).
+fn is_reset(err: &hyper::Error) -> bool {
+    let mut source = err.source();
+    while let Some(cause) = source {
+        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
+            return h2.is_reset();
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// The proxy's own answer when it cannot forward a call: a trailers-only
+/// gRPC response with `code` and `message`, or `502 Bad Gateway` for a call
+/// that is not gRPC.
+fn refuse(grpc: bool, code: Code, message: &str) -> Response<ProxyBody> {
+    let mut response = Response::new(ProxyBody::Empty);
+    if !grpc {
+        *response.status_mut() = StatusCode::BAD_GATEWAY;
+        return response;
+    }
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/grpc"));
+    headers.insert(GRPC_STATUS, code.header_value());
+    if let Ok(value) = HeaderValue::from_str(&percent_encode(message)) {
+        headers.insert(GRPC_MESSAGE, value);
+    }
+    response
+}
+
+/// Why the proxy could not start.
+#[derive(Debug)]
+pub enum ProxyError {
+    /// The upstream address is not one the proxy can forward to.
+    Upstream(String),
+    /// A socket operation failed; `context` says which.
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        err: io::Error,
+    },
+    /// A peer of a loopback run failed, or its call did not end with OK.
+    Peer(String),
+}
+
+impl fmt::Display for ProxyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProxyError::Upstream(why) => write!(f, "upstream {why}"),
+            ProxyError::Io { context, err } => write!(f, "{context}: {err}"),
+            ProxyError::Peer(why) => f.write_str(why),
+        }
+    }
+}
+
+impl StdError for ProxyError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            ProxyError::Upstream(_) | ProxyError::Peer(_) => None,
+            ProxyError::Io { err, .. } => err.source(),
+        }
+    }
+}

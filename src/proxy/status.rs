@@ -1,0 +1,184 @@
+//! What the proxy says in gRPC's own terms: status codes, `grpc-message`,
+//! trailers and trailers-only responses, `grpc-timeout`, and which calls are
+//! gRPC at all.
+
+use std::time::Duration;
+
+use http::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
+
+use crate::frames::FrameError;
+
+/// `grpc-status`: the call's status code, in the trailers.
+pub const GRPC_STATUS: HeaderName = HeaderName::from_static("grpc-status");
+/// `grpc-message`: the status's text, percent-encoded.
+pub const GRPC_MESSAGE: HeaderName = HeaderName::from_static("grpc-message");
+/// `grpc-timeout`: the call's deadline, relative to when it was sent.
+pub const GRPC_TIMEOUT: HeaderName = HeaderName::from_static("grpc-timeout");
+/// `grpc-encoding`: the message compression the sender uses.
+pub const GRPC_ENCODING: HeaderName = HeaderName::from_static("grpc-encoding");
+/// `grpc-accept-encoding`: the compressions the sender can read.
+pub const GRPC_ACCEPT_ENCODING: HeaderName = HeaderName::from_static("grpc-accept-encoding");
+
+/// A gRPC status code the proxy itself produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    /// 4: the call's deadline passed.
+    DeadlineExceeded = 4,
+    /// 8: a message over the size limit.
+    ResourceExhausted = 8,
+    /// 13: the upstream's response broke the protocol (a compressed frame
+    /// without a negotiated encoding, a bad flag, a stream that ends inside
+    /// a frame).
+    Internal = 13,
+    /// 14: the upstream cannot be reached.
+    Unavailable = 14,
+}
+
+impl Code {
+    /// The code as `grpc-status` writes it. O(1).
+    pub fn header_value(self) -> HeaderValue {
+        match self {
+            Code::DeadlineExceeded => HeaderValue::from_static("4"),
+            Code::ResourceExhausted => HeaderValue::from_static("8"),
+            Code::Internal => HeaderValue::from_static("13"),
+            Code::Unavailable => HeaderValue::from_static("14"),
+        }
+    }
+}
+
+/// The status a framing error of the upstream's response ends the call with:
+/// RESOURCE_EXHAUSTED for a message over the limit, INTERNAL for the rest.
+/// The message says what the proxy saw, and where.
+///
+/// ```
+/// use triage::frames::FrameError;
+/// use triage::proxy::status::{status_of, Code};
+///
+/// let (code, text) = status_of(&FrameError::Compressed { index: 2, offset: 99 }, None);
+/// assert_eq!(code, Code::Internal);
+/// assert!(text.starts_with("proxy: upstream sent a compressed frame"));
+/// ```
+pub fn status_of(err: &FrameError, encoding: Option<&str>) -> (Code, String) {
+    match (err, encoding) {
+        (FrameError::TooLarge { .. }, _) => (
+            Code::ResourceExhausted,
+            format!("proxy: upstream response: {err}"),
+        ),
+        (FrameError::Compressed { index, offset }, Some(encoding)) => (
+            Code::Internal,
+            format!(
+                "proxy: upstream sent a compressed frame (grpc-encoding {encoding}), \
+                 which cannot be judged (frame {index} at byte {offset})"
+            ),
+        ),
+        (FrameError::Compressed { index, offset }, None) => (
+            Code::Internal,
+            format!(
+                "proxy: upstream sent a compressed frame but no grpc-encoding was \
+                 negotiated (frame {index} at byte {offset})"
+            ),
+        ),
+        _ => (Code::Internal, format!("proxy: upstream response: {err}")),
+    }
+}
+
+/// Trailers that end a call with `code` and `message`. Allocates the map and
+/// the encoded message.
+///
+/// ```
+/// use triage::proxy::status::{status_trailers, Code};
+///
+/// let trailers = status_trailers(Code::Internal, "bad 100%");
+/// assert_eq!(trailers["grpc-status"], "13");
+/// assert_eq!(trailers["grpc-message"], "bad 100%25");
+/// ```
+pub fn status_trailers(code: Code, message: &str) -> HeaderMap {
+    let mut trailers = HeaderMap::with_capacity(2);
+    trailers.insert(GRPC_STATUS, code.header_value());
+    if let Ok(value) = HeaderValue::from_str(&percent_encode(message)) {
+        trailers.insert(GRPC_MESSAGE, value);
+    }
+    trailers
+}
+
+/// `grpc-message`'s encoding: bytes outside printable ASCII, and `%`
+/// itself, as `%XX`. O(len).
+///
+/// ```
+/// use triage::proxy::status::percent_encode;
+/// assert_eq!(percent_encode("ok é 50%"), "ok %C3%A9 50%25");
+/// ```
+pub fn percent_encode(message: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(message.len());
+    for &byte in message.as_bytes() {
+        if (0x20..=0x7e).contains(&byte) && byte != b'%' {
+            out.push(char::from(byte));
+        } else {
+            // Writing to a String cannot fail.
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}
+
+/// The deadline a `grpc-timeout` value gives: up to eight digits and a unit
+/// (`H`, `M`, `S`, `m`, `u`, `n`). `None` for anything else, as gRPC treats a
+/// malformed timeout: no deadline. O(1).
+///
+/// ```
+/// use std::time::Duration;
+/// use triage::proxy::status::parse_timeout;
+///
+/// assert_eq!(parse_timeout(b"200m"), Some(Duration::from_millis(200)));
+/// assert_eq!(parse_timeout(b"1H"), Some(Duration::from_secs(3600)));
+/// assert_eq!(parse_timeout(b"123456789S"), None); // nine digits
+/// ```
+pub fn parse_timeout(value: &[u8]) -> Option<Duration> {
+    let (&unit, digits) = value.split_last()?;
+    if digits.is_empty() || digits.len() > 8 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let n = digits
+        .iter()
+        .fold(0u64, |n, d| n * 10 + u64::from(d - b'0'));
+    Some(match unit {
+        b'H' => Duration::from_secs(n * 3600),
+        b'M' => Duration::from_secs(n * 60),
+        b'S' => Duration::from_secs(n),
+        b'm' => Duration::from_millis(n),
+        b'u' => Duration::from_micros(n),
+        b'n' => Duration::from_nanos(n),
+        _ => return None,
+    })
+}
+
+/// Whether a request's `content-type` makes it a gRPC call the proxy
+/// judges: `application/grpc`, or `application/grpc+<format>` (any format,
+/// `+json` included; parameters after `;` are allowed). O(len).
+///
+/// ```
+/// use http::{HeaderMap, HeaderValue};
+/// use triage::proxy::status::is_grpc;
+///
+/// let mut headers = HeaderMap::new();
+/// headers.insert("content-type", HeaderValue::from_static("application/grpc+json"));
+/// assert!(is_grpc(&headers));
+/// headers.insert("content-type", HeaderValue::from_static("application/json"));
+/// assert!(!is_grpc(&headers));
+/// ```
+pub fn is_grpc(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(CONTENT_TYPE) else {
+        return false;
+    };
+    let media = value.as_bytes();
+    let media = media
+        .iter()
+        .position(|&b| b == b';')
+        .map_or(media, |end| &media[..end]);
+    let media = media.trim_ascii();
+    const GRPC: &[u8] = b"application/grpc";
+    media.len() >= GRPC.len()
+        && media[..GRPC.len()].eq_ignore_ascii_case(GRPC)
+        && (media.len() == GRPC.len() || media[GRPC.len()] == b'+')
+}

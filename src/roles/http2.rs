@@ -1,0 +1,187 @@
+//! The roles over gRPC on HTTP/2 (h2c): the loopback demo (tonic upstream →
+//! proxy → tonic client), the tonic upstream and downstream alone, and the
+//! proxy between any gRPC client and server.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{bind, pool_for, stopped, warm_up_count, WARM_UP_CAP};
+use crate::exit::RunError;
+use crate::grpc::{self, Upstream};
+use crate::judge::Judge;
+use crate::policy::Policy;
+use crate::pool::MESSAGE_SIZE;
+use crate::proxy::{self, Proxy};
+use crate::report;
+use crate::shutdown::Shutdown;
+
+/// The readers the HTTP/2 demo runs, in order (the oracle needs the TCP
+/// filter's frame counter, so it runs only there).
+const READERS: [Judge; 4] = [
+    Judge::Optics,
+    Judge::OpticsTrusting,
+    Judge::Decode,
+    Judge::ForwardAll,
+];
+
+/// The demo over HTTP/2: a tonic upstream, the proxy and a tonic client on
+/// 127.0.0.1, once per reader, `count` messages each after an untimed
+/// warm-up; prints the same report as the TCP demo.
+///
+/// # Errors
+///
+/// A [`RunError`] when a run fails or does not add up, or after a signal.
+pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
+    let start = Instant::now();
+    let pool = Arc::new(pool_for(count)?);
+    let warm_up = warm_up_count(count);
+    println!(
+        "upstream (tonic, gRPC over h2c): {count} messages per call, cycling {} distinct issues \
+         (size {MESSAGE_SIZE}, {:.0} B on average; generated in {:.2} s)",
+        pool.distinct(),
+        pool.mean_message_len(),
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "each proxy first runs untimed on {warm_up} messages (a tenth, at most {WARM_UP_CAP}) \
+         to warm up"
+    );
+    println!();
+    let mut rates = Vec::new();
+    let mut failed = Vec::new();
+    for reader in READERS {
+        for (timed, messages) in [(false, warm_up), (true, count)] {
+            let run = tokio::select! {
+                run = proxy::loopback_http2(pool.clone(), messages, reader, Policy::default()) => run,
+                () = shutdown.token().cancelled() => return Err(stopped(shutdown, "demo")),
+            };
+            let run = run.map_err(|err| RunError::failed(format!("{}: {err}", reader.label())))?;
+            if !run.passed() {
+                failed.push(reader.label());
+            }
+            if timed {
+                print!("{}", report::http2_run(&run));
+                rates.push((reader, run.messages_per_second()));
+            }
+        }
+    }
+    if let Some(line) = report::ratios(&rates) {
+        print!("{line}");
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(RunError::failed(format!(
+            "the downstream check failed for {}",
+            failed.join(", ")
+        )))
+    }
+}
+
+/// The upstream as a gRPC server (`triage.Issues/Subscribe` over h2c) on
+/// `listen`, streaming each call the count of issues it asks for, cycling
+/// through `DEFAULT_DISTINCT` generated issues; until a signal.
+///
+/// # Errors
+///
+/// A [`RunError`] when it cannot listen or the server fails, or after a
+/// signal.
+pub async fn upstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunError> {
+    let pool = Arc::new(pool_for(u64::MAX)?);
+    let listener = bind(listen, "upstream").await?;
+    let addr = listener
+        .local_addr()
+        .map_err(|err| RunError::failed(format!("upstream: reading the bound address: {err}")))?;
+    println!(
+        "upstream (gRPC over h2c): listening on {addr}; triage.Issues/Subscribe cycles {} \
+         distinct issues",
+        pool.distinct()
+    );
+    grpc::serve_upstream(
+        listener,
+        Upstream::new(pool),
+        shutdown.token().clone().cancelled_owned(),
+    )
+    .await
+    .map_err(|err| RunError::failed(format!("upstream: {err}")))?;
+    Err(stopped(shutdown, "upstream"))
+}
+
+/// The downstream as a gRPC client: calls `Subscribe` on `uri` for `count`
+/// issues and checks each message: it should decode as an issue that the
+/// policy keeps.
+///
+/// # Errors
+///
+/// A [`RunError`] when the call cannot be made or does not end with OK, when
+/// any message fails the check, or after a signal.
+pub async fn downstream(uri: &str, count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
+    let received = tokio::select! {
+        received = grpc::subscribe(uri, count) => received
+            .map_err(|err| RunError::failed(format!("downstream: {err}")))?,
+        () = shutdown.token().cancelled() => return Err(stopped(shutdown, "downstream")),
+    };
+    let check = received.check(&Policy::default());
+    let frames = received.messages.len() as u64;
+    println!(
+        "downstream: received {frames} messages ({:.1} MB) from {uri} in {:.2} s; the call ended \
+         with {:?}",
+        received.bytes as f64 / 1e6,
+        received
+            .ended
+            .saturating_duration_since(received.started)
+            .as_secs_f64(),
+        received.status.code(),
+    );
+    println!(
+        "  {} decode as issues, and the policy keeps {} of them",
+        check.decoded, check.kept
+    );
+    if !received.is_ok() {
+        return Err(RunError::failed(format!(
+            "downstream: the call ended with {:?}: {}",
+            received.status.code(),
+            received.status.message()
+        )));
+    }
+    if check.decoded != frames || check.kept != frames {
+        return Err(RunError::failed(format!(
+            "downstream: check failed: of {frames} messages received, {} do not decode as issues \
+             and {} more are not kept by the policy",
+            frames - check.decoded,
+            check.decoded - check.kept
+        )));
+    }
+    Ok(())
+}
+
+/// The proxy on `listen`, forwarding to `upstream` (`http://HOST:PORT`) and
+/// judging gRPC responses with `reader`; until a signal, after which it
+/// drains the calls under way and prints the tally of every call.
+///
+/// # Errors
+///
+/// A [`RunError`] for a bad upstream address, a port it cannot listen on,
+/// a failed server, or after a signal (its exit code).
+pub async fn proxy(
+    listen: &str,
+    upstream: &str,
+    reader: Judge,
+    shutdown: &Shutdown,
+) -> Result<(), RunError> {
+    let proxy = Proxy::new(upstream, reader, Policy::default())
+        .map_err(|err| RunError::failed(format!("proxy: {err}")))?;
+    let listener = bind(listen, "proxy").await?;
+    let addr = listener
+        .local_addr()
+        .map_err(|err| RunError::failed(format!("proxy: reading the bound address: {err}")))?;
+    println!("proxy: listening on {addr} (h2c); forwarding to {upstream}, judging with {reader}");
+    let start = Instant::now();
+    let tally = proxy
+        .serve(listener, shutdown.token().clone().cancelled_owned())
+        .await
+        .map_err(|err| RunError::failed(format!("proxy: {err}")))?;
+    let name = format!("proxy ({reader}), stopped by {}", shutdown.signal_name());
+    print!("{}", report::tally(&name, &tally, Some(start.elapsed())));
+    Err(stopped(shutdown, "proxy"))
+}

@@ -1,0 +1,233 @@
+//! The proxy between peers that are not tonic: Python's grpcio (a generic
+//! handler and raw bytes, no protobuf) as the upstream and as the client,
+//! started as child processes on 127.0.0.1 and stopped by the test.
+//!
+//! Needs `python3` with `grpcio` (`python3 -m pip install grpcio==1.85.1`;
+//! `.ci/run` installs it).
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use triage::grpc::{self, SubscribeRequest, Upstream};
+use triage::judge::Judge;
+use triage::model::Issue;
+use triage::policy::Policy;
+use triage::pool::Pool;
+use triage::proxy::Proxy;
+
+const PEER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/grpcio_peer.py");
+const DISTINCT: u64 = 128;
+
+fn keeps(message: &[u8]) -> bool {
+    serde_json::from_slice::<Issue>(message).is_ok_and(|i| Policy::default().keep(&i.detail))
+}
+
+/// The kept messages of the first `count` of the pool.
+fn kept(pool: &Pool, count: u64) -> Vec<Bytes> {
+    (0..count)
+        .map(|i| pool.message(i))
+        .filter(|m| keeps(m))
+        .collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("triage-interop-{}-{name}", std::process::id()))
+}
+
+fn require_grpcio() {
+    let ok = Command::new("python3")
+        .args(["-c", "import grpc"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "python3 with grpcio is needed: python3 -m pip install grpcio==1.85.1 (.ci/run does)"
+    );
+}
+
+/// A grpcio server of the pool's messages; killed when dropped.
+struct PyServer {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl PyServer {
+    fn start(pool: &Pool) -> PyServer {
+        let path = scratch("messages");
+        let mut lines = Vec::new();
+        for i in 0..DISTINCT {
+            let message = pool.message(i);
+            assert!(!message.contains(&b'\n'));
+            lines.extend_from_slice(&message);
+            lines.push(b'\n');
+        }
+        std::fs::write(&path, lines).unwrap();
+        let mut child = Command::new("python3")
+            .arg(PEER)
+            .arg("server")
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port: u16 = line
+            .strip_prefix("PORT ")
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("the grpcio server said {line:?}"));
+        PyServer {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], port)),
+        }
+    }
+}
+
+impl Drop for PyServer {
+    fn drop(&mut self) {
+        if let Some(mut stdin) = self.child.stdin.take() {
+            let _ = stdin.flush();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What the grpcio client got: messages, status code, details, trailers.
+struct PyReceived {
+    messages: Vec<Bytes>,
+    code: u64,
+    details: String,
+    trailers: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One grpcio client call through `target`, on a blocking thread.
+async fn py_client(target: SocketAddr, count: u64, status: u32, name: &str) -> PyReceived {
+    let out = scratch(name);
+    let out2 = out.clone();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new("python3")
+            .arg(PEER)
+            .arg("client")
+            .arg(target.to_string())
+            .arg(count.to_string())
+            .arg(status.to_string())
+            .arg(&out2)
+            .output()
+            .expect("python3 runs")
+    })
+    .await
+    .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    PyReceived {
+        messages: read_messages(&out),
+        code: report["code"].as_u64().unwrap(),
+        details: report["details"].as_str().unwrap().to_owned(),
+        trailers: report["trailers"].as_object().unwrap().clone(),
+    }
+}
+
+fn read_messages(path: &Path) -> Vec<Bytes> {
+    let bytes = Bytes::from(std::fs::read(path).unwrap());
+    let mut messages = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let len = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        messages.push(bytes.slice(at + 4..at + 4 + len));
+        at += 4 + len;
+    }
+    let _ = std::fs::remove_file(path);
+    messages
+}
+
+async fn proxy_to(upstream: SocketAddr, stop: &CancellationToken) -> (SocketAddr, Proxy) {
+    let proxy = Proxy::new(
+        &format!("http://{upstream}"),
+        Judge::Optics,
+        Policy::default(),
+    )
+    .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = proxy.clone();
+    let stop = stop.clone();
+    tokio::spawn(async move { serving.serve(listener, stop.cancelled_owned()).await });
+    (addr, proxy)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpcio_client_and_server_through_the_proxy() {
+    require_grpcio();
+    let pool = Arc::new(Pool::generate(7, 7, DISTINCT as usize).unwrap());
+    let server = PyServer::start(&pool);
+    let stop = CancellationToken::new();
+    let (proxy_addr, proxy) = proxy_to(server.addr, &stop).await;
+
+    // grpcio -> proxy -> grpcio, ending OK.
+    let got = py_client(proxy_addr, 500, 0, "ok").await;
+    assert_eq!(got.code, 0, "{}", got.details);
+    assert!(
+        got.messages == kept(&pool, 500),
+        "exactly the kept messages, byte for byte"
+    );
+    assert_eq!(got.trailers["x-origin"], "grpcio");
+
+    // grpcio -> proxy -> grpcio, ending NOT_FOUND with trailers.
+    let got = py_client(proxy_addr, 300, 5, "not-found").await;
+    assert_eq!(got.code, 5);
+    assert_eq!(got.details, "grpcio says no");
+    assert_eq!(got.trailers["x-origin"], "grpcio");
+    assert!(got.messages == kept(&pool, 300));
+
+    // tonic -> proxy -> grpcio.
+    let channel = grpc::connect(&format!("http://{proxy_addr}"))
+        .await
+        .unwrap();
+    let received = grpc::subscribe_on(
+        channel,
+        tonic::Request::new(SubscribeRequest {
+            count: 700,
+            start: 0,
+        }),
+    )
+    .await;
+    assert!(received.is_ok(), "{:?}", received.status);
+    assert!(received.messages == kept(&pool, 700));
+    assert_eq!(received.trailers.get("x-origin").unwrap(), "grpcio");
+
+    assert_eq!(proxy.live().snapshot().messages, 1500);
+    stop.cancel();
+    drop(server);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpcio_client_through_the_proxy_to_a_tonic_upstream() {
+    require_grpcio();
+    let pool = Arc::new(Pool::generate(7, 7, DISTINCT as usize).unwrap());
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let up_addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(grpc::serve_upstream(
+        listener,
+        Upstream::new(pool.clone()),
+        stop.clone().cancelled_owned(),
+    ));
+    let (proxy_addr, _) = proxy_to(up_addr, &stop).await;
+    let got = py_client(proxy_addr, 400, 0, "tonic").await;
+    assert_eq!(got.code, 0, "{}", got.details);
+    assert!(got.messages == kept(&pool, 400));
+    stop.cancel();
+}

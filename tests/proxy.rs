@@ -1,0 +1,786 @@
+//! The gRPC proxy over HTTP/2, end to end: real tonic peers (and, for what
+//! tonic will not send, a raw hyper upstream) on 127.0.0.1, started and
+//! stopped inside each test.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, HeaderValue, Request, Response};
+use http_body::{Body, Frame};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tonic::metadata::MetadataValue;
+use tonic::Code;
+use triage::grpc::{self, Ending, SubscribeRequest, Upstream};
+use triage::judge::Judge;
+use triage::model::Issue;
+use triage::policy::Policy;
+use triage::pool::Pool;
+use triage::proxy::{Proxy, Tally};
+
+const SECOND: Duration = Duration::from_secs(1);
+
+fn pool() -> Arc<Pool> {
+    Arc::new(Pool::generate(7, 7, 256).expect("messages frame"))
+}
+
+/// The oracle: decode with serde_json and ask the policy.
+fn keeps(policy: &Policy, message: &[u8]) -> bool {
+    serde_json::from_slice::<Issue>(message).is_ok_and(|issue| policy.keep(&issue.detail))
+}
+
+/// The messages `count` from `start` of `pool` that `judge` keeps.
+fn expected(pool: &Pool, start: u64, count: u64, judge: Judge) -> Vec<Bytes> {
+    let policy = Policy::default();
+    (start..start + count)
+        .map(|i| pool.message(i))
+        .filter(|m| judge == Judge::ForwardAll || keeps(&policy, m))
+        .collect()
+}
+
+async fn listener() -> (TcpListener, SocketAddr) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    (listener, addr)
+}
+
+/// A proxy on 127.0.0.1 in front of `upstream`, until `stop`.
+struct Running {
+    proxy: Proxy,
+    addr: SocketAddr,
+    stop: CancellationToken,
+    task: JoinHandle<Tally>,
+    upstream: Option<JoinHandle<()>>,
+}
+
+impl Running {
+    fn uri(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops the proxy (and the upstream), returns the proxy's tally.
+    async fn stop(self) -> Tally {
+        self.stop.cancel();
+        let tally = tokio::time::timeout(10 * SECOND, self.task)
+            .await
+            .expect("the proxy stops")
+            .expect("the proxy task");
+        if let Some(upstream) = self.upstream {
+            tokio::time::timeout(10 * SECOND, upstream)
+                .await
+                .expect("the upstream stops")
+                .expect("the upstream task");
+        }
+        tally
+    }
+}
+
+async fn start_proxy(upstream: SocketAddr, judge: Judge) -> Running {
+    start_proxy_until(upstream, judge, CancellationToken::new()).await
+}
+
+async fn start_proxy_until(upstream: SocketAddr, judge: Judge, stop: CancellationToken) -> Running {
+    let proxy = Proxy::new(&format!("http://{upstream}"), judge, Policy::default()).unwrap();
+    let (listener, addr) = listener().await;
+    let task = {
+        let proxy = proxy.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            proxy
+                .serve(listener, stop.cancelled_owned())
+                .await
+                .expect("the proxy serves")
+        })
+    };
+    Running {
+        proxy,
+        addr,
+        stop,
+        task,
+        upstream: None,
+    }
+}
+
+/// A tonic upstream serving `upstream`, and a proxy in front of it; one
+/// token stops both.
+async fn start(upstream: Upstream, judge: Judge) -> Running {
+    let (listener, up_addr) = listener().await;
+    let stop = CancellationToken::new();
+    let up = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            grpc::serve_upstream(listener, upstream, stop.cancelled_owned())
+                .await
+                .expect("the upstream serves")
+        })
+    };
+    let mut running = start_proxy_until(up_addr, judge, stop).await;
+    running.upstream = Some(up);
+    running
+}
+
+async fn call(uri: &str, request: tonic::Request<SubscribeRequest>) -> grpc::Received {
+    let channel = grpc::connect(uri).await.expect("connects");
+    grpc::subscribe_on(channel, request).await
+}
+
+fn subscribe(count: u64, start: u64) -> tonic::Request<SubscribeRequest> {
+    tonic::Request::new(SubscribeRequest { count, start })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_receives_exactly_the_kept_messages_byte_for_byte_in_order() {
+    let pool = pool();
+    for judge in [Judge::Optics, Judge::Decode] {
+        let running = start(Upstream::new(pool.clone()), judge).await;
+        let mut want = Tally::default();
+        for count in [0, 1, 2, 10, 333, 1024, 10_000] {
+            let received = call(&running.uri(), subscribe(count, 5)).await;
+            assert!(received.is_ok(), "{judge:?} {count}: {:?}", received.status);
+            let kept = expected(&pool, 5, count, judge);
+            assert_eq!(received.messages.len(), kept.len(), "{judge:?} {count}");
+            assert!(
+                received.messages == kept,
+                "{judge:?} {count}: not byte for byte"
+            );
+            want.messages += count;
+            want.bytes_in += (5..5 + count)
+                .map(|i| pool.frame(i).len() as u64)
+                .sum::<u64>();
+            want.bytes_out += received.bytes;
+        }
+        let tally = running.stop().await;
+        assert_eq!(tally.messages, want.messages, "{judge:?}");
+        assert_eq!(tally.bytes_in, want.bytes_in, "{judge:?}");
+        assert_eq!(tally.bytes_out, want.bytes_out, "{judge:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forward_all_sends_everything_and_metadata_goes_both_ways() {
+    let pool = pool();
+    let upstream = Upstream::new(pool.clone())
+        .initial_metadata(vec![("x-served-by".into(), "triage-upstream".into())]);
+    let log = upstream.log().clone();
+    let running = start(upstream, Judge::ForwardAll).await;
+    let mut request = subscribe(500, 0);
+    request
+        .metadata_mut()
+        .insert("x-tenant", MetadataValue::from_static("acme"));
+    request
+        .metadata_mut()
+        .insert("grpc-timeout", MetadataValue::from_static("30S"));
+    let received = call(&running.uri(), request).await;
+    assert!(received.is_ok(), "{:?}", received.status);
+    assert!(received.messages == expected(&pool, 0, 500, Judge::ForwardAll));
+    assert_eq!(
+        received.headers.get("x-served-by").unwrap(),
+        "triage-upstream"
+    );
+    let seen = log.last_request().expect("a call reached the upstream");
+    assert_eq!(seen["x-tenant"], "acme");
+    assert_eq!(seen["grpc-timeout"], "30S");
+    assert_eq!(seen["content-type"], "application/grpc+json");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_error_status_and_its_trailers_reach_the_client_unchanged() {
+    let pool = pool();
+    let upstream = Upstream::new(pool.clone()).ending(Ending::Status {
+        code: Code::NotFound,
+        message: "no project named triage-ñ".into(),
+        metadata: vec![
+            ("x-reason".into(), "archived".into()),
+            ("x-retry-after".into(), "3600".into()),
+        ],
+    });
+    let running = start(upstream, Judge::Optics).await;
+    let received = call(&running.uri(), subscribe(300, 0)).await;
+    assert_eq!(received.status.code(), Code::NotFound);
+    assert_eq!(received.status.message(), "no project named triage-ñ");
+    assert_eq!(received.trailers.get("x-reason").unwrap(), "archived");
+    assert_eq!(received.trailers.get("x-retry-after").unwrap(), "3600");
+    assert!(received.messages == expected(&pool, 0, 300, Judge::Optics));
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_ends_ok_after_some_messages_ends_ok() {
+    let pool = pool();
+    let running = start(Upstream::new(pool.clone()), Judge::Optics).await;
+    let received = call(&running.uri(), subscribe(40, 17)).await;
+    assert_eq!(received.status.code(), Code::Ok);
+    assert!(received.messages == expected(&pool, 17, 40, Judge::Optics));
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 40);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_cancel_cancels_the_upstream_call_within_a_second() {
+    let pool = pool();
+    let upstream = Upstream::new(pool.clone()).ending(Ending::Stall);
+    let log = upstream.log().clone();
+    let running = start(upstream, Judge::ForwardAll).await;
+    let channel = grpc::connect(&running.uri()).await.unwrap();
+    let mut client = tonic::client::Grpc::new(grpc::JsonContentType(channel));
+    client.ready().await.unwrap();
+    let codec = grpc::codec::PairCodec::<
+        grpc::codec::JsonEncoder<SubscribeRequest>,
+        grpc::codec::RawDecoder,
+    >::default();
+    let response = client
+        .server_streaming(
+            subscribe(50, 0),
+            http::uri::PathAndQuery::from_static(grpc::SUBSCRIBE),
+            codec,
+        )
+        .await
+        .unwrap();
+    let mut stream = response.into_inner();
+    for _ in 0..10 {
+        stream.message().await.unwrap().expect("a message");
+    }
+    assert_eq!(log.cancelled(), 0);
+    let dropped = Instant::now();
+    drop(stream);
+    tokio::time::timeout(SECOND, log.wait_cancelled(1))
+        .await
+        .expect("the upstream sees its stream cancelled within 1 s");
+    assert!(dropped.elapsed() < SECOND);
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_passed_deadline_ends_the_call_with_deadline_exceeded() {
+    let pool = pool();
+    let upstream = Upstream::new(pool.clone()).ending(Ending::Stall);
+    let log = upstream.log().clone();
+    let running = start(upstream, Judge::Optics).await;
+    let mut request = subscribe(30, 0);
+    request
+        .metadata_mut()
+        .insert("grpc-timeout", MetadataValue::from_static("200m"));
+    let started = Instant::now();
+    let received = tokio::time::timeout(5 * SECOND, call(&running.uri(), request))
+        .await
+        .expect("the proxy ends the call");
+    let took = started.elapsed();
+    assert_eq!(
+        received.status.code(),
+        Code::DeadlineExceeded,
+        "{:?}",
+        received.status
+    );
+    assert!(received.status.message().contains("deadline"));
+    assert!(
+        took >= Duration::from_millis(200) && took < 2 * SECOND,
+        "{took:?}"
+    );
+    assert!(received.messages == expected(&pool, 0, 30, Judge::Optics));
+    tokio::time::timeout(SECOND, log.wait_cancelled(1))
+        .await
+        .expect("the upstream call is cancelled");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_upstream_gives_unavailable() {
+    let (closed, addr) = listener().await;
+    drop(closed);
+    let running = start_proxy(addr, Judge::Optics).await;
+    let received = call(&running.uri(), subscribe(3, 0)).await;
+    assert_eq!(
+        received.status.code(),
+        Code::Unavailable,
+        "{:?}",
+        received.status
+    );
+    assert!(received.status.message().starts_with("proxy: upstream"));
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_concurrent_calls_on_one_connection_and_on_ten_each_get_their_own() {
+    let pool = pool();
+    let running = start(Upstream::new(pool.clone()), Judge::Optics).await;
+    let plan = |i: u64| (i * 37 % 256, 1 + i * 53 % 700);
+    let mut want = 0u64;
+    for connections in [1usize, 10] {
+        let mut channels = Vec::new();
+        for _ in 0..connections {
+            channels.push(grpc::connect(&running.uri()).await.unwrap());
+        }
+        let mut calls = Vec::new();
+        for i in 0..100u64 {
+            let channel = channels[i as usize % connections].clone();
+            let (start, count) = plan(i);
+            want += count;
+            calls.push(tokio::spawn(async move {
+                grpc::subscribe_on(channel, subscribe(count, start)).await
+            }));
+        }
+        for (i, call) in calls.into_iter().enumerate() {
+            let received = call.await.unwrap();
+            let (start, count) = plan(i as u64);
+            assert!(received.is_ok(), "call {i}: {:?}", received.status);
+            assert!(
+                received.messages == expected(&pool, start, count, Judge::Optics),
+                "call {i} over {connections} connection(s) got other messages"
+            );
+        }
+    }
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, want, "every call's tally is in the total");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_client_holds_the_upstream_back_and_the_proxy_holds_little() {
+    // The proxy holds at most one upstream DATA chunk (64 KiB at most) and
+    // one message that straddles chunks (under 16 KiB here) per call.
+    const PROXY_BOUND: u64 = 128 * 1024;
+    // End to end, what the upstream may be ahead of the client: the
+    // upstream's window into the proxy (1 MiB), the proxy's send buffer
+    // (256 KiB), the client's window (2 MiB in tonic), tonic's own buffers
+    // and the loopback sockets' buffers; far less than the stream (210 MB).
+    const LAG_BOUND: u64 = 32 * 1024 * 1024;
+    const COUNT: u64 = 50_000;
+    let pool = pool();
+    let upstream = Upstream::new(pool.clone());
+    let log = upstream.log().clone();
+    let running = start(upstream, Judge::ForwardAll).await;
+    let channel = grpc::connect(&running.uri()).await.unwrap();
+    let mut client = tonic::client::Grpc::new(grpc::JsonContentType(channel));
+    client.ready().await.unwrap();
+    let codec = grpc::codec::PairCodec::<
+        grpc::codec::JsonEncoder<SubscribeRequest>,
+        grpc::codec::RawDecoder,
+    >::default();
+    let mut stream = client
+        .server_streaming(
+            subscribe(COUNT, 0),
+            http::uri::PathAndQuery::from_static(grpc::SUBSCRIBE),
+            codec,
+        )
+        .await
+        .unwrap()
+        .into_inner();
+    let mut received = 0u64;
+    let mut received_bytes = 0u64;
+    let mut max_lag = 0u64;
+    while let Some(message) = stream.message().await.unwrap() {
+        assert!(message == pool.message(received), "message {received}");
+        received += 1;
+        received_bytes += message.len() as u64 + 5;
+        if received.is_multiple_of(1000) {
+            // Reading slowly: the upstream runs ahead until the windows
+            // fill, then waits.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let lag = pool.wire_len(log.sent()) - received_bytes;
+            max_lag = max_lag.max(lag);
+        }
+    }
+    assert_eq!(received, COUNT);
+    let stats = running.proxy.stats();
+    assert!(
+        stats.peak_held <= PROXY_BOUND,
+        "the proxy held {} bytes",
+        stats.peak_held
+    );
+    assert!(stats.peak_held > 0);
+    assert!(
+        max_lag <= LAG_BOUND,
+        "the upstream ran {max_lag} bytes ahead of the client"
+    );
+    assert_eq!(stats.held, 0, "nothing held once the call ended");
+    running.stop().await;
+}
+
+// ---- A raw upstream, for what tonic will not send ----
+
+/// A response body: chunks as given, then trailers or a reset.
+struct Scripted {
+    chunks: VecDeque<Bytes>,
+    end: End,
+}
+
+#[derive(Clone)]
+enum End {
+    Trailers(HeaderMap),
+    Reset(h2::Reason),
+    Nothing,
+}
+
+impl Body for Scripted {
+    type Data = Bytes;
+    type Error = h2::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, h2::Error>>> {
+        let this = self.get_mut();
+        if let Some(chunk) = this.chunks.pop_front() {
+            return Poll::Ready(Some(Ok(Frame::data(chunk))));
+        }
+        match std::mem::replace(&mut this.end, End::Nothing) {
+            End::Trailers(trailers) => Poll::Ready(Some(Ok(Frame::trailers(trailers)))),
+            End::Reset(reason) => Poll::Ready(Some(Err(h2::Error::from(reason)))),
+            End::Nothing => Poll::Ready(None),
+        }
+    }
+}
+
+/// What the raw upstream answers to every call.
+#[derive(Clone)]
+struct Script {
+    headers: Vec<(&'static str, &'static str)>,
+    body: Bytes,
+    chunk: usize,
+    end: End,
+    delay: Duration,
+}
+
+fn ok_trailers() -> HeaderMap {
+    let mut trailers = HeaderMap::new();
+    trailers.insert("grpc-status", HeaderValue::from_static("0"));
+    trailers
+}
+
+/// Serves `script` over h2c on 127.0.0.1 until `stop`.
+async fn raw_upstream(script: Script, stop: CancellationToken) -> SocketAddr {
+    let (listener, addr) = listener().await;
+    tokio::spawn(async move {
+        loop {
+            let stream = tokio::select! {
+                accepted = listener.accept() => accepted.unwrap().0,
+                () = stop.cancelled() => return,
+            };
+            let script = script.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |request: Request<Incoming>| {
+                    let script = script.clone();
+                    async move {
+                        // Echo what is not gRPC; answer gRPC calls with the script.
+                        let echo = request.headers()["content-type"] == "application/json";
+                        let request_body = request.into_body().collect().await.unwrap().to_bytes();
+                        tokio::time::sleep(script.delay).await;
+                        let body = if echo {
+                            request_body
+                        } else {
+                            script.body.clone()
+                        };
+                        let chunks = (0..body.len())
+                            .step_by(script.chunk.max(1))
+                            .map(|at| body.slice(at..(at + script.chunk).min(body.len())))
+                            .collect();
+                        let mut response = Response::new(Scripted {
+                            chunks,
+                            end: script.end.clone(),
+                        });
+                        for (name, value) in &script.headers {
+                            response
+                                .headers_mut()
+                                .insert(*name, HeaderValue::from_static(value));
+                        }
+                        Ok::<_, Infallible>(response)
+                    }
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+/// The frames of messages `0..count` of the pool, then `bad` bytes.
+fn stream_with(pool: &Pool, count: u64, bad: &[u8]) -> Bytes {
+    let mut wire = BytesMut::new();
+    for i in 0..count {
+        wire.extend_from_slice(&pool.frame(i));
+    }
+    wire.extend_from_slice(bad);
+    wire.freeze()
+}
+
+fn grpc_script(body: Bytes, chunk: usize) -> Script {
+    Script {
+        headers: vec![("content-type", "application/grpc+json")],
+        body,
+        chunk,
+        end: End::Trailers(ok_trailers()),
+        delay: Duration::ZERO,
+    }
+}
+
+async fn through_raw(script: Script, judge: Judge) -> (grpc::Received, Tally) {
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, judge).await;
+    let received = tokio::time::timeout(10 * SECOND, call(&running.uri(), subscribe(1, 0)))
+        .await
+        .expect("the call ends");
+    let tally = running.stop().await;
+    stop.cancel();
+    (received, tally)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frames_cut_anywhere_by_the_chunks_arrive_whole_and_in_order() {
+    let pool = pool();
+    let body = stream_with(&pool, 200, &[]);
+    // h2 itself refuses floods of DATA frames under 256 bytes
+    // (ENHANCE_YOUR_CALM); cuts at every offset are the splitter's own test.
+    for chunk in [257, 1000, 4096, 7919, 65536] {
+        for judge in [Judge::Optics, Judge::ForwardAll] {
+            let (received, tally) = through_raw(grpc_script(body.clone(), chunk), judge).await;
+            assert!(received.is_ok(), "{chunk}: {:?}", received.status);
+            assert!(
+                received.messages == expected(&pool, 0, 200, judge),
+                "{judge:?} in chunks of {chunk}"
+            );
+            assert_eq!(tally.messages, 200);
+            assert_eq!(tally.bytes_in, body.len() as u64);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_frames_end_the_call_with_the_right_status_after_the_kept_messages() {
+    let pool = pool();
+    let over = (4 * 1024 * 1024 + 1u32).to_be_bytes();
+    let cases: [(&str, Vec<u8>, Code, &str); 4] = [
+        (
+            "compressed",
+            vec![1, 0, 0, 0, 2, b'{', b'}'],
+            Code::Internal,
+            "compressed frame",
+        ),
+        (
+            "over 4 MiB",
+            vec![0, over[0], over[1], over[2], over[3], b'{'],
+            Code::ResourceExhausted,
+            "over the 4194304-byte limit",
+        ),
+        (
+            "truncated",
+            vec![0, 0, 0, 0, 100, b'{', b'"'],
+            Code::Internal,
+            "stream ended inside a frame: 2 of 100 message bytes arrived",
+        ),
+        (
+            "bad flag",
+            vec![7, 0, 0, 0, 0],
+            Code::Internal,
+            "frame flag 0x07",
+        ),
+    ];
+    for (name, bad, code, text) in cases {
+        // Good messages after the bad frame must not arrive.
+        let mut tail = bad.clone();
+        if name != "truncated" {
+            tail.extend_from_slice(&pool.frame(3));
+        }
+        let body = stream_with(&pool, 120, &tail);
+        for chunk in [body.len(), 1000] {
+            let (received, tally) =
+                through_raw(grpc_script(body.clone(), chunk), Judge::Optics).await;
+            assert_eq!(
+                received.status.code(),
+                code,
+                "{name}: {:?}",
+                received.status
+            );
+            assert!(
+                received.status.message().contains(text),
+                "{name}: {}",
+                received.status.message()
+            );
+            assert!(
+                received.messages == expected(&pool, 0, 120, Judge::Optics),
+                "{name}: the kept messages before the bad frame"
+            );
+            assert_eq!(tally.messages, 120, "{name}");
+        }
+    }
+}
+
+/// A gRPC call made by hand with hyper (no deadline or codec of a client
+/// library in the way): the response's headers, body and trailers.
+async fn raw_call(
+    addr: SocketAddr,
+    timeout: Option<&'static str>,
+) -> (http::response::Parts, Bytes, HeaderMap) {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut body = BytesMut::new();
+    triage::frames::encode(br#"{"count":1}"#, &mut body).unwrap();
+    let mut request = Request::post(format!("http://{addr}{}", grpc::SUBSCRIBE))
+        .header("content-type", "application/grpc+json")
+        .header("te", "trailers");
+    if let Some(timeout) = timeout {
+        request = request.header("grpc-timeout", timeout);
+    }
+    let request = request
+        .body(http_body_util::Full::new(body.freeze()))
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    let collected = body.collect().await.unwrap();
+    let trailers = collected.trailers().cloned().unwrap_or_default();
+    (parts, collected.to_bytes(), trailers)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compressed_frame_under_a_negotiated_encoding_is_never_forwarded_unjudged() {
+    let pool = pool();
+    let body = stream_with(&pool, 10, &[1, 0, 0, 0, 2, 0x1f, 0x8b]);
+    let mut script = grpc_script(body.clone(), 65536);
+    script.headers.push(("grpc-encoding", "gzip"));
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, Judge::ForwardAll).await;
+    // By hand: tonic's client, built without gzip, would refuse the
+    // response's grpc-encoding before reading it.
+    let (parts, received, trailers) = raw_call(running.addr, None).await;
+    assert_eq!(parts.headers["grpc-encoding"], "gzip");
+    assert_eq!(trailers["grpc-status"], "13");
+    let message = trailers["grpc-message"].to_str().unwrap();
+    assert!(message.contains("grpc-encoding gzip"), "{message}");
+    assert_eq!(
+        received,
+        body.slice(..body.len() - 7),
+        "the ten messages, not the compressed one"
+    );
+    running.stop().await;
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_reset_reaches_the_client_with_its_reason() {
+    let pool = pool();
+    let mut script = grpc_script(stream_with(&pool, 50, &[]), 4096);
+    script.end = End::Reset(h2::Reason::ENHANCE_YOUR_CALM);
+    let (received, _) = through_raw(script, Judge::ForwardAll).await;
+    // tonic reads ENHANCE_YOUR_CALM as RESOURCE_EXHAUSTED: the reason came
+    // through, not a generic INTERNAL.
+    assert_eq!(
+        received.status.code(),
+        Code::ResourceExhausted,
+        "{:?}",
+        received.status
+    );
+    assert!(received.messages.len() <= 50);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_that_passes_before_the_upstream_answers_gives_deadline_exceeded() {
+    let pool = pool();
+    let mut script = grpc_script(stream_with(&pool, 5, &[]), 4096);
+    script.delay = 5 * SECOND;
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, Judge::Optics).await;
+    // By hand: tonic's client would end the call itself at its deadline.
+    let started = Instant::now();
+    let (parts, body, trailers) = raw_call(running.addr, Some("200m")).await;
+    assert!(started.elapsed() >= Duration::from_millis(200));
+    assert!(started.elapsed() < 2 * SECOND);
+    // Trailers-only: the status is in the headers, the body is empty.
+    assert_eq!(parts.headers["grpc-status"], "4");
+    assert!(parts.headers["grpc-message"]
+        .to_str()
+        .unwrap()
+        .contains("deadline exceeded"));
+    assert!(body.is_empty() && trailers.is_empty());
+    running.stop().await;
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_is_not_grpc_passes_through_untouched() {
+    let stop = CancellationToken::new();
+    let mut trailers = HeaderMap::new();
+    trailers.insert("x-checksum", HeaderValue::from_static("7"));
+    let script = Script {
+        headers: vec![("content-type", "application/json"), ("x-echo", "yes")],
+        body: Bytes::new(),
+        chunk: 3,
+        end: End::Trailers(trailers),
+        delay: Duration::ZERO,
+    };
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, Judge::Optics).await;
+
+    let stream = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    // Not a gRPC frame at all: judging it would fail the call.
+    let payload = Bytes::from_static(b"\x07{\"not\":\"grpc\",\"flag\":7}");
+    let request = Request::post(format!("{}/api/issues?x=1", running.uri()))
+        .header("content-type", "application/json")
+        .body(http_body_util::Full::new(payload.clone()))
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["x-echo"], "yes");
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let collected = response.into_body().collect().await.unwrap();
+    let trailers = collected.trailers().cloned().expect("trailers");
+    assert_eq!(collected.to_bytes(), payload);
+    assert_eq!(trailers["x-checksum"], "7");
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 0, "nothing was judged");
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tonic_decode_proxy_keeps_the_same_issues() {
+    let pool = pool();
+    let (up_listener, up_addr) = listener().await;
+    let (proxy_listener, proxy_addr) = listener().await;
+    let stop = CancellationToken::new();
+    let up = tokio::spawn(grpc::serve_upstream(
+        up_listener,
+        Upstream::new(pool.clone()),
+        stop.clone().cancelled_owned(),
+    ));
+    let proxy = tokio::spawn(grpc::serve_decode_proxy(
+        proxy_listener,
+        &format!("http://{up_addr}"),
+        Policy::default(),
+        stop.clone().cancelled_owned(),
+    ));
+    let received = call(&format!("http://{proxy_addr}"), subscribe(400, 0)).await;
+    assert!(received.is_ok(), "{:?}", received.status);
+    let want = expected(&pool, 0, 400, Judge::Decode);
+    assert_eq!(received.messages.len(), want.len());
+    for (got, want) in received.messages.iter().zip(&want) {
+        let got: Issue = serde_json::from_slice(got).unwrap();
+        let want: Issue = serde_json::from_slice(want).unwrap();
+        assert_eq!(got, want);
+    }
+    stop.cancel();
+    up.await.unwrap().unwrap();
+    proxy.await.unwrap().unwrap();
+}

@@ -1,0 +1,115 @@
+//! The proxy's chunk splitter against the frame decoder, the oracle: the same
+//! bytes, cut into chunks anywhere, give the same frames and the same error.
+
+use bytes::{Bytes, BytesMut};
+use proptest::prelude::*;
+use tokio_util::codec::Decoder;
+use triage::frames::FrameDecoder;
+use triage::proxy::split::{ChunkSplitter, Cut};
+
+/// Frames (whole, header included) and the final error's text, by the oracle.
+fn by_decoder(stream: &[u8], max: usize) -> (Vec<Bytes>, Option<String>) {
+    let mut decoder = FrameDecoder::with_max_message(max);
+    let mut buf = BytesMut::from(stream);
+    let mut frames = Vec::new();
+    loop {
+        match decoder.decode_eof(&mut buf) {
+            Ok(Some(frame)) => frames.push(frame.into_frame()),
+            Ok(None) => return (frames, None),
+            Err(err) => return (frames, Some(err.to_string())),
+        }
+    }
+}
+
+/// The same through the splitter, `stream` cut at `cuts`.
+fn by_splitter(stream: &[u8], cuts: &[usize], max: usize) -> (Vec<Bytes>, Option<String>) {
+    let mut split = ChunkSplitter::with_max_message(max);
+    let stream = Bytes::copy_from_slice(stream);
+    let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (stream.len() + 1)).collect();
+    bounds.push(0);
+    bounds.push(stream.len());
+    bounds.sort_unstable();
+    bounds.dedup();
+    let mut frames = Vec::new();
+    for pair in bounds.windows(2) {
+        split.push(stream.slice(pair[0]..pair[1]));
+        loop {
+            match split.next_cut() {
+                Ok(Some(Cut::Chunk(range))) => frames.push(split.chunk().slice(range)),
+                Ok(Some(Cut::Assembled(frame))) => frames.push(frame),
+                Ok(None) => break,
+                Err(err) => return (frames, Some(err.to_string())),
+            }
+        }
+    }
+    match split.finish() {
+        Ok(()) => (frames, None),
+        Err(err) => (frames, Some(err.to_string())),
+    }
+}
+
+/// A stream of frames with plausible headers, sometimes a bad one.
+fn streams() -> impl Strategy<Value = Vec<u8>> {
+    let frame = (
+        prop_oneof![8 => Just(0u8), 1 => Just(1u8), 1 => any::<u8>()],
+        prop::collection::vec(any::<u8>(), 0..40),
+        prop_oneof![9 => Just(None), 1 => any::<u32>().prop_map(Some)],
+    )
+        .prop_map(|(flag, message, declared)| {
+            let len = declared.unwrap_or(message.len() as u32);
+            let mut frame = vec![flag];
+            frame.extend_from_slice(&len.to_be_bytes());
+            frame.extend_from_slice(&message);
+            frame
+        });
+    (prop::collection::vec(frame, 0..8), 0usize..6).prop_map(|(frames, cut_end)| {
+        let mut stream: Vec<u8> = frames.concat();
+        // Sometimes end inside the last frame.
+        stream.truncate(stream.len().saturating_sub(cut_end % 3 * cut_end));
+        stream
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn the_splitter_cuts_what_the_decoder_cuts(
+        stream in streams(),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+        max in prop_oneof![Just(4 * 1024 * 1024), 0usize..48],
+    ) {
+        prop_assert_eq!(by_splitter(&stream, &cuts, max), by_decoder(&stream, max));
+    }
+}
+
+#[test]
+fn every_cut_of_a_real_stream_gives_the_same_frames() {
+    let pool = triage::pool::Pool::generate(7, 3, 4).unwrap();
+    let mut stream = Vec::new();
+    for i in 0..4 {
+        stream.extend_from_slice(&pool.frame(i));
+    }
+    let want = by_decoder(&stream, 4 * 1024 * 1024);
+    assert_eq!(want.0.len(), 4);
+    for a in 0..=stream.len() {
+        for b in [a, a + 1, a + 5, a + 6, a + 700] {
+            assert_eq!(
+                by_splitter(&stream, &[a, b], 4 * 1024 * 1024),
+                want,
+                "cut at {a}, {b}"
+            );
+        }
+    }
+}
+
+#[test]
+fn frames_inside_a_chunk_are_views_of_it() {
+    let chunk = Bytes::from_static(&[0, 0, 0, 0, 1, b'a', 0, 0, 0, 0, 1, b'b']);
+    let mut split = ChunkSplitter::new();
+    split.push(chunk.clone());
+    assert_eq!(split.next_cut().unwrap(), Some(Cut::Chunk(0..6)));
+    assert_eq!(split.next_cut().unwrap(), Some(Cut::Chunk(6..12)));
+    assert_eq!(split.next_cut().unwrap(), None);
+    assert_eq!(split.buffered(), 0);
+}
