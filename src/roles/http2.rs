@@ -5,12 +5,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{bind, pool_for, stopped, warm_up_count, WARM_UP_CAP};
+use super::{bind, pool_for, stopped, warm_up_count, Scoreboard};
 use crate::exit::RunError;
 use crate::grpc::{self, Upstream};
 use crate::judge::Judge;
 use crate::policy::Policy;
-use crate::pool::MESSAGE_SIZE;
 use crate::proxy::{self, Proxy};
 use crate::report;
 use crate::shutdown::Shutdown;
@@ -34,48 +33,28 @@ const READERS: [Judge; 4] = [
 pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
     let start = Instant::now();
     let pool = Arc::new(pool_for(count)?);
-    let warm_up = warm_up_count(count);
-    println!(
-        "upstream (tonic, gRPC over h2c): {count} messages per call, cycling {} distinct issues \
-         (size {MESSAGE_SIZE}, {:.0} B on average; generated in {:.2} s)",
-        pool.distinct(),
-        pool.mean_message_len(),
-        start.elapsed().as_secs_f64()
+    Scoreboard::announce(
+        "upstream (tonic, gRPC over h2c)",
+        count,
+        &pool,
+        start.elapsed(),
     );
-    println!(
-        "each proxy first runs untimed on {warm_up} messages (a tenth, at most {WARM_UP_CAP}) \
-         to warm up"
-    );
-    println!();
-    let mut rates = Vec::new();
-    let mut failed = Vec::new();
+    let mut board = Scoreboard::default();
     for reader in READERS {
-        for (timed, messages) in [(false, warm_up), (true, count)] {
+        for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
             let run = tokio::select! {
                 run = proxy::loopback_http2(pool.clone(), messages, reader, Policy::default()) => run,
                 () = shutdown.token().cancelled() => return Err(stopped(shutdown, "demo")),
             };
             let run = run.map_err(|err| RunError::failed(format!("{}: {err}", reader.label())))?;
-            if !run.passed() {
-                failed.push(reader.label());
-            }
             if timed {
                 print!("{}", report::http2_run(&run));
-                rates.push((reader, run.messages_per_second()));
             }
+            let rate = timed.then(|| (reader, run.messages_per_second()));
+            board.record(reader.label(), run.passed(), rate);
         }
     }
-    if let Some(line) = report::ratios(&rates) {
-        print!("{line}");
-    }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(RunError::failed(format!(
-            "the downstream check failed for {}",
-            failed.join(", ")
-        )))
-    }
+    board.finish()
 }
 
 /// The upstream as a gRPC server (`triage.Issues/Subscribe` over h2c) on

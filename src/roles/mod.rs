@@ -17,10 +17,14 @@ pub mod tcp;
 pub use files::{generate, generate_file, judge_file};
 pub use tcp::{demo, downstream, filter, filter_for, upstream};
 
+use std::time::Duration;
+
 use tokio::net::TcpListener;
 
 use crate::exit::{RunError, EXIT_INTERRUPTED};
+use crate::judge::Judge;
 use crate::pool::{Pool, DEFAULT_DISTINCT, MESSAGE_SIZE, SEED};
+use crate::report;
 use crate::shutdown::Shutdown;
 
 /// The most messages an untimed warm-up run streams.
@@ -74,4 +78,56 @@ pub(crate) fn pool_for(count: u64) -> Result<Pool, RunError> {
         .unwrap_or(usize::MAX)
         .min(DEFAULT_DISTINCT);
     Pool::generate(SEED, MESSAGE_SIZE, distinct).map_err(RunError::failed)
+}
+
+/// What the demo's runs add up to: each reader's rate in its timed run, and
+/// the runs whose check failed. Shared by the TCP and the HTTP/2 demo.
+#[derive(Debug, Default)]
+pub(crate) struct Scoreboard {
+    rates: Vec<(Judge, f64)>,
+    failed: Vec<String>,
+}
+
+impl Scoreboard {
+    /// Prints the demo's first lines: what the upstream streams, and the
+    /// warm-up.
+    pub(crate) fn announce(upstream: &str, count: u64, pool: &Pool, generated: Duration) {
+        println!(
+            "{upstream}: {count} messages per run, cycling {} distinct issues (size {MESSAGE_SIZE}, \
+             {:.0} B on average; generated in {:.2} s)",
+            pool.distinct(),
+            pool.mean_message_len(),
+            generated.as_secs_f64()
+        );
+        println!(
+            "each filter first runs untimed on {} messages (a tenth, at most {WARM_UP_CAP}) \
+             to warm up",
+            warm_up_count(count)
+        );
+        println!();
+    }
+
+    /// Notes one run: whether its check passed, and, for a timed run, the
+    /// reader's rate.
+    pub(crate) fn record(&mut self, label: &str, passed: bool, timed: Option<(Judge, f64)>) {
+        if !passed {
+            self.failed.push(label.to_owned());
+        }
+        self.rates.extend(timed);
+    }
+
+    /// Prints the same-run ratios; fails if any run's check did.
+    pub(crate) fn finish(self) -> Result<(), RunError> {
+        if let Some(line) = report::ratios(&self.rates) {
+            print!("{line}");
+        }
+        if self.failed.is_empty() {
+            Ok(())
+        } else {
+            Err(RunError::failed(format!(
+                "the downstream check failed for {}",
+                self.failed.join(", ")
+            )))
+        }
+    }
 }

@@ -6,14 +6,14 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 
-use super::{bind, pool_for, stopped, warm_up_count, WARM_UP_CAP};
+use super::{bind, pool_for, stopped, warm_up_count, Scoreboard};
 use crate::downstream::Verify;
 use crate::exit::RunError;
 use crate::filter::Filter;
 use crate::judge::{by_decoding, Judge};
 use crate::net::{self, NetError};
 use crate::policy::Policy;
-use crate::pool::{Pool, MESSAGE_SIZE};
+use crate::pool::Pool;
 use crate::report;
 use crate::shutdown::Shutdown;
 use crate::timeouts::Timeouts;
@@ -30,30 +30,16 @@ use crate::timeouts::Timeouts;
 pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
     let start = Instant::now();
     let pool = Arc::new(pool_for(count)?);
-    let warm_up = warm_up_count(count);
-    println!(
-        "upstream: {count} messages per run, cycling {} distinct issues (size {MESSAGE_SIZE}, \
-         {:.0} B on average; generated in {:.2} s)",
-        pool.distinct(),
-        pool.mean_message_len(),
-        start.elapsed().as_secs_f64()
-    );
-    println!(
-        "each filter first runs untimed on {warm_up} messages (a tenth, at most {WARM_UP_CAP}) \
-         to warm up"
-    );
-    println!();
-
-    let mut rates = Vec::new();
-    let mut failed = Vec::new();
+    Scoreboard::announce("upstream", count, &pool, start.elapsed());
+    let mut board = Scoreboard::default();
     for reader in Judge::ALL {
         let filter = filter_for(reader, &pool);
-        let name = reader.label();
-        let runs = [
-            (format!("{name} (warm-up)"), warm_up),
-            (name.to_owned(), count),
-        ];
-        for (timed, (label, messages)) in runs.into_iter().enumerate().map(|(i, r)| (i == 1, r)) {
+        for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
+            let label = if timed {
+                reader.label().to_owned()
+            } else {
+                format!("{} (warm-up)", reader.label())
+            };
             let run = match net::loopback(pool.clone(), messages, &filter, shutdown.token()).await {
                 Ok(run) => run,
                 Err(NetError::Stopped(tally)) => {
@@ -66,26 +52,14 @@ pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
                 }
                 Err(err) => return Err(RunError::failed(format!("{label}: {err}"))),
             };
-            if !run.passed() {
-                failed.push(label.clone());
-            }
             if timed {
                 print!("{}", report::run(&run));
-                rates.push((reader, run.messages_per_second()));
             }
+            let rate = timed.then(|| (reader, run.messages_per_second()));
+            board.record(&label, run.passed(), rate);
         }
     }
-    if let Some(line) = report::ratios(&rates) {
-        print!("{line}");
-    }
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(RunError::failed(format!(
-            "the downstream check failed for {}",
-            failed.join(", ")
-        )))
-    }
+    board.finish()
 }
 
 /// The demo's filter for `reader` on a stream of `pool`'s messages; for the
