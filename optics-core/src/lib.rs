@@ -89,11 +89,13 @@ pub mod __private {
         borrow_cow_bytes, borrow_cow_str, decode_absent, decode_with, FieldDecode,
         VariantFieldDecode,
     };
+    pub use crate::json::field_write::{write_json, write_with, FieldWrite, VariantFieldWrite};
     pub use crate::json::layout::{Encoding, FieldJson, VariantJson, VariantTags};
     pub use crate::optic::field::FieldOf;
     pub use crate::optic::variant::{Tagged, VariantFieldOf, VariantOf};
     pub use core::option::Option;
     pub use serde;
+    pub use serde_json;
 
     /// A `&mut ()` for the payload of a unit variant. `Box::new(())` does not
     /// allocate: a zero-sized box is never given memory.

@@ -54,6 +54,8 @@
 
 mod enum_tag;
 pub(crate) mod field_decode;
+pub(crate) mod field_write;
+mod iter;
 pub(crate) mod layout;
 mod leaf;
 mod locate;
@@ -62,14 +64,17 @@ pub mod scan;
 #[allow(unsafe_code)]
 mod simd;
 mod without_internal_tag;
+pub mod write;
 
 use core::marker::PhantomData;
 use serde::de::Deserialize;
 
 use crate::optic::StartsAt;
 
+pub use iter::{EachFoci, JsonTraverse, JsonTraverseDecode, ReadEach, ThenFoci, Views};
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
 pub use locate::{JsonDecode, JsonOptic};
+pub use write::{JsonWrite, Slot, Splice};
 
 /// What one step of a path found in the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -124,6 +124,9 @@ macro_rules! optic {
                 $crate::json::JsonDecode::decode(&$path, found)
             }
         }
+
+        $crate::__traverse_at_most_one!($name : $source => $focus);
+        $crate::__json_traverse_at_most_one!($name : $source => $focus);
     };
     (@preview_mut $name:ident : $source:ty => $focus:ty = $path:expr) => {
         impl $crate::optic::PreviewMut for $name {
@@ -135,6 +138,8 @@ macro_rules! optic {
                 $crate::optic::PreviewMut::preview_mut(&$path, s)
             }
         }
+
+        $crate::__traverse_at_most_one!(mut $name : $source => $focus);
     };
     (@get $name:ident : $source:ty => $focus:ty = $path:expr) => {
         impl $crate::optic::Get for $name {

@@ -9,6 +9,7 @@ mod decode;
 mod enums;
 mod kind;
 mod structs;
+mod write;
 
 use std::collections::HashSet;
 
