@@ -78,7 +78,10 @@ pub mod prelude;
 mod reader;
 
 pub use json::Json;
-pub use optic::{at, key, some, Get, GetMut, Lens, Optional, Preview, PreviewMut, Prism, Review};
+pub use optic::{
+    at, each, key, some, Get, GetMut, Lens, Optional, Preview, PreviewMut, Prism, Review,
+    Traversal, Traverse, TraverseMut,
+};
 pub use optics_derive::Optics;
 pub use reader::Reader;
 
