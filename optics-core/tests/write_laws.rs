@@ -1,0 +1,576 @@
+//! The laws of byte writes and traversals, checked against serde_json as the
+//! oracle on random values of the test model, which uses every serde encoding
+//! the derive supports (internally, externally and adjacently tagged enums,
+//! unit, newtype, tuple and struct variants, `other`, `flatten`, `transparent`,
+//! tuple structs, `rename`/`rename_all`/`alias`, `default`, `with`,
+//! `serialize_with`, `skip_serializing_if`, `skip`, maps and generics).
+//!
+//! For a document `json` that serde wrote from a value, a single-focus optic
+//! `o` and a new focus `a`:
+//!
+//! - **set is set on the value**: `decode(json.set(o, a))` is `decode(json)`
+//!   with `o.set(_, a)`, and `set` returns `None` exactly where the value has
+//!   no focus;
+//! - **read after set** gives `a`;
+//! - **set twice is set once**, byte for byte; setting `b` then `a` decodes as
+//!   setting `a`;
+//! - **setting what was read changes no byte**;
+//! - `modify` with a constant is `set`, with the identity changes no byte;
+//!   `set_into` (into a dirty buffer) and `set_all` write what `set` writes.
+//!
+//! For a traversal: `read_each` gives what `iter` gives on the value, in the
+//! same order; `iter` gives a view per focus with bytes; `set_all` is
+//! `set_all` on the value; every focus reads back as what was set; `set_all`
+//! twice is once; `modify_all` with the identity changes no byte; `iter_mut`
+//! visits what `iter` does, and `fold` counts them.
+
+mod model;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Debug;
+
+use model::*;
+use optics_core::json::{Found, JsonDecode, JsonOptic, JsonTraverseDecode, JsonWrite};
+use optics_core::prelude::*;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+fn encode<S: Serialize>(s: &S) -> Result<Vec<u8>, TestCaseError> {
+    serde_json::to_vec(s).map_err(|e| TestCaseError::fail(format!("serde refused: {e}")))
+}
+
+fn decode<S: DeserializeOwned>(bytes: &[u8]) -> Result<S, TestCaseError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        TestCaseError::fail(format!(
+            "serde_json cannot decode {:?}: {e}",
+            String::from_utf8_lossy(bytes)
+        ))
+    })
+}
+
+/// The laws of a byte write through a single-focus optic, on the document
+/// serde writes for `s`, with new foci `a` and `b`.
+fn set_laws<O>(
+    o: O,
+    s: &O::Source,
+    a: O::Focus,
+    b: O::Focus,
+    writes: Writes,
+) -> Result<(), TestCaseError>
+where
+    O: Optional + JsonOptic + JsonWrite + for<'de> JsonDecode<'de> + Copy,
+    O::Source: Sized + Serialize + DeserializeOwned + Clone + PartialEq + Debug,
+    O::Focus: Clone + PartialEq + Debug,
+{
+    let doc = encode(s)?;
+    let json = Json::<O::Source>::new(&doc);
+    let decoded: O::Source = decode(&doc)?;
+    let present = o.preview(&decoded).is_some();
+    let mut expected = decoded.clone();
+    o.set(&mut expected, a.clone());
+
+    let written = json.set(o, &a);
+    prop_assert_eq!(
+        written.is_some(),
+        present,
+        "set writes exactly where the value has a focus ({:?})",
+        o.preview(&decoded)
+    );
+    let mut out = b"left over".to_vec();
+    prop_assert_eq!(json.set_into(o, &a, &mut out), present);
+    if let Some(written) = &written {
+        let shown = String::from_utf8_lossy(written);
+        let got: O::Source = decode(written)?;
+        prop_assert_eq!(&got, &expected, "decode(set) == set(decode): {}", shown);
+        let again = Json::<O::Source>::new(written);
+        prop_assert_eq!(again.read(o), Some(a.clone()), "read after set: {}", shown);
+        prop_assert_eq!(again.set(o, &a), Some(written.clone()), "set twice");
+        let b_then_a = json
+            .set(o, &b)
+            .and_then(|wb| Json::<O::Source>::new(&wb).set(o, &a));
+        let b_then_a: O::Source = decode(&b_then_a.unwrap_or_default())?;
+        prop_assert_eq!(&b_then_a, &expected, "set b then a");
+        prop_assert_eq!(&out, written, "set_into");
+        prop_assert_eq!(
+            json.modify(o, |_| a.clone()),
+            Some(written.clone()),
+            "modify"
+        );
+        prop_assert_eq!(json.set_all(o, &a), Some(written.clone()), "set_all");
+        if writes == Writes::Canonical {
+            prop_assert_eq!(json.modify(o, |x| x), Some(doc.clone()), "modify(identity)");
+        }
+    } else {
+        prop_assert!(out.is_empty(), "a missed set_into leaves the buffer empty");
+        prop_assert_eq!(json.modify(o, |_| a.clone()), None);
+    }
+    if let Some(read) = json.read(o) {
+        let same = json.set(o, &read);
+        match writes {
+            Writes::Canonical => {
+                prop_assert_eq!(same, Some(doc.clone()), "set(read) changes no byte");
+            }
+            Writes::Unordered => {
+                let same: O::Source = decode(&same.unwrap_or_default())?;
+                prop_assert_eq!(same, decoded, "set(read) changes nothing");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How serde writes a focus again: the same bytes, or (a `HashMap`, whose
+/// order serde takes from its hasher) the same members in another order.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Writes {
+    Canonical,
+    Unordered,
+}
+
+/// The laws of a traversal, on the value `s` and on the document serde
+/// writes for it, with the new focus `a`.
+fn traversal_laws<O>(o: O, s: &O::Source, a: O::Focus) -> Result<(), TestCaseError>
+where
+    O: Traversal + JsonWrite + for<'de> JsonTraverseDecode<'de> + Copy,
+    O::Source: Sized + Serialize + DeserializeOwned + Clone + PartialEq + Debug,
+    O::Focus: Clone + PartialEq + Debug + DeserializeOwned,
+{
+    // On the value.
+    let values: Vec<O::Focus> = o.iter(s).cloned().collect();
+    let mut t = s.clone();
+    let mutable: Vec<O::Focus> = o.iter_mut(&mut t).map(|f| f.clone()).collect();
+    prop_assert_eq!(&mutable, &values, "iter_mut visits what iter does");
+    prop_assert_eq!(o.fold(s, 0usize, |n, _| n + 1), values.len(), "fold");
+    let mut expected = s.clone();
+    prop_assert_eq!(o.set_all(&mut expected, a.clone()), values.len());
+    prop_assert!(o.iter(&expected).all(|f| f == &a), "set_all sets all");
+
+    // On the bytes, written from `s` itself, so that a map's members stand in
+    // the order its iterator gives.
+    let doc = encode(s)?;
+    let json = Json::<O::Source>::new(&doc);
+    let read: Option<Vec<O::Focus>> = json.read_each(o).collect();
+    prop_assert_eq!(read.as_ref(), Some(&values), "read_each == iter");
+    // A view per focus with bytes, in document order, each decoding to the
+    // focus (all of them, where no focus is a missing field).
+    let mut end = 0;
+    let mut from_views = Vec::new();
+    for view in json.iter(o) {
+        // A unit variant's view is `null`, which the bytes need not hold.
+        if let Some(start) = (view.bytes().as_ptr() as usize).checked_sub(doc.as_ptr() as usize) {
+            if start < doc.len() {
+                prop_assert!(start >= end, "views in document order");
+                end = start + view.bytes().len();
+            }
+        }
+        from_views.push(o.decode_focus(Found::At(view.bytes())));
+    }
+    prop_assert!(from_views.len() <= values.len());
+    if from_views.len() == values.len() {
+        let from_views: Option<Vec<O::Focus>> = from_views.into_iter().collect();
+        prop_assert_eq!(
+            from_views.as_ref(),
+            Some(&values),
+            "views decode to the foci"
+        );
+    }
+
+    let decoded: O::Source = decode(&doc)?;
+    let mut expected = decoded.clone();
+    o.set_all(&mut expected, a.clone());
+    let written = json.set_all(o, &a);
+    prop_assert!(written.is_some(), "set_all writes");
+    let written = written.unwrap_or_default();
+    let shown = String::from_utf8_lossy(&written);
+    let got: O::Source = decode(&written)?;
+    prop_assert_eq!(
+        &got,
+        &expected,
+        "decode(set_all) == set_all(decode): {}",
+        shown
+    );
+    let again = Json::<O::Source>::new(&written);
+    let back: Option<Vec<O::Focus>> = again.read_each(o).collect();
+    prop_assert_eq!(
+        back,
+        Some(vec![a.clone(); values.len()]),
+        "read after set_all"
+    );
+    prop_assert_eq!(again.set_all(o, &a), Some(written.clone()), "set_all twice");
+    prop_assert_eq!(json.modify_all(o, |_| a.clone()), Some(written.clone()));
+    prop_assert_eq!(
+        json.modify_all(o, |x| x),
+        Some(doc.clone()),
+        "modify_all(identity)"
+    );
+    let mut out = b"left over".to_vec();
+    prop_assert!(json.set_all_into(o, &a, &mut out));
+    prop_assert_eq!(out, written);
+    Ok(())
+}
+
+/// [`set_laws`] for each listed optic, the new foci taken from other wholes
+/// where they have one, else from `$a`/`$b`.
+macro_rules! sets {
+    ($s:expr, $t:expr, $u:expr; $($o:expr => $a:expr, $b:expr $(, $writes:ident)?);+ $(;)?) => {
+        $(
+            let a = $o.preview(&$t).cloned().unwrap_or_else(|| $a);
+            let b = $o.preview(&$u).cloned().unwrap_or_else(|| $b);
+            set_laws($o, &$s, a, b, sets!(@writes $($writes)?))?;
+        )+
+    };
+    (@writes) => { Writes::Canonical };
+    (@writes $writes:ident) => { Writes::$writes };
+}
+
+fn cases(n: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases: n,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Cases per property.
+const CASES: u32 = 256;
+
+proptest! {
+    #![proptest_config(cases(CASES))]
+
+    #[test]
+    fn issue_fields(s in issue(), t in issue(), u in issue()) {
+        sets!(s, t, u;
+            Issue::issue_id => 0, 1;
+            Issue::title_text => String::new(), "x".into();
+            Issue::detail => Detail::Unknown, Detail::Unknown;
+            Issue::shape => Shape::Dot, Shape::Dot;
+            Issue::event => Event::Ping, Event::Ping;
+            Issue::labels => Vec::new(), Vec::new();
+            Issue::tags => Default::default(), Default::default(), Unordered;
+            Issue::counters => Default::default(), Default::default();
+            Issue::votes => Votes { count: 1 }, Votes { count: 2 };
+            Issue::span => Span(1, 2), Span(3, 4);
+            Issue::r#type => Category::Crash, Category::Other;
+        );
+    }
+
+    #[test]
+    fn flattened_transparent_and_tuple_fields(s in issue(), t in issue(), u in issue()) {
+        sets!(s, t, u;
+            Issue::meta.then(Meta::created_at) => 0, 1;
+            Issue::meta.then(Meta::big_number) => 0, 1;
+            Issue::meta.then(Meta::priority) => default_priority(), 0;
+            Issue::votes.then(Votes::count) => 0, 1;
+            Issue::span.then(Span::_0) => 0, 1;
+            Issue::span.then(Span::_1) => 0, 1;
+        );
+    }
+
+    #[test]
+    fn internally_tagged(s in issue(), t in issue(), u in issue()) {
+        sets!(s, t, u;
+            Issue::detail.then(Detail::incident) => incident_of(1), incident_of(2);
+            Issue::detail.then(Detail::bug) => bug_of(1), bug_of(2);
+            Issue::detail.then(Detail::question) => Wrapper { value: "q".into(), note: None },
+                Wrapper { value: "r".into(), note: Some("n".into()) };
+            Issue::detail.then(Detail::unknown) => (), ();
+            Issue::detail.then(Detail::incident).then(Incident::severity) => Severity::Low, Severity::High;
+            Issue::detail.then(Detail::incident).then(Incident::started_at) => 0, 1;
+            Issue::detail.then(Detail::incident).then(Incident::resolved) => false, true;
+            Issue::detail.then(Detail::incident).then(Incident::note) => None, Some("n".into());
+            Issue::detail.then(Detail::incident).then(Incident::note).then(some()) => "a".into(), "b".into();
+            Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::users) => 0, 1;
+            Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::service)
+                .then(Service::name).then(Module::_0) => "m".into(), "n".into();
+            Issue::detail.then(Detail::bug).then(Bug::build) => 0, u64::MAX;
+            Issue::detail.then(Detail::bug).then(Bug::line_no) => None, Some(7);
+            Issue::detail.then(Detail::bug).then(Bug::module) => Module("m".into()), Module("n".into());
+            Issue::detail.then(Detail::question).then(Wrapper::value) => "v".into(), "w".into();
+            Issue::detail.then(Detail::question).then(Wrapper::note) => None, Some("n".into());
+        );
+    }
+
+    #[test]
+    fn externally_and_adjacently_tagged(
+        s in issue(), t in issue(), u in issue(),
+        shapes in (shape(), shape(), shape()),
+        events in (event(), event(), event()),
+    ) {
+        sets!(s, t, u;
+            Issue::shape.then(Shape::dot) => (), ();
+            Issue::shape.then(Shape::circle) => 0, 1;
+            Issue::shape.then(Shape::line_0) => 0, -1;
+            Issue::shape.then(Shape::line_1) => 0, -1;
+            Issue::shape.then(Shape::rect_width) => 0, 1;
+            Issue::shape.then(Shape::rect_height) => 0, 1;
+            Issue::shape.then(Shape::maybe) => None, Some(1);
+            Issue::shape.then(Shape::maybe).then(some()) => 0, 1;
+            Issue::shape.then(Shape::nested) => Event::Ping, Event::Note("n".into());
+            Issue::shape.then(Shape::nested).then(Event::moved_to_pos) => 0, 1;
+            Issue::event.then(Event::ping) => (), ();
+            Issue::event.then(Event::note) => String::new(), "n".into();
+            Issue::event.then(Event::moved_from_pos) => 0, 1;
+            Issue::event.then(Event::moved_to_pos) => 0, 1;
+        );
+        let (s, t, u) = shapes;
+        sets!(s, t, u;
+            Shape::circle => 0, 1;
+            Shape::dot => (), ();
+            Shape::rect_width => 0, 1;
+        );
+        let (s, t, u) = events;
+        sets!(s, t, u;
+            Event::note => String::new(), "n".into();
+            Event::moved_from_pos => 0, 1;
+        );
+    }
+
+    #[test]
+    fn at_key_and_some(
+        s in issue(), t in issue(), u in issue(),
+        k in map_key(),
+        index in 0usize..4,
+    ) {
+        let present: Option<String> = s.tags.keys().next().cloned();
+        let counter: Option<String> = s.counters.keys().next().cloned();
+        for k in [Some(k), present, counter].into_iter().flatten() {
+            sets!(s, t, u;
+                Issue::tags.then(key(k.as_str())) => "x".to_owned(), "y".to_owned();
+                Issue::counters.then(key(k.as_str())) => Wrapper { value: 1, note: None },
+                    Wrapper { value: 2, note: Some("n".into()) };
+                Issue::counters.then(key(k.as_str())).then(Wrapper::value) => 0, 1;
+                Issue::counters.then(key(k.as_str())).then(Wrapper::note) => None, Some("n".into());
+            );
+        }
+        for i in [0, 1, index] {
+            sets!(s, t, u;
+                Issue::labels.then(at(i)) => "x".to_owned(), "y".to_owned();
+                Issue::detail.then(Detail::bug).then(Bug::frames).then(at(i)).then(Frame::line) => 0, 1;
+                Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::regions)
+                    .then(at(i)) => Region::default(), Region::default();
+                Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::regions)
+                    .then(at(i)).then(Region::score) => 0.25, -1.5;
+            );
+        }
+    }
+
+    // -----------------------------------------------------------------------
+    // Traversals
+
+    #[test]
+    fn lens_then_each(s in issue(), text in text(), n in any::<u32>(), score in -8i32..8) {
+        traversal_laws(Issue::labels.then(each()), &s, text.clone())?;
+        traversal_laws(Issue::tags.then(each()), &s, text.clone())?;
+        traversal_laws(Issue::counters.then(each()), &s, Wrapper { value: n, note: None })?;
+        traversal_laws(Issue::counters.then(each()).then(Wrapper::value), &s, n)?;
+        traversal_laws(Issue::counters.then(each()).then(Wrapper::note), &s, None)?;
+        traversal_laws(Issue::counters.then(each()).then(Wrapper::note), &s, Some(text.clone()))?;
+        traversal_laws(
+            Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::regions)
+                .then(each()).then(Region::score),
+            &s,
+            f64::from(score) / 4.0,
+        )?;
+        traversal_laws(
+            Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::service)
+                .then(Service::owner_ids).then(each()),
+            &s,
+            u64::from(n),
+        )?;
+        traversal_laws(
+            Issue::detail.then(Detail::bug).then(Bug::frames).then(each()).then(Frame::file_name),
+            &s,
+            text.clone(),
+        )?;
+        traversal_laws(
+            Issue::detail.then(Detail::bug).then(Bug::frames).then(each()),
+            &s,
+            Frame { file_name: text, line: n, inlined: true },
+        )?;
+    }
+
+    #[test]
+    fn each_then_prism(
+        details in prop::collection::vec(detail(), 0..5),
+        shapes in prop::collection::vec(shape(), 0..5),
+        events in prop::collection::vec(event(), 0..4),
+        severity in severity(),
+        n in any::<u32>(),
+        text in text(),
+    ) {
+        traversal_laws(each::<Vec<Detail>>().then(Detail::incident).then(Incident::severity), &details, severity)?;
+        traversal_laws(each::<Vec<Detail>>().then(Detail::bug).then(Bug::build), &details, u64::from(n))?;
+        traversal_laws(each::<Vec<Detail>>().then(Detail::question), &details, Wrapper { value: text.clone(), note: None })?;
+        traversal_laws(each::<Vec<Detail>>().then(Detail::unknown), &details, ())?;
+        traversal_laws(each::<Vec<Shape>>().then(Shape::circle), &shapes, n)?;
+        traversal_laws(each::<Vec<Shape>>().then(Shape::rect_height), &shapes, n)?;
+        traversal_laws(each::<Vec<Shape>>().then(Shape::nested).then(Event::note), &shapes, text.clone())?;
+        let deque: VecDeque<Event> = events.iter().cloned().collect();
+        traversal_laws(each::<VecDeque<Event>>().then(Event::moved_from_pos), &deque, n)?;
+        let array: [Event; 1] = [events.first().cloned().unwrap_or(Event::Ping)];
+        traversal_laws(each::<[Event; 1]>().then(Event::note), &array, text)?;
+    }
+
+    #[test]
+    fn each_then_each(
+        grid in prop::collection::vec(prop::collection::vec(any::<u32>(), 0..4), 0..4),
+        maps in prop::collection::vec(prop::collection::btree_map(map_key(), wrapper(any::<u32>()), 0..3), 0..3),
+        n in any::<u32>(),
+    ) {
+        traversal_laws(each::<Vec<Vec<u32>>>().then(each()), &grid, n)?;
+        traversal_laws(
+            each::<Vec<BTreeMap<String, Wrapper<u32>>>>().then(each()).then(Wrapper::value),
+            &maps,
+            n,
+        )?;
+    }
+}
+
+#[test]
+fn the_laws_hold_on_documents_written_by_hand() {
+    // Whitespace, a member out of serde's order, a tag that is not first.
+    let doc = br#" { "value" : 1 ,  "note" : "x" } "#;
+    let json = Json::<Wrapper<u32>>::new(doc);
+    assert_eq!(
+        json.set(Wrapper::value, &2).unwrap(),
+        br#" { "value" : 2 ,  "note" : "x" } "#
+    );
+    // A skipped value removes its member and the comma after it ...
+    assert_eq!(
+        json.set(Wrapper::note, &None).unwrap(),
+        br#" { "value" : 1  } "#
+    );
+    // ... or, for the first, the comma after it.
+    let first = br#"{"note":"x", "value":1}"#;
+    assert_eq!(
+        Json::<Wrapper<u32>>::new(first)
+            .set(Wrapper::note, &None)
+            .unwrap(),
+        br#"{"value":1}"#
+    );
+    // A missing member is appended before the closing brace.
+    assert_eq!(
+        Json::<Wrapper<u32>>::new(br#"{"value":1 }"#)
+            .set(Wrapper::note, &Some("n".into()))
+            .unwrap(),
+        br#"{"value":1,"note":"n" }"#
+    );
+    let tagged = br#"{"a":1,"type":"Question","value":"q"}"#;
+    let question = Detail::question.then(Wrapper::value);
+    assert_eq!(
+        Json::<Detail>::new(tagged)
+            .set(question, &"r".into())
+            .unwrap(),
+        br#"{"a":1,"type":"Question","value":"r"}"#
+    );
+    // An internally tagged payload is written as serde writes it: the tag first.
+    assert_eq!(
+        Json::<Detail>::new(tagged)
+            .set(
+                Detail::question,
+                &Wrapper {
+                    value: "r".into(),
+                    note: None
+                }
+            )
+            .unwrap(),
+        br#"{"type":"Question","value":"r"}"#
+    );
+}
+
+#[test]
+fn misses_write_nothing() {
+    let bug = br#"{"type":"bug_report","module":"m","line_no":null,"frames":[],"build":"1"}"#;
+    let json = Json::<Detail>::new(bug);
+    assert_eq!(
+        json.set(Detail::incident.then(Incident::started_at), &1),
+        None
+    );
+    assert_eq!(
+        json.set(
+            Detail::bug.then(Bug::frames).then(at(0)).then(Frame::line),
+            &1
+        ),
+        None
+    );
+    assert_eq!(
+        json.set(Detail::bug.then(Bug::line_no).then(some()), &1),
+        None
+    );
+    assert_eq!(
+        json.modify(Detail::bug.then(Bug::line_no).then(some()), |n| n + 1),
+        None
+    );
+    // Malformed bytes: no focus.
+    let cut = &bug[..bug.len() - 1];
+    assert_eq!(
+        Json::<Detail>::new(cut).set(Detail::bug.then(Bug::build), &1),
+        None
+    );
+    // A traversal with no focus copies the document.
+    let empty = Detail::bug.then(Bug::frames).then(each()).then(Frame::line);
+    assert_eq!(json.set_all(empty, &1).as_deref(), Some(&bug[..]));
+    assert_eq!(json.iter(empty).count(), 0);
+}
+
+#[test]
+fn a_function_written_field_is_written_with_its_function() {
+    let bug = br#"{"type":"bug","module":"m","line_no":null,"frames":[],"build":"1"}"#;
+    let json = Json::<Detail>::new(bug);
+    // `serialize_with`: a number written as a string, as serde writes it.
+    assert_eq!(
+        json.set(Detail::bug.then(Bug::build), &42).unwrap(),
+        br#"{"type":"bug","module":"m","line_no":null,"frames":[],"build":"42"}"#
+    );
+    // `with`, on a flattened struct's field, which stands in the outer object.
+    let meta = br#"{"created-at":1,"big-number":"2"}"#;
+    assert_eq!(
+        Json::<Meta>::new(meta).set(Meta::big_number, &7).unwrap(),
+        br#"{"created-at":1,"big-number":"7"}"#
+    );
+    // `skip_serializing_if` with a default: the default leaves the member out.
+    assert_eq!(
+        Json::<Meta>::new(meta)
+            .set(Meta::priority, &default_priority())
+            .unwrap(),
+        meta
+    );
+    assert_eq!(
+        Json::<Meta>::new(meta).set(Meta::priority, &9).unwrap(),
+        br#"{"created-at":1,"big-number":"2","priority":9}"#
+    );
+}
+
+fn incident_of(users: u32) -> Incident {
+    Incident {
+        severity: Severity::Medium,
+        started_at: 0,
+        impact: Impact {
+            service: Service {
+                name: Module("db".to_owned()),
+                tier: Tier::Standard,
+                r#type: String::new(),
+                owner_ids: Vec::new(),
+            },
+            users,
+            regions: vec![Region::default()],
+        },
+        resolved: false,
+        note: None,
+    }
+}
+
+fn bug_of(build: u64) -> Bug {
+    Bug {
+        module: Module("auth".into()),
+        line_no: None,
+        frames: vec![Frame {
+            file_name: "a.rs".into(),
+            line: 1,
+            inlined: false,
+        }],
+        build,
+    }
+}
