@@ -6,7 +6,10 @@
 //! ([`Preview::preview`], [`Get::get`], [`PreviewMut::set`], [`Review::review`])
 //! and the value's JSON bytes in place ([`Json::view`], [`Json::read`]): it finds
 //! the focus in the bytes, skips everything else, copies nothing and decodes only
-//! the leaf.
+//! the leaf. It writes them too ([`Json::set`]): the bytes before the focus,
+//! the new focus as serde writes it, the bytes after. [`each`] focuses every
+//! element of a list or map: a traversal ([`Traverse::iter`],
+//! [`TraverseMut::set_all`]; [`Json::iter`], [`Json::set_all`] on bytes).
 //!
 //! `use optics_core::prelude::*;` is the one import a user needs (see
 //! [`prelude`]). The optic types themselves live in [`optic`](mod@optic), the byte
