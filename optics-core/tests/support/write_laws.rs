@@ -230,6 +230,7 @@ where
 
 /// [`set_laws`] for each listed optic, the new foci taken from other wholes
 /// where they have one, else from `$a`/`$b`.
+#[allow(unused_macros)]
 macro_rules! sets {
     ($s:expr, $t:expr, $u:expr; $($o:expr => $a:expr, $b:expr $(, $writes:ident)?);+ $(;)?) => {
         $(
@@ -241,4 +242,5 @@ macro_rules! sets {
     (@writes) => { Writes::Canonical };
     (@writes $writes:ident) => { Writes::$writes };
 }
+#[allow(unused_imports)]
 pub(crate) use sets;
