@@ -42,6 +42,13 @@
 //! which need not be what the function would write: as on the read side, the
 //! bytes are taken as they are written.
 //!
+//! **Duplicate keys and malformed bytes.** A struct field is written where a
+//! read finds it, in the first member with its key (serde_json rejects a
+//! document with two); `key(k)` writes the last, the one serde_json keeps.
+//! Nothing but the path to the focus is checked: bytes elsewhere are copied as
+//! they are, malformed or not. Check a document first with
+//! [`Json::validated`] (strict mode) to write only into well-formed ones.
+//!
 //! What cannot be written does not compile: a field serde does not both
 //! read and write (`skip`, `skip_serializing`, `skip_deserializing`), a
 //! `flatten`ed field as a whole (its members stand among the outer struct's;
