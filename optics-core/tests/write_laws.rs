@@ -367,3 +367,47 @@ fn bug_of(build: u64) -> Bug {
         build,
     }
 }
+
+/// Serialize names that differ from the names serde reads.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+#[serde(rename_all(serialize = "SCREAMING_SNAKE_CASE", deserialize = "camelCase"))]
+struct TwoNames {
+    #[serde(rename(serialize = "out", deserialize = "in"), default)]
+    both_ways: Option<u32>,
+    #[serde(default)]
+    plain_field: Option<u32>,
+}
+
+/// Struct variants whose fields serde writes under other names.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+#[serde(tag = "kind", rename_all_fields(serialize = "PascalCase"))]
+enum Moves {
+    Moved {
+        #[serde(default)]
+        from_pos: Option<u32>,
+    },
+}
+
+#[test]
+fn a_missing_member_is_written_under_the_key_serde_writes() {
+    let empty = Json::<TwoNames>::new(b"{}");
+    assert_eq!(
+        empty.set(TwoNames::both_ways, &Some(1)).unwrap(),
+        br#"{"out":1}"#
+    );
+    assert_eq!(
+        empty.set(TwoNames::plain_field, &Some(2)).unwrap(),
+        br#"{"PLAIN_FIELD":2}"#
+    );
+    // A member that is there keeps its key: only its value is replaced.
+    let read_names = Json::<TwoNames>::new(br#"{"in":1,"plainField":2}"#);
+    assert_eq!(
+        read_names.set(TwoNames::both_ways, &Some(3)).unwrap(),
+        br#"{"in":3,"plainField":2}"#
+    );
+    let moved = Json::<Moves>::new(br#"{"kind":"Moved"}"#);
+    assert_eq!(
+        moved.set(Moves::moved_from_pos, &Some(4)).unwrap(),
+        br#"{"kind":"Moved","FromPos":4}"#
+    );
+}
