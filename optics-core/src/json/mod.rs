@@ -6,6 +6,10 @@
 //! its own `serde::Deserialize` (or the field's `deserialize_with`), over the
 //! focus's bytes only.
 //!
+//! The same optics write ([`Json::set`], [`Json::set_into`], [`Json::modify`];
+//! see [`write`]) and traverse ([`Json::iter`], [`Json::read_each`],
+//! [`Json::set_all`] for paths through `each()`).
+//!
 //! Each step of a path has a byte interpretation:
 //!
 //! | step                      | in the bytes                                                         |
@@ -17,6 +21,7 @@
 //! | `at(i)`                   | skips `i` elements                                                   |
 //! | `key(k)`                  | the last member named `k` (serde_json keeps the last duplicate)      |
 //! | `some()`                  | misses on `null`                                                     |
+//! | `each()`                  | every element of the array (or value of the object), in order       |
 //!
 //! Nothing is decoded on the way and nothing is copied: a step costs one scan of
 //! the bytes in front of its focus. Bytes are never trusted: a read never
