@@ -7,7 +7,7 @@
 //! focus's bytes only.
 //!
 //! The same optics write ([`Json::set`], [`Json::set_into`], [`Json::modify`];
-//! see [`write`]) and traverse ([`Json::iter`], [`Json::read_each`],
+//! see [`write`](mod@write)) and traverse ([`Json::iter`], [`Json::read_each`],
 //! [`Json::set_all`] for paths through `each()`).
 //!
 //! Each step of a path has a byte interpretation:
