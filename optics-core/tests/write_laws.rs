@@ -16,6 +16,8 @@ use std::collections::{BTreeMap, VecDeque};
 use model::*;
 use optics_core::prelude::*;
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use support::edit::edit_one_byte;
 use support::write_laws::{set_laws, sets, traversal_laws, Writes};
 
 fn cases(n: u32) -> ProptestConfig {
@@ -218,6 +220,74 @@ proptest! {
             &maps,
             n,
         )?;
+    }
+}
+
+/// Writes into broken bytes: edited serde documents. Nothing panics, and
+/// where the edited bytes are still one JSON document, what is written is too.
+fn writes_keep_documents_whole(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let json = Json::<Issue>::new(bytes);
+    let valid = serde_json::from_slice::<serde_json::Value>(bytes).is_ok();
+    let frames = Issue::detail
+        .then(Detail::bug)
+        .then(Bug::frames)
+        .then(each());
+    let outputs = [
+        json.set(Issue::title_text, &"t\"\n".to_owned()),
+        json.set(Issue::meta.then(Meta::priority), &default_priority()),
+        json.set(Issue::meta.then(Meta::priority), &9),
+        json.set(
+            Issue::detail.then(Detail::incident).then(Incident::note),
+            &None,
+        ),
+        json.set(
+            Issue::detail.then(Detail::incident).then(Incident::note),
+            &Some("n".into()),
+        ),
+        json.set(
+            Issue::detail.then(Detail::question),
+            &Wrapper {
+                value: "q".into(),
+                note: None,
+            },
+        ),
+        json.set(Issue::event.then(Event::moved_to_pos), &1),
+        json.set(Issue::span.then(Span::_1), &1),
+        json.modify(Issue::votes.then(Votes::count), |n| n / 2),
+        json.set_all(frames.then(Frame::line), &0),
+        json.set_all(Issue::counters.then(each()).then(Wrapper::note), &None),
+        json.modify_all(Issue::tags.then(each()), |t| t + "!"),
+    ];
+    for out in outputs.into_iter().flatten() {
+        if valid {
+            prop_assert!(
+                serde_json::from_slice::<serde_json::Value>(&out).is_ok(),
+                "{} became {}",
+                String::from_utf8_lossy(bytes),
+                String::from_utf8_lossy(&out)
+            );
+        }
+    }
+    let _ = json.iter(frames.then(Frame::file_name)).count();
+    let _ = json.read_each(frames).count();
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(cases(CASES))]
+
+    #[test]
+    fn writes_into_edited_bytes_never_panic(
+        s in issue(),
+        at in any::<prop::sample::Index>(),
+        edit in 0..3u8,
+        byte in prop::sample::select(&b"\"\\ :,{}[]0-1enutlfra\x01\xc3"[..]),
+    ) {
+        let mut bytes = serde_json::to_vec(&s).unwrap_or_default();
+        writes_keep_documents_whole(&bytes)?;
+        let at = at.index(bytes.len() + 1);
+        edit_one_byte(&mut bytes, at, edit, byte);
+        writes_keep_documents_whole(&bytes)?;
     }
 }
 
