@@ -6,7 +6,10 @@
 //! ([`Preview::preview`], [`Get::get`], [`PreviewMut::set`], [`Review::review`])
 //! and the value's JSON bytes in place ([`Json::view`], [`Json::read`]): it finds
 //! the focus in the bytes, skips everything else, copies nothing and decodes only
-//! the leaf.
+//! the leaf. It writes them too ([`Json::set`]): the bytes before the focus,
+//! the new focus as serde writes it, the bytes after. [`each`] focuses every
+//! element of a list or map: a traversal ([`Traverse::iter`],
+//! [`TraverseMut::set_all`]; [`Json::iter`], [`Json::set_all`] on bytes).
 //!
 //! `use optics_core::prelude::*;` is the one import a user needs (see
 //! [`prelude`]). The optic types themselves live in [`optic`](mod@optic), the byte
@@ -78,7 +81,10 @@ pub mod prelude;
 mod reader;
 
 pub use json::Json;
-pub use optic::{at, key, some, Get, GetMut, Lens, Optional, Preview, PreviewMut, Prism, Review};
+pub use optic::{
+    at, each, key, some, Get, GetMut, Lens, Optional, Preview, PreviewMut, Prism, Review,
+    Traversal, Traverse, TraverseMut,
+};
 pub use optics_derive::Optics;
 pub use reader::Reader;
 
@@ -89,11 +95,13 @@ pub mod __private {
         borrow_cow_bytes, borrow_cow_str, decode_absent, decode_with, FieldDecode,
         VariantFieldDecode,
     };
+    pub use crate::json::field_write::{write_json, write_with, FieldWrite, VariantFieldWrite};
     pub use crate::json::layout::{Encoding, FieldJson, VariantJson, VariantTags};
     pub use crate::optic::field::FieldOf;
     pub use crate::optic::variant::{Tagged, VariantFieldOf, VariantOf};
     pub use core::option::Option;
     pub use serde;
+    pub use serde_json;
 
     /// A `&mut ()` for the payload of a unit variant. `Box::new(())` does not
     /// allocate: a zero-sized box is never given memory.

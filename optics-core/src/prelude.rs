@@ -16,14 +16,16 @@
 //! It holds the derive [`Optics`], the byte view [`Json`], the reader
 //! capability [`Reader`], the traits that give each kind of optic its
 //! operations ([`Get`], [`GetMut`], [`Preview`], [`PreviewMut`], [`Review`]) and
-//! name the kinds ([`Lens`], [`Prism`], [`Optional`]), the generic optics
-//! [`at`], [`key`] and [`some`], and [`optic!`] (with the
+//! name the kinds ([`Lens`], [`Prism`], [`Optional`]), the traversal
+//! traits ([`Traverse`], [`TraverseMut`], [`Traversal`]), the generic optics
+//! [`at`], [`key`], [`some`] and [`each`], and [`optic!`] (with the
 //! [`optic`](mod@crate::optic) module, which shares its name).
 
 pub use crate::json::Json;
 pub use crate::optic;
 pub use crate::optic::{
-    at, key, some, Get, GetMut, Lens, Optional, Preview, PreviewMut, Prism, Review,
+    at, each, key, some, Get, GetMut, Lens, Optional, Preview, PreviewMut, Prism, Review,
+    Traversal, Traverse, TraverseMut,
 };
 pub use crate::reader::Reader;
 pub use optics_derive::Optics;

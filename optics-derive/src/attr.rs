@@ -204,7 +204,7 @@ fn default_value(meta: &ParseNestedMeta) -> syn::Result<DefaultValue> {
 
 /// Consumes whatever follows a keyword we do not interpret (`= value` or
 /// `(...)`), so that serde's other attributes pass through untouched.
-fn skip_rest(meta: &ParseNestedMeta) -> syn::Result<()> {
+pub(crate) fn skip_rest(meta: &ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.value()?.parse::<syn::Expr>()?;
     } else if meta.input.peek(syn::token::Paren) {

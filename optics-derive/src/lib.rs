@@ -11,6 +11,7 @@ mod attr;
 mod case;
 mod ctxt;
 mod expand;
+mod ser_attr;
 mod valid;
 
 use proc_macro::TokenStream;

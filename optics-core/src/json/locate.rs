@@ -18,7 +18,8 @@ use crate::optic::{
 /// An optic that can find its focus in the JSON bytes of its source.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot read JSON bytes",
-    note = "optics derived with #[derive(Optics)], at(i), key(k), some() and their compositions read bytes"
+    note = "optics derived with #[derive(Optics)], at(i), key(k), some() and their compositions read bytes",
+    note = "a traversal (a path through `each()`) has many foci, so no one focus to `view`, `read` or `set`: use `iter`, `read_each` or `set_all`"
 )]
 pub trait JsonOptic: Optic {
     /// Finds the focus in `bytes`, the JSON of a `Source`: one scan of the

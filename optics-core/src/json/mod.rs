@@ -6,6 +6,10 @@
 //! its own `serde::Deserialize` (or the field's `deserialize_with`), over the
 //! focus's bytes only.
 //!
+//! The same optics write ([`Json::set`], [`Json::set_into`], [`Json::modify`];
+//! see [`write`](mod@write)) and traverse ([`Json::iter`], [`Json::read_each`],
+//! [`Json::set_all`] for paths through `each()`).
+//!
 //! Each step of a path has a byte interpretation:
 //!
 //! | step                      | in the bytes                                                         |
@@ -17,6 +21,7 @@
 //! | `at(i)`                   | skips `i` elements                                                   |
 //! | `key(k)`                  | the last member named `k` (serde_json keeps the last duplicate)      |
 //! | `some()`                  | misses on `null`                                                     |
+//! | `each()`                  | every element of the array (or value of the object), in order       |
 //!
 //! Nothing is decoded on the way and nothing is copied: a step costs one scan of
 //! the bytes in front of its focus. Bytes are never trusted: a read never
@@ -54,6 +59,8 @@
 
 mod enum_tag;
 pub(crate) mod field_decode;
+pub(crate) mod field_write;
+mod iter;
 pub(crate) mod layout;
 mod leaf;
 mod locate;
@@ -62,14 +69,17 @@ pub mod scan;
 #[allow(unsafe_code)]
 mod simd;
 mod without_internal_tag;
+pub mod write;
 
 use core::marker::PhantomData;
 use serde::de::Deserialize;
 
 use crate::optic::StartsAt;
 
+pub use iter::{EachFoci, JsonTraverse, JsonTraverseDecode, ReadEach, ThenFoci, Views};
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
 pub use locate::{JsonDecode, JsonOptic};
+pub use write::{JsonWrite, Slot, Splice};
 
 /// What one step of a path found in the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

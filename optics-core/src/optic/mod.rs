@@ -10,10 +10,13 @@
 //! | **Prism**    | [`Preview`], [`PreviewMut`], [`Review`]   | an enum variant (`Detail::incident`), [`some`] |
 //! | **Optional** | [`Preview`], [`PreviewMut`]               | lens∘prism, prism∘lens, [`at`], [`key`]   |
 //! | getter      | [`Get`], [`Preview`]                      | an enum's discriminant (`Detail::kind`)   |
+//! | **Traversal** | [`Traverse`], [`TraverseMut`]           | [`each`], anything∘each, each∘anything    |
 //!
 //! [`Then`] implements a trait exactly when both of its halves do, so composition
 //! yields the weakest kind that fits: lens∘lens is a lens, prism∘prism a prism,
-//! and anything composed with an optional is an optional.
+//! and anything composed with an optional is an optional. Every optic is also
+//! a [`Traverse`] of at most one focus, so anything composed with a traversal
+//! is a traversal, which has no `get` and no `preview`.
 //!
 //! Every optic here is a small `Copy` value (derived ones are zero-sized); every
 //! operation is a direct field access or `match` after inlining: no allocation, no
@@ -37,18 +40,22 @@
 //! ```
 
 mod at;
+mod each;
 pub(crate) mod field;
 mod key;
 mod named;
 mod some;
 mod then;
+mod traversal;
 pub(crate) mod variant;
 
 pub use at::{at, At, Indexed};
+pub use each::{each, Each, Elements};
 pub use field::Field;
 pub use key::{key, Key, Keyed};
 pub use some::{some, Some_};
 pub use then::{GetBoth, Then};
+pub use traversal::{ThenIter, ThenIterMut, Traversal, Traverse, TraverseMut};
 pub use variant::{Discriminant, Variant, VariantField};
 
 // Implemented by the derive's output only (re-exported in `__private`).
@@ -122,9 +129,10 @@ pub trait PreviewMut: Preview {
 
 /// Read access to a focus that is always there (lenses and getters).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` may miss its focus, so it has no `get`",
+    message = "`{Self}` may miss its focus, or have many, so it has no `get`",
     label = "not a lens",
-    note = "only a lens, or a composition of lenses, always has a focus; use `preview`, which returns an `Option`"
+    note = "only a lens, or a composition of lenses, always has exactly one focus",
+    note = "an optional or a prism has `preview`, which returns an `Option`; a traversal (a path through `each()`) has `iter`, `fold` and `set_all`"
 )]
 pub trait Get: Preview {
     /// The focus. O(1) for derived optics; a borrow, nothing copied.

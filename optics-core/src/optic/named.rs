@@ -9,7 +9,12 @@
 /// name offers; rustc checks it against the path, and the path against
 /// `Source => Focus`. Every operation is the path's own, inlined: naming costs
 /// nothing. A named optic reads bytes into leaves that own their data (a
-/// borrowed `&'a str` leaf is read through the path itself).
+/// borrowed `&'a str` leaf is read through the path itself). It is a
+/// traversal of at most one focus too, so it composes with `each()`
+/// (`NAME.then(each())`) and serves [`Json::iter`](crate::Json::iter). It
+/// writes bytes as the first step of a path (`NAME.then(Field::x)`); to
+/// write its own focus, write through the path it names, which rustc can
+/// check is writable.
 ///
 /// ```
 /// use optics_core::prelude::*;
@@ -124,6 +129,9 @@ macro_rules! optic {
                 $crate::json::JsonDecode::decode(&$path, found)
             }
         }
+
+        $crate::__traverse_at_most_one!($name : $source => $focus);
+        $crate::__json_traverse_at_most_one!($name : $source => $focus);
     };
     (@preview_mut $name:ident : $source:ty => $focus:ty = $path:expr) => {
         impl $crate::optic::PreviewMut for $name {
@@ -135,6 +143,8 @@ macro_rules! optic {
                 $crate::optic::PreviewMut::preview_mut(&$path, s)
             }
         }
+
+        $crate::__traverse_at_most_one!(mut $name : $source => $focus);
     };
     (@get $name:ident : $source:ty => $focus:ty = $path:expr) => {
         impl $crate::optic::Get for $name {

@@ -94,9 +94,10 @@ where
 // receiver's own type; a bound on one half gets "trait bounds were not
 // satisfied" and no hint.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` may miss its focus, so it has no `get`",
+    message = "`{Self}` may miss its focus, or have many, so it has no `get`",
     label = "not a lens",
-    note = "only a lens, or a composition of lenses, always has a focus; use `preview`, which returns an `Option`"
+    note = "only a lens, or a composition of lenses, always has exactly one focus",
+    note = "an optional or a prism has `preview`, which returns an `Option`; a traversal (a path through `each()`) has `iter`, `fold` and `set_all`"
 )]
 pub trait GetBoth: Preview {
     /// `second.get(first.get(s))`.

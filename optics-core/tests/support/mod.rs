@@ -4,3 +4,4 @@
 
 pub mod edit;
 pub mod scan_calls;
+pub mod write_laws;

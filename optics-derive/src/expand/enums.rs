@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 
 use super::decode::{decode_impl, field_json};
 use super::kind::{kind_enum, kind_getter, tagged_impl};
+use super::write::Writes;
 use super::{names_text, optic_mod, optic_name, private, type_text, Optics};
 use crate::ast::{Field, Input, Style, Variant};
 
@@ -188,6 +189,7 @@ fn variant_fields(
     // The position among the fields serde reads: a skipped field takes no
     // element of a tuple variant's array.
     let mut element = 0usize;
+    let writes = Writes::of(input);
     for (number, field) in (first_field..).zip(&variant.fields) {
         let position = element;
         if !field.attrs.skip_deserializing {
@@ -211,6 +213,9 @@ fn variant_fields(
             field,
             None,
         ));
+        optics
+            .impls
+            .extend(writes.variant_field(input, number, variant.original, field));
     }
 }
 

@@ -2,13 +2,15 @@
 //!
 //! `structs.rs` and `enums.rs` expand each kind of input, `kind.rs` the enum's
 //! kind type and its `Tagged` impl, `decode.rs` how a field is found and
-//! decoded in JSON. Locals the output declares start with `__`, so that no
+//! decoded in JSON, `write.rs` how it is written (from the serialize-side
+//! attributes `ser_attr.rs` reads). Locals the output declares start with `__`, so that no
 //! user item in scope (a `const found`, say) can be matched in their place.
 
 mod decode;
 mod enums;
 mod kind;
 mod structs;
+mod write;
 
 use std::collections::HashSet;
 

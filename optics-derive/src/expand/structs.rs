@@ -5,12 +5,14 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use super::decode::{decode_impl, field_json};
+use super::write::Writes;
 use super::{names_text, optic_mod, optic_name, private, type_text, Optics};
 use crate::ast::{Field, Input, Style};
 
 pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
     let transparent = input.attrs.transparent.is_some();
     let mut optics = Optics::new();
+    let writes = Writes::of(input);
     // The position among the fields serde reads: a skipped field takes no
     // element of a tuple struct's array.
     let mut element = 0usize;
@@ -31,6 +33,7 @@ pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
             field,
             Some(&input.attrs.default),
         ));
+        optics.impls.extend(writes.field(input, index, field));
     }
     let (inherent, impls) = optics.finish(input);
     quote! {

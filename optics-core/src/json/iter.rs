@@ -1,0 +1,387 @@
+//! Traversals over JSON bytes: every focus of a path, in document order, as a
+//! view ([`Json::iter`]) or decoded ([`Json::read_each`]).
+//!
+//! ```text
+//! Issue::detail.then(Detail::bug).then(Bug::frames).then(each()).then(Frame::module)
+//!
+//! {..,"detail":{"type":"Bug","frames":[{"module":"auth",..},{"module":"http",..}]},..}
+//!               '-- detail, bug: located once ----------'  '------'             '------'
+//!                                 each(): one element at a time,  module   then   module
+//!                                 each skipped to its `,` or `]`
+//! ```
+//!
+//! Each step before a traversal finds its one focus as [`Json::view`] does;
+//! `each()` then walks its array (or object) one element at a time, and the
+//! steps after it run inside each element. Nothing is decoded on the way and
+//! nothing is allocated: the iterators hold positions in the bytes.
+
+use serde::de::Deserialize;
+
+use super::scan::{self, skip_ws};
+use super::{decode, Found, Json, JsonDecode, JsonOptic};
+use crate::optic::{
+    At, Discriminant, Each, Elements, Field, FieldOf, Indexed, Key, Keyed, Optic, Some_, StartsAt,
+    Tagged, Then, Variant, VariantField, VariantFieldOf, VariantOf,
+};
+
+/// An optic that finds every one of its foci in the JSON bytes of its source,
+/// in document order: the byte side of [`Traverse`](crate::optic::Traverse).
+/// Every optic that reads bytes has it (with at most one focus); `each()` and
+/// compositions with it have many.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot find its foci in JSON bytes",
+    note = "optics derived with #[derive(Optics)], at(i), key(k), some(), each(), optic! names and their compositions read bytes"
+)]
+pub trait JsonTraverse: Optic {
+    /// The iterator over the foci.
+    type Foci<'a>: Iterator<Item = Found<'a>>;
+
+    /// Every focus in `bytes`, the JSON of a `Source`, in document order: each
+    /// is [`Found::At`] (its bytes) or [`Found::Absent`] (a struct field the
+    /// object does not have, which serde fills in). Malformed bytes end the
+    /// iteration where the walk meets them. Nothing is decoded or allocated.
+    fn foci<'a>(&self, bytes: &'a [u8]) -> Self::Foci<'a>;
+}
+
+/// An optic that decodes each focus [`JsonTraverse::foci`] found, as
+/// [`JsonDecode`] decodes the one focus of a single-focus optic.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot decode its foci from JSON bytes borrowed for `'de`",
+    note = "the focus type must implement serde::Deserialize<'de>; use `iter` to get views of the bytes instead"
+)]
+pub trait JsonTraverseDecode<'de>: JsonTraverse {
+    /// One focus, decoded from what `foci` found, as serde would decode it as
+    /// part of the whole.
+    fn decode_focus(&self, found: Found<'de>) -> Option<Self::Focus>;
+}
+
+/// The elements of a JSON array, or the values of a JSON object's members, in
+/// order: the foci of `each()`. Holds a position; allocates nothing.
+#[derive(Clone, Debug)]
+pub struct EachFoci<'a> {
+    bytes: &'a [u8],
+    /// Where the next element (or key) starts, whitespace allowed before it.
+    pos: usize,
+    /// Object members (`"key": value`) rather than array elements.
+    object: bool,
+    /// The container is done, or broken.
+    done: bool,
+}
+
+impl<'a> EachFoci<'a> {
+    /// The elements of the array (or object, with `object`) `bytes`; none if
+    /// `bytes` is not one.
+    fn new(bytes: &'a [u8], object: bool) -> Self {
+        let open = skip_ws(bytes, 0);
+        let (opener, closer) = if object { (b'{', b'}') } else { (b'[', b']') };
+        let mut elements = EachFoci {
+            bytes,
+            pos: open + 1,
+            object,
+            done: bytes.get(open) != Some(&opener),
+        };
+        if !elements.done && bytes.get(skip_ws(bytes, open + 1)) == Some(&closer) {
+            elements.done = true;
+        }
+        elements
+    }
+
+    /// The next element's bytes, or `None` at the end or where the bytes break.
+    fn step(&mut self) -> Option<&'a [u8]> {
+        let bytes = self.bytes;
+        let mut at = skip_ws(bytes, self.pos);
+        if self.object {
+            if bytes.get(at) != Some(&b'"') {
+                return None;
+            }
+            at = skip_ws(bytes, scan::skip_value(bytes, at)?);
+            if bytes.get(at) != Some(&b':') {
+                return None;
+            }
+            at = skip_ws(bytes, at + 1);
+        }
+        let end = scan::skip_value(bytes, at)?;
+        let delimiter = skip_ws(bytes, end);
+        match (bytes.get(delimiter), self.object) {
+            (Some(b','), _) => self.pos = delimiter + 1,
+            (Some(b']'), false) | (Some(b'}'), true) => self.done = true,
+            _ => return None,
+        }
+        bytes.get(at..end)
+    }
+}
+
+impl<'a> Iterator for EachFoci<'a> {
+    type Item = Found<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Found<'a>> {
+        if self.done {
+            return None;
+        }
+        match self.step() {
+            Some(element) => Some(Found::At(element)),
+            None => {
+                self.done = true;
+                None
+            }
+        }
+    }
+}
+
+/// The foci of `first.then(second)` in bytes: `second`'s foci inside each of
+/// `first`'s. A field `first` finds absent has no bytes to go on in, so it
+/// contributes nothing (as [`Json::view`] misses there).
+pub struct ThenFoci<'a, A: JsonTraverse, B: JsonTraverse> {
+    outer: A::Foci<'a>,
+    inner: Option<B::Foci<'a>>,
+    second: B,
+}
+
+impl<'a, A, B> Iterator for ThenFoci<'a, A, B>
+where
+    A: JsonTraverse,
+    B: JsonTraverse,
+{
+    type Item = Found<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Found<'a>> {
+        loop {
+            if let Some(found) = self.inner.as_mut().and_then(Iterator::next) {
+                return Some(found);
+            }
+            match self.outer.next()? {
+                Found::At(bytes) => self.inner = Some(self.second.foci(bytes)),
+                Found::Absent | Found::Miss => self.inner = None,
+            }
+        }
+    }
+}
+
+impl<A, B> JsonTraverse for Then<A, B>
+where
+    A: JsonTraverse,
+    B: JsonTraverse<Source = A::Focus> + Clone,
+{
+    type Foci<'a> = ThenFoci<'a, A, B>;
+
+    #[inline]
+    fn foci<'a>(&self, bytes: &'a [u8]) -> Self::Foci<'a> {
+        ThenFoci {
+            outer: self.first().foci(bytes),
+            inner: None,
+            second: self.second().clone(),
+        }
+    }
+}
+
+impl<'de, A, B> JsonTraverseDecode<'de> for Then<A, B>
+where
+    A: JsonTraverse,
+    B: JsonTraverseDecode<'de, Source = A::Focus> + Clone,
+{
+    #[inline]
+    fn decode_focus(&self, found: Found<'de>) -> Option<Self::Focus> {
+        self.second().decode_focus(found)
+    }
+}
+
+impl<C: ?Sized + Elements> JsonTraverse for Each<C> {
+    type Foci<'a> = EachFoci<'a>;
+
+    #[inline]
+    fn foci<'a>(&self, bytes: &'a [u8]) -> EachFoci<'a> {
+        EachFoci::new(bytes, C::OBJECT)
+    }
+}
+
+impl<'de, C: ?Sized + Elements> JsonTraverseDecode<'de> for Each<C>
+where
+    C::Element: Deserialize<'de>,
+{
+    #[inline]
+    fn decode_focus(&self, found: Found<'de>) -> Option<C::Element> {
+        match found {
+            Found::At(bytes) => decode(bytes),
+            Found::Absent | Found::Miss => None,
+        }
+    }
+}
+
+/// The one focus a single-focus optic finds, if any.
+#[inline]
+fn at_most_one(found: Found<'_>) -> core::option::IntoIter<Found<'_>> {
+    match found {
+        Found::Miss => None,
+        found => Some(found),
+    }
+    .into_iter()
+}
+
+/// [`JsonTraverse`] and [`JsonTraverseDecode`] for optics of at most one focus,
+/// through their [`JsonOptic::locate`] and [`JsonDecode::decode`].
+macro_rules! at_most_one {
+    ($(impl[$($gen:tt)*] $ty:ty;)*) => {$(
+        impl<$($gen)*> JsonTraverse for $ty {
+            type Foci<'a> = core::option::IntoIter<Found<'a>>;
+            #[inline]
+            fn foci<'a>(&self, bytes: &'a [u8]) -> Self::Foci<'a> {
+                at_most_one(self.locate(bytes))
+            }
+        }
+        impl<'de, $($gen)*> JsonTraverseDecode<'de> for $ty
+        where
+            Self: JsonDecode<'de>,
+        {
+            #[inline]
+            fn decode_focus(&self, found: Found<'de>) -> Option<Self::Focus> {
+                self.decode(found)
+            }
+        }
+    )*};
+}
+
+at_most_one! {
+    impl[S: FieldOf<I>, const I: usize] Field<S, I>;
+    impl[S: VariantOf<I>, const I: usize] Variant<S, I>;
+    impl[S: VariantFieldOf<I>, const I: usize] VariantField<S, I>;
+    impl[C: ?Sized + Indexed] At<C>;
+    impl[M: Keyed<Q>, Q: ?Sized + AsRef<str>] Key<'_, M, Q>;
+    impl[T] Some_<T>;
+    impl[S: Tagged] Discriminant<S>;
+}
+
+/// Implements [`JsonTraverse`] and [`JsonTraverseDecode`] for a type named by
+/// `optic!`, through its `locate` and `decode`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __json_traverse_at_most_one {
+    ($name:ident : $source:ty => $focus:ty) => {
+        impl $crate::json::JsonTraverse for $name {
+            type Foci<'a> = ::core::option::IntoIter<$crate::json::Found<'a>>;
+            #[inline]
+            fn foci<'a>(&self, bytes: &'a [u8]) -> Self::Foci<'a> {
+                match $crate::json::JsonOptic::locate(self, bytes) {
+                    $crate::json::Found::Miss => ::core::option::Option::None,
+                    found => ::core::option::Option::Some(found),
+                }
+                .into_iter()
+            }
+        }
+        impl<'de> $crate::json::JsonTraverseDecode<'de> for $name {
+            #[inline]
+            fn decode_focus(
+                &self,
+                found: $crate::json::Found<'de>,
+            ) -> ::core::option::Option<$focus> {
+                $crate::json::JsonDecode::decode(self, found)
+            }
+        }
+    };
+}
+
+/// The views of every focus of a traversal, in document order (see
+/// [`Json::iter`]).
+pub struct Views<'a, O: JsonTraverse> {
+    foci: O::Foci<'a>,
+}
+
+impl<'a, O: JsonTraverse> Iterator for Views<'a, O> {
+    type Item = Json<'a, O::Focus>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.foci.next()? {
+                Found::At(bytes) => return Some(Json::new(bytes)),
+                Found::Absent | Found::Miss => continue,
+            }
+        }
+    }
+}
+
+/// Every focus of a traversal, decoded, in document order (see
+/// [`Json::read_each`]).
+pub struct ReadEach<'a, O: JsonTraverse> {
+    foci: O::Foci<'a>,
+    optic: O,
+}
+
+impl<'a, O: JsonTraverseDecode<'a>> Iterator for ReadEach<'a, O> {
+    type Item = Option<O::Focus>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let found = self.foci.next()?;
+        Some(self.optic.decode_focus(found))
+    }
+}
+
+impl<'a, T: ?Sized> Json<'a, T> {
+    /// A view of every focus of `optic`, in document order: for a traversal
+    /// (a path through [`each`](crate::optic::each)), one per element; for any
+    /// other optic, at most one (what [`Json::view`] gives). A struct field
+    /// missing from its object has no bytes, so no view.
+    ///
+    /// Nothing is decoded, copied or allocated: the iterator holds positions
+    /// in the bytes. Each step costs one scan of the bytes from the previous
+    /// focus to the next. Malformed bytes end the iteration where it meets
+    /// them.
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Optics, Deserialize)]
+    /// struct Trace { frames: Vec<Frame> }
+    /// #[derive(Optics, Deserialize)]
+    /// struct Frame { module: String, line: u32 }
+    ///
+    /// let bytes = br#"{"frames":[{"module":"auth","line":7},{"module":"http","line":9}]}"#;
+    /// let modules = Trace::frames.then(each()).then(Frame::module);
+    /// let views: Vec<&[u8]> = Json::<Trace>::new(bytes).iter(modules).map(|m| m.bytes()).collect();
+    /// assert_eq!(views, [&br#""auth""#[..], br#""http""#]);
+    /// ```
+    #[inline]
+    pub fn iter<O>(self, optic: O) -> Views<'a, O>
+    where
+        O: JsonTraverse + StartsAt<T>,
+    {
+        Views {
+            foci: optic.foci(self.bytes()),
+        }
+    }
+
+    /// Every focus of `optic`, decoded from its own bytes as
+    /// [`Json::read`] decodes one, in document order: `None` for a focus whose
+    /// bytes do not decode. A struct field missing from its object decodes as
+    /// serde fills it in (its default, or `None`).
+    ///
+    /// Allocates only what each leaf's `Deserialize` allocates.
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Optics, Deserialize)]
+    /// struct Trace { frames: Vec<Frame> }
+    /// #[derive(Optics, Deserialize)]
+    /// struct Frame { module: String, line: u32 }
+    ///
+    /// let bytes = br#"{"frames":[{"module":"auth","line":7},{"module":"http","line":9}]}"#;
+    /// let lines = Trace::frames.then(each()).then(Frame::line);
+    /// let read: Option<Vec<u32>> = Json::<Trace>::new(bytes).read_each(lines).collect();
+    /// assert_eq!(read, Some(vec![7, 9]));
+    /// ```
+    #[inline]
+    pub fn read_each<O>(self, optic: O) -> ReadEach<'a, O>
+    where
+        O: JsonTraverseDecode<'a> + StartsAt<T>,
+    {
+        ReadEach {
+            foci: optic.foci(self.bytes()),
+            optic,
+        }
+    }
+}

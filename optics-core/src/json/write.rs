@@ -1,0 +1,761 @@
+//! Writing through optics into JSON bytes, in place: a new document made of
+//! the bytes before the focus, the new focus as serde writes it, and the
+//! bytes after.
+//!
+//! ```text
+//! json.set(Issue::reporter.then(Person::email), &"x@y.z".to_owned())
+//!
+//! {"id":7,"reporter":{"name":"ann","email":"ann@corp.com","team":{..}},..}
+//! '---- copied -----------------------------'--- new ----'-- copied ----'
+//!                                            "x@y.z" (serde_json)
+//! ```
+//!
+//! Each step finds its focus as a read does (see the table in [`json`](super));
+//! only the last step writes, and it writes as serde's derive would:
+//!
+//! | focus                                   | what is written                                                   |
+//! |-----------------------------------------|-------------------------------------------------------------------|
+//! | a struct field present in the object    | its value replaced: the field's `serialize_with`, or the type's `Serialize` |
+//! | a struct field absent from the object   | a member `"key":value` appended before the object's `}`, with the key serde writes |
+//! | a field `skip_serializing_if` skips     | its member removed (with one comma), or left absent               |
+//! | a tuple-struct or transparent field     | the element, or the whole value, replaced                         |
+//! | an externally or adjacently tagged variant's payload | the payload replaced                                 |
+//! | an internally tagged newtype variant's payload | the object rewritten: the tag as it stood first, then the payload's members |
+//! | a unit variant's `()`                    | nothing: the document is unchanged                               |
+//! | `at(i)`, `key(k)`, `some()`, `each()`    | the element, value or member value replaced                      |
+//!
+//! The rest of the document stays byte for byte. A focus that is not there
+//! (another variant, an index past the end, a map without the key, `null`
+//! under `some()`, malformed bytes) is not written: [`Json::set`] returns
+//! `None`.
+//!
+//! **A missing field is appended** as the object's last member, since the
+//! bytes do not say where serde would have put it among the others (serde
+//! reads members in any order). Setting it again replaces it there.
+//!
+//! **A path through a missing field** (a `#[serde(default)]` struct that is
+//! absent, then a field inside it) has no bytes to write in: it misses, where
+//! a set on the decoded value would write into the default.
+//!
+//! **A path through a field written with a function** (`serialize_with`,
+//! `with`) writes the inner focus as its own type's `Serialize` writes it,
+//! which need not be what the function would write: as on the read side, the
+//! bytes are taken as they are written.
+//!
+//! **Duplicate keys and malformed bytes.** A struct field is written where a
+//! read finds it, in the first member with its key (serde_json rejects a
+//! document with two); `key(k)` writes the last, the one serde_json keeps.
+//! Nothing but the path to the focus is checked: bytes elsewhere are copied as
+//! they are, malformed or not. Check a document first with
+//! [`Json::validated`] (strict mode) to write only into well-formed ones.
+//!
+//! What cannot be written does not compile: a field serde does not both
+//! read and write (`skip`, `skip_serializing`, `skip_deserializing`), a
+//! `flatten`ed field as a whole (its members stand among the outer struct's;
+//! a path *through* it writes them), a field of a type with `#[serde(into)]`,
+//! and a getter such as `Type::kind`.
+
+use core::ops::Range;
+
+use serde::Serialize;
+
+use super::enum_tag::locate_variant;
+use super::field_write::{write_json, FieldWrite, VariantFieldWrite};
+use super::iter::JsonTraverse;
+use super::scan::{self, skip_ws, Lookup};
+use super::{Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, VariantJson};
+use crate::json::iter::JsonTraverseDecode;
+use crate::optic::{
+    At, Discriminant, Each, Elements, Field, Indexed, Key, Keyed, Optic, Some_, StartsAt, Then,
+    Variant, VariantField, VariantOf,
+};
+
+/// Where one focus stands in the bytes, for writing: found by
+/// [`JsonWrite::slots`], consumed by [`JsonWrite::write`]. Borrows the
+/// document; holds no copy of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot<'a> {
+    place: Place<'a>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Place<'a> {
+    /// A value to replace as a whole.
+    Value(&'a [u8]),
+    /// A member's value, in its object (which a skipped value leaves).
+    Member { object: &'a [u8], value: &'a [u8] },
+    /// A struct field the object does not have.
+    Missing { object: &'a [u8] },
+    /// A unit variant's payload, `()`: nothing to write.
+    Unit,
+    /// An internally tagged newtype variant: the enum's object, whose tag
+    /// (`tag`, quotes included) stays.
+    Tagged { object: &'a [u8], tag: &'a [u8] },
+}
+
+/// The unit value's JSON, what a unit variant's payload decodes from.
+const NULL: &[u8] = b"null";
+
+impl<'a> Slot<'a> {
+    const fn new(place: Place<'a>) -> Self {
+        Slot { place }
+    }
+
+    /// What a read would have found here: the bytes the focus is decoded from
+    /// ([`Found::At`]), or [`Found::Absent`] for a missing field.
+    pub fn found(&self) -> Found<'a> {
+        match self.place {
+            Place::Value(bytes)
+            | Place::Member { value: bytes, .. }
+            | Place::Tagged { object: bytes, .. } => Found::At(bytes),
+            Place::Missing { .. } => Found::Absent,
+            Place::Unit => Found::At(NULL),
+        }
+    }
+}
+
+/// A document being rewritten: the bytes before each edit are copied from the
+/// document, the edit is written, and the rest is copied at the end. Edits
+/// must come in document order and not overlap. Made by [`Json`]'s writing
+/// methods; writes into the buffer they were given.
+pub struct Splice<'a, 'o> {
+    doc: &'a [u8],
+    out: &'o mut Vec<u8>,
+    /// The document's bytes before `pos` are written (or replaced).
+    pos: usize,
+}
+
+impl<'a, 'o> Splice<'a, 'o> {
+    fn new(doc: &'a [u8], out: &'o mut Vec<u8>) -> Self {
+        out.clear();
+        Splice { doc, out, pos: 0 }
+    }
+
+    /// Where `part`, a slice of the document, lies in it.
+    fn span(&self, part: &[u8]) -> Option<Range<usize>> {
+        let start = (part.as_ptr() as usize).checked_sub(self.doc.as_ptr() as usize)?;
+        let end = start.checked_add(part.len())?;
+        (end <= self.doc.len()).then_some(start..end)
+    }
+
+    /// Copies the document up to `at`; then the caller writes into `out`.
+    fn copy_to(&mut self, at: usize) -> Option<&mut Vec<u8>> {
+        let before = self.doc.get(self.pos..at)?;
+        self.out.extend_from_slice(before);
+        self.pos = at;
+        Some(self.out)
+    }
+
+    /// Drops `range` of the document; what the caller writes stands for it.
+    fn replace_range(&mut self, range: Range<usize>) -> Option<&mut Vec<u8>> {
+        self.copy_to(range.start)?;
+        self.pos = range.end;
+        Some(self.out)
+    }
+
+    /// Drops `part`, a slice of the document; what the caller writes
+    /// stands for it.
+    fn replace(&mut self, part: &[u8]) -> Option<&mut Vec<u8>> {
+        let range = self.span(part)?;
+        self.replace_range(range)
+    }
+
+    /// Removes the member of `object` whose value is `value`, with the comma
+    /// that separates it from the next member (or, for the last, the previous).
+    fn remove_member(&mut self, object: &[u8], value: &[u8]) -> Option<()> {
+        let base = self.span(object)?.start;
+        let member = member_at(object, self.span(value)?.start.checked_sub(base)?)?;
+        let range = if object.get(member.delimiter) == Some(&b',') {
+            member.key..skip_ws(object, member.delimiter + 1)
+        } else {
+            match last_non_ws(object, member.key) {
+                Some(comma) if object[comma] == b',' => comma..member.end,
+                _ => member.key..member.end,
+            }
+        };
+        self.replace_range(base + range.start..base + range.end)
+            .map(drop)
+    }
+
+    /// Appends the member `"key":` + what `write` writes to `object`, before
+    /// its closing brace (after a comma unless the object is empty).
+    fn append_member(
+        &mut self,
+        object: &[u8],
+        key: &str,
+        write: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
+    ) -> Option<()> {
+        let base = self.span(object)?.start;
+        let close = object.len().checked_sub(1)?;
+        if object.get(close) != Some(&b'}') {
+            return None;
+        }
+        let last = last_non_ws(object, close)?;
+        let empty = object[last] == b'{';
+        let out = self.copy_to(base + last + 1)?;
+        if !empty {
+            out.push(b',');
+        }
+        write_json(out, key).ok()?;
+        out.push(b':');
+        write(out).ok()
+    }
+
+    /// Copies what is left of the document.
+    fn finish(self) -> Option<()> {
+        let rest = self.doc.get(self.pos..)?;
+        self.out.extend_from_slice(rest);
+        Some(())
+    }
+}
+
+/// Index of the last byte before `end` that is not JSON whitespace.
+fn last_non_ws(bytes: &[u8], end: usize) -> Option<usize> {
+    bytes
+        .get(..end)?
+        .iter()
+        .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+/// One member of an object, as positions in the object's bytes.
+struct MemberAt {
+    /// The key's opening quote.
+    key: usize,
+    /// Just past the value.
+    end: usize,
+    /// The `,` or `}` after the value.
+    delimiter: usize,
+}
+
+/// The member of `object` whose value starts at `value`, walking the members
+/// from the first. Only for removing a member, which is rare: a walk of the
+/// object's members, each key and value skipped.
+fn member_at(object: &[u8], value: usize) -> Option<MemberAt> {
+    let open = skip_ws(object, 0);
+    if object.get(open) != Some(&b'{') {
+        return None;
+    }
+    let mut at = open + 1;
+    loop {
+        let key = skip_ws(object, at);
+        if object.get(key) != Some(&b'"') {
+            return None;
+        }
+        let colon = skip_ws(object, scan::skip_value(object, key)?);
+        if object.get(colon) != Some(&b':') {
+            return None;
+        }
+        let start = skip_ws(object, colon + 1);
+        let end = scan::skip_value(object, start)?;
+        let delimiter = skip_ws(object, end);
+        if start == value {
+            return Some(MemberAt {
+                key,
+                end,
+                delimiter,
+            });
+        }
+        match object.get(delimiter) {
+            Some(b',') => at = delimiter + 1,
+            _ => return None,
+        }
+    }
+}
+
+/// An optic that can write its foci into the JSON bytes of its source: the
+/// byte side of `set`. Optics derived for fields serde reads and writes,
+/// variant prisms, `at(i)`, `key(k)`, `some()`, `each()` and their
+/// compositions (only the last step writes; the others find) have it.
+///
+/// Both methods are what [`Json::set`] and its siblings are made of; call
+/// those.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot write its focus into JSON bytes",
+    note = "the last step of the path writes: a field serde both reads and writes (not `skip`, `skip_serializing`, `skip_deserializing` or `flatten`), a variant, at(i), key(k), some() or each(), over a focus type that is `Serialize`",
+    note = "a getter such as `Type::kind` has no write; a name from `optic!` writes through its path: use the path"
+)]
+pub trait JsonWrite: Optic {
+    /// Calls `each` with the slot of every focus in `bytes` (the JSON of a
+    /// `Source`), in document order, while it returns `true`; returns
+    /// `false` if it stopped. Nothing is decoded or allocated.
+    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool;
+
+    /// Writes `value` at `slot` (one this optic found) into `splice`.
+    /// `None` where it cannot be written (serde refuses the value, or the
+    /// slot is not where the document is being rewritten).
+    fn write<'a>(
+        &self,
+        value: &Self::Focus,
+        slot: Slot<'a>,
+        splice: &mut Splice<'a, '_>,
+    ) -> Option<()>;
+}
+
+impl<A, B> JsonWrite for Then<A, B>
+where
+    A: JsonTraverse,
+    B: JsonWrite<Source = A::Focus>,
+{
+    #[inline]
+    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
+        for found in self.first().foci(bytes) {
+            if let Found::At(inner) = found {
+                if !self.second().slots(inner, each) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    #[inline]
+    fn write<'a>(
+        &self,
+        value: &Self::Focus,
+        slot: Slot<'a>,
+        splice: &mut Splice<'a, '_>,
+    ) -> Option<()> {
+        self.second().write(value, slot, splice)
+    }
+}
+
+/// The slot of a field laid out as `json` in `bytes`, its struct's (or
+/// variant's) JSON.
+#[inline]
+fn field_slot(bytes: &[u8], json: FieldJson) -> Option<Slot<'_>> {
+    let place = match json {
+        FieldJson::Key(keys) => {
+            let object = scan::trim(bytes);
+            match scan::object_field(object, keys) {
+                Lookup::Found(value) => Place::Member { object, value },
+                Lookup::Missing => Place::Missing { object },
+                Lookup::Malformed => return None,
+            }
+        }
+        FieldJson::Inline => Place::Value(scan::trim(bytes)),
+        FieldJson::Element(i) => Place::Value(scan::array_element(bytes, i)?),
+        FieldJson::Skipped => return None,
+    };
+    Some(Slot::new(place))
+}
+
+/// Writes a field's value (with `write_field`, unless `skips`) at its slot.
+#[inline]
+fn write_field<'a>(
+    slot: Slot<'a>,
+    splice: &mut Splice<'a, '_>,
+    key: &str,
+    skips: bool,
+    write_field: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
+) -> Option<()> {
+    match slot.place {
+        Place::Member { object, value } if skips => splice.remove_member(object, value),
+        Place::Missing { .. } if skips => Some(()),
+        Place::Missing { object } => splice.append_member(object, key, write_field),
+        Place::Member { value, .. } | Place::Value(value) => {
+            write_field(splice.replace(value)?).ok()
+        }
+        Place::Unit | Place::Tagged { .. } => None,
+    }
+}
+
+/// Calls `each` with `slot`, if there is one: the slots of a single-focus optic.
+#[inline]
+fn at_most_one<'a, F: FnMut(Slot<'a>) -> bool>(slot: Option<Slot<'a>>, each: &mut F) -> bool {
+    match slot {
+        Some(slot) => each(slot),
+        None => true,
+    }
+}
+
+impl<S: FieldWrite<I>, const I: usize> JsonWrite for Field<S, I> {
+    #[inline]
+    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
+        at_most_one(field_slot(bytes, S::JSON), each)
+    }
+
+    #[inline]
+    fn write<'a>(
+        &self,
+        value: &S::Type,
+        slot: Slot<'a>,
+        splice: &mut Splice<'a, '_>,
+    ) -> Option<()> {
+        write_field(slot, splice, S::KEY, S::skips(value), |out| {
+            S::write_field(value, out)
+        })
+    }
+}
+
+impl<S: VariantFieldWrite<I>, const I: usize> JsonWrite for VariantField<S, I> {
+    #[inline]
+    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
+        let slot = match locate_variant::<S>(bytes, S::VARIANT, VariantJson::Fields) {
+            Found::At(payload) => field_slot(payload, S::JSON),
+            Found::Absent | Found::Miss => None,
+        };
+        at_most_one(slot, each)
+    }
+
+    #[inline]
+    fn write<'a>(
+        &self,
+        value: &S::Type,
+        slot: Slot<'a>,
+        splice: &mut Splice<'a, '_>,
+    ) -> Option<()> {
+        write_field(slot, splice, S::KEY, S::skips(value), |out| {
+            S::write_field(value, out)
+        })
+    }
+}
+
+impl<S: VariantOf<I>, const I: usize> JsonWrite for Variant<S, I>
+where
+    S::Payload: Serialize,
+{
+    #[inline]
+    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
+        let Found::At(payload) = locate_variant::<S>(bytes, I, S::JSON) else {
+            return true;
+        };
+        let place = match (S::ENCODING, S::JSON) {
+            (_, VariantJson::Unit) => Place::Unit,
+            (Encoding::Internal { .. }, _) => match Discriminant::<S>::new().locate(bytes) {
+                Found::At(tag) => Place::Tagged {
+                    object: payload,
+                    tag,
+                },
+                Found::Absent | Found::Miss => return true,
+            },
+            _ => Place::Value(payload),
+        };
+        each(Slot::new(place))
+    }
+
+    #[inline]
+    fn write<'a>(
+        &self,
+        value: &S::Payload,
+        slot: Slot<'a>,
+        splice: &mut Splice<'a, '_>,
+    ) -> Option<()> {
+        match slot.place {
+            // `()` has one value, which is there already.
+            Place::Unit => Some(()),
+            Place::Tagged { object, tag } => {
+                let Encoding::Internal { tag: key } = S::ENCODING else {
+                    return None;
+                };
+                let out = splice.replace(object)?;
+                write_tagged(out, key, tag, value)
+            }
+            Place::Value(bytes) => write_json(splice.replace(bytes)?, value).ok(),
+            Place::Member { .. } | Place::Missing { .. } => None,
+        }
+    }
+}
+
+/// An internally tagged newtype variant as serde writes it: `{"key":tag`,
+/// then the payload's members, then `}`. The payload must write an object
+/// (or a unit, which adds no member), as serde requires.
+fn write_tagged<P: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    key: &str,
+    tag: &[u8],
+    payload: &P,
+) -> Option<()> {
+    out.push(b'{');
+    write_json(out, key).ok()?;
+    out.push(b':');
+    out.extend_from_slice(tag);
+    let start = out.len();
+    write_json(out, payload).ok()?;
+    match out.get(start..)? {
+        b"{}" | b"null" => {
+            out.truncate(start);
+            out.push(b'}');
+        }
+        [b'{', ..] => out[start] = b',',
+        _ => return None,
+    }
+    Some(())
+}
+
+/// [`JsonWrite`] for an optic whose focus, where it is found, is replaced as
+/// a whole with its type's `Serialize`.
+macro_rules! replaced_whole {
+    ($(impl[$($gen:tt)*] $ty:ty where [$($bound:tt)*];)*) => {$(
+        impl<$($gen)*> JsonWrite for $ty
+        where
+            $($bound)*
+        {
+            #[inline]
+            fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
+                match self.locate(bytes) {
+                    Found::At(value) => each(Slot::new(Place::Value(value))),
+                    Found::Absent | Found::Miss => true,
+                }
+            }
+
+            #[inline]
+            fn write<'a>(
+                &self,
+                value: &Self::Focus,
+                slot: Slot<'a>,
+                splice: &mut Splice<'a, '_>,
+            ) -> Option<()> {
+                match slot.place {
+                    Place::Value(bytes) => write_json(splice.replace(bytes)?, value).ok(),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+
+replaced_whole! {
+    impl[C: ?Sized + Indexed] At<C> where [C::Element: Serialize];
+    impl[M: Keyed<Q>, Q: ?Sized + AsRef<str>] Key<'_, M, Q> where [M::Value: Serialize];
+    impl[T] Some_<T> where [T: Serialize];
+}
+
+impl<C: ?Sized + Elements> JsonWrite for Each<C>
+where
+    C::Element: Serialize,
+{
+    #[inline]
+    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
+        for found in self.foci(bytes) {
+            if let Found::At(element) = found {
+                if !each(Slot::new(Place::Value(element))) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    #[inline]
+    fn write<'a>(
+        &self,
+        value: &C::Element,
+        slot: Slot<'a>,
+        splice: &mut Splice<'a, '_>,
+    ) -> Option<()> {
+        match slot.place {
+            Place::Value(bytes) => write_json(splice.replace(bytes)?, value).ok(),
+            _ => None,
+        }
+    }
+}
+
+/// The one slot of a single-focus optic in `bytes`, if it has one.
+#[inline]
+fn only_slot<'a, O: JsonWrite>(optic: &O, bytes: &'a [u8]) -> Option<Slot<'a>> {
+    let mut slot = None;
+    optic.slots(bytes, &mut |found| {
+        slot = Some(found);
+        false
+    });
+    slot
+}
+
+impl<'a, T: ?Sized> Json<'a, T> {
+    /// A new document with the focus of `optic` set to `value`: the bytes
+    /// before the focus, `value` as serde writes it there (see the
+    /// [module docs](crate::json::write) for each kind of step), and the
+    /// bytes after, byte for byte. `None` where the focus is not there
+    /// (another variant, an index past the end, malformed bytes) or serde
+    /// refuses the value.
+    ///
+    /// Costs what [`Json::view`] costs, one copy of the document and the
+    /// serialization of `value`: one allocation, for the new document. A
+    /// struct field missing from the bytes is appended to its object (see
+    /// the module docs).
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Optics, Serialize, Deserialize)]
+    /// #[serde(rename_all = "camelCase")]
+    /// struct Issue { id: u64, reporter: Person }
+    /// #[derive(Optics, Serialize, Deserialize)]
+    /// #[serde(rename_all = "camelCase")]
+    /// struct Person { name: String, #[serde(skip_serializing_if = "Option::is_none")] email_address: Option<String> }
+    ///
+    /// let bytes = br#"{"id": 7, "reporter": {"name": "ann"}}"#;
+    /// let email = Issue::reporter.then(Person::email_address);
+    /// let set = Json::<Issue>::new(bytes).set(email, &Some("a@b.c".to_owned())).unwrap();
+    /// assert_eq!(set, br#"{"id": 7, "reporter": {"name": "ann","emailAddress":"a@b.c"}}"#);
+    /// let name = Json::<Issue>::new(&set).set(Issue::reporter.then(Person::name), &"bo".to_owned());
+    /// assert_eq!(name.unwrap(), br#"{"id": 7, "reporter": {"name": "bo","emailAddress":"a@b.c"}}"#);
+    /// ```
+    pub fn set<O>(self, optic: O, value: &O::Focus) -> Option<Vec<u8>>
+    where
+        O: JsonOptic + JsonWrite + StartsAt<T>,
+    {
+        let mut out = Vec::with_capacity(self.bytes().len() + 64);
+        self.set_into(optic, value, &mut out).then_some(out)
+    }
+
+    /// [`Json::set`] into `out`, which is cleared first: a caller that keeps
+    /// `out` from one message to the next allocates nothing once it has grown
+    /// to the largest document. Returns whether the focus was written; where
+    /// it was not, `out` is left empty.
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Optics, Serialize, Deserialize)]
+    /// struct Person { name: String, email: String }
+    ///
+    /// let redacted = "redacted".to_owned();
+    /// let mut out = Vec::new();
+    /// for message in [&br#"{"name":"ann","email":"ann@corp.com"}"#[..], br#"{"name":"bo"}"#] {
+    ///     if Json::<Person>::new(message).set_into(Person::email, &redacted, &mut out) {
+    ///         assert!(out.ends_with(br#""email":"redacted"}"#));
+    ///     }
+    /// }
+    /// ```
+    pub fn set_into<O>(self, optic: O, value: &O::Focus, out: &mut Vec<u8>) -> bool
+    where
+        O: JsonOptic + JsonWrite + StartsAt<T>,
+    {
+        let written = match only_slot(&optic, self.bytes()) {
+            Some(slot) => {
+                let mut splice = Splice::new(self.bytes(), out);
+                optic
+                    .write(value, slot, &mut splice)
+                    .and_then(|()| splice.finish())
+                    .is_some()
+            }
+            None => false,
+        };
+        if !written {
+            out.clear();
+        }
+        written
+    }
+
+    /// A new document with the focus of `optic` changed by `f`: only the
+    /// focus is decoded (as [`Json::read`] decodes it; a missing field as
+    /// serde fills it in), `f` runs once, and the result is written as
+    /// [`Json::set`] writes it. `None` where the focus is not there or does
+    /// not decode.
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Optics, Serialize, Deserialize)]
+    /// struct Counter { name: String, hits: u32 }
+    ///
+    /// let bytes = br#"{"name":"a","hits":41}"#;
+    /// let bumped = Json::<Counter>::new(bytes).modify(Counter::hits, |n| n + 1);
+    /// assert_eq!(bumped.unwrap(), br#"{"name":"a","hits":42}"#);
+    /// ```
+    pub fn modify<O, F>(self, optic: O, f: F) -> Option<Vec<u8>>
+    where
+        O: JsonOptic + JsonDecode<'a> + JsonWrite + StartsAt<T>,
+        F: FnOnce(O::Focus) -> O::Focus,
+    {
+        let slot = only_slot(&optic, self.bytes())?;
+        let value = f(optic.decode(slot.found())?);
+        let mut out = Vec::with_capacity(self.bytes().len() + 64);
+        let mut splice = Splice::new(self.bytes(), &mut out);
+        optic.write(&value, slot, &mut splice)?;
+        splice.finish()?;
+        Some(out)
+    }
+
+    /// A new document with every focus of `optic` set to `value`: for a
+    /// traversal, every element it reaches, each written as [`Json::set`]
+    /// writes one. With no focus, the document is copied unchanged. `None`
+    /// where serde refuses the value.
+    ///
+    /// Costs one walk of the foci, one copy of the document and a
+    /// serialization of `value` per focus: one allocation, for the new
+    /// document.
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Optics, Serialize, Deserialize)]
+    /// struct Trace { frames: Vec<Frame> }
+    /// #[derive(Optics, Serialize, Deserialize)]
+    /// struct Frame { module: String, line: u32 }
+    ///
+    /// let bytes = br#"{"frames":[{"module":"auth","line":7},{"module":"http","line":9}]}"#;
+    /// let lines = Trace::frames.then(each()).then(Frame::line);
+    /// let zeroed = Json::<Trace>::new(bytes).set_all(lines, &0).unwrap();
+    /// assert_eq!(zeroed, br#"{"frames":[{"module":"auth","line":0},{"module":"http","line":0}]}"#);
+    /// ```
+    pub fn set_all<O>(self, optic: O, value: &O::Focus) -> Option<Vec<u8>>
+    where
+        O: JsonWrite + StartsAt<T>,
+    {
+        let mut out = Vec::with_capacity(self.bytes().len() + 64);
+        self.set_all_into(optic, value, &mut out).then_some(out)
+    }
+
+    /// [`Json::set_all`] into `out`, which is cleared first; allocates
+    /// nothing once `out` has grown. Returns whether every focus was written;
+    /// where not, `out` is left empty.
+    pub fn set_all_into<O>(self, optic: O, value: &O::Focus, out: &mut Vec<u8>) -> bool
+    where
+        O: JsonWrite + StartsAt<T>,
+    {
+        let mut splice = Splice::new(self.bytes(), out);
+        let mut written = true;
+        optic.slots(self.bytes(), &mut |slot| {
+            written = optic.write(value, slot, &mut splice).is_some();
+            written
+        });
+        let written = written && splice.finish().is_some();
+        if !written {
+            out.clear();
+        }
+        written
+    }
+
+    /// A new document with every focus of `optic` changed by `f`: each is
+    /// decoded from its own bytes, changed, and written back, in document
+    /// order. `None` where a focus does not decode or serde refuses a value.
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Optics, Serialize, Deserialize)]
+    /// struct Trace { lines: Vec<u32> }
+    ///
+    /// let shifted = Json::<Trace>::new(br#"{"lines":[7, 9]}"#)
+    ///     .modify_all(Trace::lines.then(each()), |line| line + 100);
+    /// assert_eq!(shifted.unwrap(), br#"{"lines":[107, 109]}"#);
+    /// ```
+    pub fn modify_all<O, F>(self, optic: O, mut f: F) -> Option<Vec<u8>>
+    where
+        O: JsonTraverseDecode<'a> + JsonWrite + StartsAt<T>,
+        F: FnMut(O::Focus) -> O::Focus,
+    {
+        let mut out = Vec::with_capacity(self.bytes().len() + 64);
+        let mut splice = Splice::new(self.bytes(), &mut out);
+        let mut written = true;
+        optic.slots(self.bytes(), &mut |slot| {
+            written = match optic.decode_focus(slot.found()) {
+                Some(old) => optic.write(&f(old), slot, &mut splice).is_some(),
+                None => false,
+            };
+            written
+        });
+        if !written {
+            return None;
+        }
+        splice.finish()?;
+        Some(out)
+    }
+}

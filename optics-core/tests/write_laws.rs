@@ -1,0 +1,483 @@
+//! The laws of byte writes and traversals, checked against serde_json as the
+//! oracle on random values of the test model, which uses every serde encoding
+//! the derive supports (internally, externally and adjacently tagged enums,
+//! unit, newtype, tuple and struct variants, `other`, `flatten`, `transparent`,
+//! tuple structs, `rename`/`rename_all`/`alias`, `default`, `with`,
+//! `serialize_with`, `skip_serializing_if`, `skip`, maps and generics).
+//!
+//! The laws themselves are in `support/write_laws.rs`, shared with the demo's
+//! own law tests over `triage::model`.
+
+mod model;
+mod support;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use model::*;
+use optics_core::prelude::*;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use support::edit::edit_one_byte;
+use support::write_laws::{set_laws, sets, traversal_laws, Writes};
+
+fn cases(n: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases: n,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Cases per property.
+const CASES: u32 = 256;
+
+proptest! {
+    #![proptest_config(cases(CASES))]
+
+    #[test]
+    fn issue_fields(s in issue(), t in issue(), u in issue()) {
+        sets!(s, t, u;
+            Issue::issue_id => 0, 1;
+            Issue::title_text => String::new(), "x".into();
+            Issue::detail => Detail::Unknown, Detail::Unknown;
+            Issue::shape => Shape::Dot, Shape::Dot;
+            Issue::event => Event::Ping, Event::Ping;
+            Issue::labels => Vec::new(), Vec::new();
+            Issue::tags => Default::default(), Default::default(), Unordered;
+            Issue::counters => Default::default(), Default::default();
+            Issue::votes => Votes { count: 1 }, Votes { count: 2 };
+            Issue::span => Span(1, 2), Span(3, 4);
+            Issue::r#type => Category::Crash, Category::Other;
+        );
+    }
+
+    #[test]
+    fn flattened_transparent_and_tuple_fields(s in issue(), t in issue(), u in issue()) {
+        sets!(s, t, u;
+            Issue::meta.then(Meta::created_at) => 0, 1;
+            Issue::meta.then(Meta::big_number) => 0, 1;
+            Issue::meta.then(Meta::priority) => default_priority(), 0;
+            Issue::votes.then(Votes::count) => 0, 1;
+            Issue::span.then(Span::_0) => 0, 1;
+            Issue::span.then(Span::_1) => 0, 1;
+        );
+    }
+
+    #[test]
+    fn internally_tagged(s in issue(), t in issue(), u in issue()) {
+        sets!(s, t, u;
+            Issue::detail.then(Detail::incident) => incident_of(1), incident_of(2);
+            Issue::detail.then(Detail::bug) => bug_of(1), bug_of(2);
+            Issue::detail.then(Detail::question) => Wrapper { value: "q".into(), note: None },
+                Wrapper { value: "r".into(), note: Some("n".into()) };
+            Issue::detail.then(Detail::unknown) => (), ();
+            Issue::detail.then(Detail::incident).then(Incident::severity) => Severity::Low, Severity::High;
+            Issue::detail.then(Detail::incident).then(Incident::started_at) => 0, 1;
+            Issue::detail.then(Detail::incident).then(Incident::resolved) => false, true;
+            Issue::detail.then(Detail::incident).then(Incident::note) => None, Some("n".into());
+            Issue::detail.then(Detail::incident).then(Incident::note).then(some()) => "a".into(), "b".into();
+            Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::users) => 0, 1;
+            Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::service)
+                .then(Service::name).then(Module::_0) => "m".into(), "n".into();
+            Issue::detail.then(Detail::bug).then(Bug::build) => 0, u64::MAX;
+            Issue::detail.then(Detail::bug).then(Bug::line_no) => None, Some(7);
+            Issue::detail.then(Detail::bug).then(Bug::module) => Module("m".into()), Module("n".into());
+            Issue::detail.then(Detail::question).then(Wrapper::value) => "v".into(), "w".into();
+            Issue::detail.then(Detail::question).then(Wrapper::note) => None, Some("n".into());
+        );
+    }
+
+    #[test]
+    fn externally_and_adjacently_tagged(
+        s in issue(), t in issue(), u in issue(),
+        shapes in (shape(), shape(), shape()),
+        events in (event(), event(), event()),
+    ) {
+        sets!(s, t, u;
+            Issue::shape.then(Shape::dot) => (), ();
+            Issue::shape.then(Shape::circle) => 0, 1;
+            Issue::shape.then(Shape::line_0) => 0, -1;
+            Issue::shape.then(Shape::line_1) => 0, -1;
+            Issue::shape.then(Shape::rect_width) => 0, 1;
+            Issue::shape.then(Shape::rect_height) => 0, 1;
+            Issue::shape.then(Shape::maybe) => None, Some(1);
+            Issue::shape.then(Shape::maybe).then(some()) => 0, 1;
+            Issue::shape.then(Shape::nested) => Event::Ping, Event::Note("n".into());
+            Issue::shape.then(Shape::nested).then(Event::moved_to_pos) => 0, 1;
+            Issue::event.then(Event::ping) => (), ();
+            Issue::event.then(Event::note) => String::new(), "n".into();
+            Issue::event.then(Event::moved_from_pos) => 0, 1;
+            Issue::event.then(Event::moved_to_pos) => 0, 1;
+        );
+        let (s, t, u) = shapes;
+        sets!(s, t, u;
+            Shape::circle => 0, 1;
+            Shape::dot => (), ();
+            Shape::rect_width => 0, 1;
+        );
+        let (s, t, u) = events;
+        sets!(s, t, u;
+            Event::note => String::new(), "n".into();
+            Event::moved_from_pos => 0, 1;
+        );
+    }
+
+    #[test]
+    fn at_key_and_some(
+        s in issue(), t in issue(), u in issue(),
+        k in map_key(),
+        index in 0usize..4,
+    ) {
+        let present: Option<String> = s.tags.keys().next().cloned();
+        let counter: Option<String> = s.counters.keys().next().cloned();
+        for k in [Some(k), present, counter].into_iter().flatten() {
+            sets!(s, t, u;
+                Issue::tags.then(key(k.as_str())) => "x".to_owned(), "y".to_owned();
+                Issue::counters.then(key(k.as_str())) => Wrapper { value: 1, note: None },
+                    Wrapper { value: 2, note: Some("n".into()) };
+                Issue::counters.then(key(k.as_str())).then(Wrapper::value) => 0, 1;
+                Issue::counters.then(key(k.as_str())).then(Wrapper::note) => None, Some("n".into());
+            );
+        }
+        for i in [0, 1, index] {
+            sets!(s, t, u;
+                Issue::labels.then(at(i)) => "x".to_owned(), "y".to_owned();
+                Issue::detail.then(Detail::bug).then(Bug::frames).then(at(i)).then(Frame::line) => 0, 1;
+                Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::regions)
+                    .then(at(i)) => Region::default(), Region::default();
+                Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::regions)
+                    .then(at(i)).then(Region::score) => 0.25, -1.5;
+            );
+        }
+    }
+
+    // -----------------------------------------------------------------------
+    // Traversals
+
+    #[test]
+    fn lens_then_each(s in issue(), text in text(), n in any::<u32>(), score in -8i32..8) {
+        traversal_laws(Issue::labels.then(each()), &s, text.clone())?;
+        traversal_laws(Issue::tags.then(each()), &s, text.clone())?;
+        traversal_laws(Issue::counters.then(each()), &s, Wrapper { value: n, note: None })?;
+        traversal_laws(Issue::counters.then(each()).then(Wrapper::value), &s, n)?;
+        traversal_laws(Issue::counters.then(each()).then(Wrapper::note), &s, None)?;
+        traversal_laws(Issue::counters.then(each()).then(Wrapper::note), &s, Some(text.clone()))?;
+        traversal_laws(
+            Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::regions)
+                .then(each()).then(Region::score),
+            &s,
+            f64::from(score) / 4.0,
+        )?;
+        traversal_laws(
+            Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::service)
+                .then(Service::owner_ids).then(each()),
+            &s,
+            u64::from(n),
+        )?;
+        traversal_laws(
+            Issue::detail.then(Detail::bug).then(Bug::frames).then(each()).then(Frame::file_name),
+            &s,
+            text.clone(),
+        )?;
+        traversal_laws(
+            Issue::detail.then(Detail::bug).then(Bug::frames).then(each()),
+            &s,
+            Frame { file_name: text, line: n, inlined: true },
+        )?;
+    }
+
+    #[test]
+    fn each_then_prism(
+        details in prop::collection::vec(detail(), 0..5),
+        shapes in prop::collection::vec(shape(), 0..5),
+        events in prop::collection::vec(event(), 0..4),
+        severity in severity(),
+        n in any::<u32>(),
+        text in text(),
+    ) {
+        traversal_laws(each::<Vec<Detail>>().then(Detail::incident).then(Incident::severity), &details, severity)?;
+        traversal_laws(each::<Vec<Detail>>().then(Detail::bug).then(Bug::build), &details, u64::from(n))?;
+        traversal_laws(each::<Vec<Detail>>().then(Detail::question), &details, Wrapper { value: text.clone(), note: None })?;
+        traversal_laws(each::<Vec<Detail>>().then(Detail::unknown), &details, ())?;
+        traversal_laws(each::<Vec<Shape>>().then(Shape::circle), &shapes, n)?;
+        traversal_laws(each::<Vec<Shape>>().then(Shape::rect_height), &shapes, n)?;
+        traversal_laws(each::<Vec<Shape>>().then(Shape::nested).then(Event::note), &shapes, text.clone())?;
+        let deque: VecDeque<Event> = events.iter().cloned().collect();
+        traversal_laws(each::<VecDeque<Event>>().then(Event::moved_from_pos), &deque, n)?;
+        let array: [Event; 1] = [events.first().cloned().unwrap_or(Event::Ping)];
+        traversal_laws(each::<[Event; 1]>().then(Event::note), &array, text)?;
+    }
+
+    #[test]
+    fn each_then_each(
+        grid in prop::collection::vec(prop::collection::vec(any::<u32>(), 0..4), 0..4),
+        maps in prop::collection::vec(prop::collection::btree_map(map_key(), wrapper(any::<u32>()), 0..3), 0..3),
+        n in any::<u32>(),
+    ) {
+        traversal_laws(each::<Vec<Vec<u32>>>().then(each()), &grid, n)?;
+        traversal_laws(
+            each::<Vec<BTreeMap<String, Wrapper<u32>>>>().then(each()).then(Wrapper::value),
+            &maps,
+            n,
+        )?;
+    }
+}
+
+/// Writes into broken bytes: edited serde documents. Nothing panics, and
+/// where the edited bytes are still one JSON document, what is written is too.
+fn writes_keep_documents_whole(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let json = Json::<Issue>::new(bytes);
+    let valid = serde_json::from_slice::<serde_json::Value>(bytes).is_ok();
+    let frames = Issue::detail
+        .then(Detail::bug)
+        .then(Bug::frames)
+        .then(each());
+    let outputs = [
+        json.set(Issue::title_text, &"t\"\n".to_owned()),
+        json.set(Issue::meta.then(Meta::priority), &default_priority()),
+        json.set(Issue::meta.then(Meta::priority), &9),
+        json.set(
+            Issue::detail.then(Detail::incident).then(Incident::note),
+            &None,
+        ),
+        json.set(
+            Issue::detail.then(Detail::incident).then(Incident::note),
+            &Some("n".into()),
+        ),
+        json.set(
+            Issue::detail.then(Detail::question),
+            &Wrapper {
+                value: "q".into(),
+                note: None,
+            },
+        ),
+        json.set(Issue::event.then(Event::moved_to_pos), &1),
+        json.set(Issue::span.then(Span::_1), &1),
+        json.modify(Issue::votes.then(Votes::count), |n| n / 2),
+        json.set_all(frames.then(Frame::line), &0),
+        json.set_all(Issue::counters.then(each()).then(Wrapper::note), &None),
+        json.modify_all(Issue::tags.then(each()), |t| t + "!"),
+    ];
+    for out in outputs.into_iter().flatten() {
+        if valid {
+            prop_assert!(
+                serde_json::from_slice::<serde_json::Value>(&out).is_ok(),
+                "{} became {}",
+                String::from_utf8_lossy(bytes),
+                String::from_utf8_lossy(&out)
+            );
+        }
+    }
+    let _ = json.iter(frames.then(Frame::file_name)).count();
+    let _ = json.read_each(frames).count();
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(cases(CASES))]
+
+    #[test]
+    fn writes_into_edited_bytes_never_panic(
+        s in issue(),
+        at in any::<prop::sample::Index>(),
+        edit in 0..3u8,
+        byte in prop::sample::select(&b"\"\\ :,{}[]0-1enutlfra\x01\xc3"[..]),
+    ) {
+        let mut bytes = serde_json::to_vec(&s).unwrap_or_default();
+        writes_keep_documents_whole(&bytes)?;
+        let at = at.index(bytes.len() + 1);
+        edit_one_byte(&mut bytes, at, edit, byte);
+        writes_keep_documents_whole(&bytes)?;
+    }
+}
+
+#[test]
+fn the_laws_hold_on_documents_written_by_hand() {
+    // Whitespace, a member out of serde's order, a tag that is not first.
+    let doc = br#" { "value" : 1 ,  "note" : "x" } "#;
+    let json = Json::<Wrapper<u32>>::new(doc);
+    assert_eq!(
+        json.set(Wrapper::value, &2).unwrap(),
+        br#" { "value" : 2 ,  "note" : "x" } "#
+    );
+    // A skipped value removes its member and the comma after it ...
+    assert_eq!(
+        json.set(Wrapper::note, &None).unwrap(),
+        br#" { "value" : 1  } "#
+    );
+    // ... or, for the first, the comma after it.
+    let first = br#"{"note":"x", "value":1}"#;
+    assert_eq!(
+        Json::<Wrapper<u32>>::new(first)
+            .set(Wrapper::note, &None)
+            .unwrap(),
+        br#"{"value":1}"#
+    );
+    // A missing member is appended before the closing brace.
+    assert_eq!(
+        Json::<Wrapper<u32>>::new(br#"{"value":1 }"#)
+            .set(Wrapper::note, &Some("n".into()))
+            .unwrap(),
+        br#"{"value":1,"note":"n" }"#
+    );
+    let tagged = br#"{"a":1,"type":"Question","value":"q"}"#;
+    let question = Detail::question.then(Wrapper::value);
+    assert_eq!(
+        Json::<Detail>::new(tagged)
+            .set(question, &"r".into())
+            .unwrap(),
+        br#"{"a":1,"type":"Question","value":"r"}"#
+    );
+    // An internally tagged payload is written as serde writes it: the tag first.
+    assert_eq!(
+        Json::<Detail>::new(tagged)
+            .set(
+                Detail::question,
+                &Wrapper {
+                    value: "r".into(),
+                    note: None
+                }
+            )
+            .unwrap(),
+        br#"{"type":"Question","value":"r"}"#
+    );
+}
+
+#[test]
+fn misses_write_nothing() {
+    let bug = br#"{"type":"bug_report","module":"m","line_no":null,"frames":[],"build":"1"}"#;
+    let json = Json::<Detail>::new(bug);
+    assert_eq!(
+        json.set(Detail::incident.then(Incident::started_at), &1),
+        None
+    );
+    assert_eq!(
+        json.set(
+            Detail::bug.then(Bug::frames).then(at(0)).then(Frame::line),
+            &1
+        ),
+        None
+    );
+    assert_eq!(
+        json.set(Detail::bug.then(Bug::line_no).then(some()), &1),
+        None
+    );
+    assert_eq!(
+        json.modify(Detail::bug.then(Bug::line_no).then(some()), |n| n + 1),
+        None
+    );
+    // Malformed bytes: no focus.
+    let cut = &bug[..bug.len() - 1];
+    assert_eq!(
+        Json::<Detail>::new(cut).set(Detail::bug.then(Bug::build), &1),
+        None
+    );
+    // A traversal with no focus copies the document.
+    let empty = Detail::bug.then(Bug::frames).then(each()).then(Frame::line);
+    assert_eq!(json.set_all(empty, &1).as_deref(), Some(&bug[..]));
+    assert_eq!(json.iter(empty).count(), 0);
+}
+
+#[test]
+fn a_function_written_field_is_written_with_its_function() {
+    let bug = br#"{"type":"bug","module":"m","line_no":null,"frames":[],"build":"1"}"#;
+    let json = Json::<Detail>::new(bug);
+    // `serialize_with`: a number written as a string, as serde writes it.
+    assert_eq!(
+        json.set(Detail::bug.then(Bug::build), &42).unwrap(),
+        br#"{"type":"bug","module":"m","line_no":null,"frames":[],"build":"42"}"#
+    );
+    // `with`, on a flattened struct's field, which stands in the outer object.
+    let meta = br#"{"created-at":1,"big-number":"2"}"#;
+    assert_eq!(
+        Json::<Meta>::new(meta).set(Meta::big_number, &7).unwrap(),
+        br#"{"created-at":1,"big-number":"7"}"#
+    );
+    // `skip_serializing_if` with a default: the default leaves the member out.
+    assert_eq!(
+        Json::<Meta>::new(meta)
+            .set(Meta::priority, &default_priority())
+            .unwrap(),
+        meta
+    );
+    assert_eq!(
+        Json::<Meta>::new(meta).set(Meta::priority, &9).unwrap(),
+        br#"{"created-at":1,"big-number":"2","priority":9}"#
+    );
+}
+
+fn incident_of(users: u32) -> Incident {
+    Incident {
+        severity: Severity::Medium,
+        started_at: 0,
+        impact: Impact {
+            service: Service {
+                name: Module("db".to_owned()),
+                tier: Tier::Standard,
+                r#type: String::new(),
+                owner_ids: Vec::new(),
+            },
+            users,
+            regions: vec![Region::default()],
+        },
+        resolved: false,
+        note: None,
+    }
+}
+
+fn bug_of(build: u64) -> Bug {
+    Bug {
+        module: Module("auth".into()),
+        line_no: None,
+        frames: vec![Frame {
+            file_name: "a.rs".into(),
+            line: 1,
+            inlined: false,
+        }],
+        build,
+    }
+}
+
+/// Serialize names that differ from the names serde reads.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+#[serde(rename_all(serialize = "SCREAMING_SNAKE_CASE", deserialize = "camelCase"))]
+struct TwoNames {
+    #[serde(rename(serialize = "out", deserialize = "in"), default)]
+    both_ways: Option<u32>,
+    #[serde(default)]
+    plain_field: Option<u32>,
+}
+
+/// Struct variants whose fields serde writes under other names.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+#[serde(tag = "kind", rename_all_fields(serialize = "PascalCase"))]
+enum Moves {
+    Moved {
+        #[serde(default)]
+        from_pos: Option<u32>,
+    },
+}
+
+#[test]
+fn a_missing_member_is_written_under_the_key_serde_writes() {
+    let empty = Json::<TwoNames>::new(b"{}");
+    assert_eq!(
+        empty.set(TwoNames::both_ways, &Some(1)).unwrap(),
+        br#"{"out":1}"#
+    );
+    assert_eq!(
+        empty.set(TwoNames::plain_field, &Some(2)).unwrap(),
+        br#"{"PLAIN_FIELD":2}"#
+    );
+    // A member that is there keeps its key: only its value is replaced.
+    let read_names = Json::<TwoNames>::new(br#"{"in":1,"plainField":2}"#);
+    assert_eq!(
+        read_names.set(TwoNames::both_ways, &Some(3)).unwrap(),
+        br#"{"in":3,"plainField":2}"#
+    );
+    let moved = Json::<Moves>::new(br#"{"kind":"Moved"}"#);
+    assert_eq!(
+        moved.set(Moves::moved_from_pos, &Some(4)).unwrap(),
+        br#"{"kind":"Moved","FromPos":4}"#
+    );
+}
