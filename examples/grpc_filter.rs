@@ -76,10 +76,14 @@ fn run(command: Command) -> Result<(), RunError> {
             downstream,
             reader,
             trust_input,
+            redact,
             timeouts,
         } => async_role(|shutdown| async move {
-            let filter = Filter::new(reader.trusting(trust_input), Policy::default())
+            let mut filter = Filter::new(reader.trusting(trust_input), Policy::default())
                 .with_timeouts(timeouts.timeouts());
+            if redact {
+                filter = filter.redacting();
+            }
             roles::filter(&upstream, &downstream, &filter, &shutdown).await
         }),
         Command::Downstream {

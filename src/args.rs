@@ -103,6 +103,10 @@ pub enum Command {
         /// you trust.
         #[arg(long)]
         trust_input: bool,
+        /// Replace the reporter's email of every kept message (through a
+        /// byte lens: every other byte stays as it was) before forwarding it.
+        #[arg(long)]
+        redact: bool,
         /// Bounds on the filter's waits.
         #[command(flatten)]
         timeouts: TimeoutArgs,

@@ -12,11 +12,12 @@ use tokio::io::AsyncRead;
 use tokio_util::sync::CancellationToken;
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::frames::{BatchReader, FrameError};
+use crate::frames::{BatchReader, FrameError, HEADER_LEN};
 use crate::judge::Judge;
 use crate::model::Issue;
 use crate::policy::Policy;
 use crate::pool::Pool;
+use crate::redact::{self, Redactor};
 
 /// A running digest of a stream of frames. Adding a frame costs its hash
 /// (XXH3, tens of GB/s); nothing is kept but the state.
@@ -170,23 +171,56 @@ pub async fn receive<R: AsyncRead + Unpin>(
 
 /// The digest a downstream should see behind a filter reading with
 /// `reader`, for a stream of `count` frames of `pool`: every frame for
-/// forward-all, otherwise the frames a full decode and `policy` keep. Costs
-/// one decode per distinct message and a hash of the kept frames.
-pub fn expected(pool: &Pool, count: u64, reader: Judge, policy: &Policy) -> StreamDigest {
-    let keep: Vec<bool> = (0..pool.distinct() as u64)
-        .map(|i| match reader {
+/// forward-all, otherwise the frames a full decode and `policy` keep; with
+/// `redact`, each kept frame as the [`Redactor`] rewrites it, after
+/// checking that the rewrite decodes as the issue with its email redacted
+/// ([`redact::verify`]). Costs one decode per distinct message (three with
+/// `redact`) and a hash of the kept frames.
+///
+/// # Errors
+///
+/// Which message's redaction does not decode as the redacted issue.
+pub fn expected(
+    pool: &Pool,
+    count: u64,
+    reader: Judge,
+    policy: &Policy,
+    redact: bool,
+) -> Result<StreamDigest, String> {
+    let mut redactor = Redactor::default();
+    let mut frames: Vec<Option<Vec<u8>>> = Vec::with_capacity(pool.distinct());
+    for i in 0..pool.distinct() as u64 {
+        let message = pool.message(i);
+        let keep = match reader {
             Judge::ForwardAll => true,
             Judge::Optics | Judge::OpticsTrusting | Judge::Decode | Judge::Oracle => {
-                serde_json::from_slice::<Issue>(&pool.message(i))
+                serde_json::from_slice::<Issue>(&message)
                     .is_ok_and(|issue| policy.keep(&issue.detail))
             }
-        })
-        .collect();
+        };
+        let frame = match (keep, redact) {
+            (false, _) => None,
+            (true, false) => Some(pool.frame(i).to_vec()),
+            (true, true) => {
+                let mut frame = Vec::new();
+                if !redactor.redact_into(&message, &mut frame)
+                    || !redact::verify(&message, &frame[HEADER_LEN..])
+                {
+                    return Err(format!(
+                        "message {i}: its redaction does not decode as the issue with its \
+                         reporter's email redacted"
+                    ));
+                }
+                Some(frame)
+            }
+        };
+        frames.push(frame);
+    }
     let mut digest = Digest::default();
     for i in 0..count {
-        if keep[(i % keep.len() as u64) as usize] {
-            digest.add(&pool.frame(i));
+        if let Some(frame) = &frames[(i % frames.len() as u64) as usize] {
+            digest.add(frame);
         }
     }
-    digest.finish()
+    Ok(digest.finish())
 }

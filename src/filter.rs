@@ -52,6 +52,7 @@ use crate::frames::{
 };
 use crate::judge::Judge;
 use crate::policy::{Policy, Verdict};
+use crate::redact::Redactor;
 use crate::tally::Tally;
 use crate::timeouts::{within, Timeouts};
 
@@ -104,6 +105,8 @@ pub struct Filter {
     /// With [`Judge::Oracle`]: the verdict of frame `i` is `verdicts[i %
     /// len]`, computed before the stream.
     verdicts: Option<Arc<[Verdict]>>,
+    /// Whether kept messages are redacted ([`crate::redact`]).
+    redact: bool,
     read_size: usize,
     capacity: usize,
     in_flight: usize,
@@ -120,6 +123,7 @@ impl Filter {
             reader,
             policy,
             verdicts: None,
+            redact: false,
             read_size: READ_SIZE,
             capacity: CHANNEL_CAPACITY,
             in_flight: MAX_IN_FLIGHT,
@@ -160,6 +164,21 @@ impl Filter {
     pub fn with_timeouts(mut self, timeouts: Timeouts) -> Filter {
         self.timeouts = timeouts;
         self
+    }
+
+    /// The same filter, redacting every kept message before it forwards it:
+    /// the reporter's email is replaced through a byte lens
+    /// ([`crate::redact::Redactor`]), every other byte stays as it was, and
+    /// the frame gets a new header. Costs a scan to the email and a copy of
+    /// the message per kept message, and one buffer per batch.
+    pub fn redacting(mut self) -> Filter {
+        self.redact = true;
+        self
+    }
+
+    /// Whether kept messages are redacted.
+    pub fn redacts(&self) -> bool {
+        self.redact
     }
 
     /// The bounds on the filter's waits.
@@ -229,13 +248,13 @@ impl Filter {
             .with_idle_timeout(self.timeouts.idle);
         let budget = Arc::new(Semaphore::new(self.in_flight));
         let mut read = tokio::spawn(read_stage(frames, frames_tx, budget, stop.clone()));
-        let judge = tokio::spawn(judge_stage(
-            self.reader,
-            self.policy.clone(),
-            self.verdicts.clone(),
-            frames_rx,
-            kept_tx,
-        ));
+        let judging = Judging {
+            reader: self.reader,
+            policy: self.policy.clone(),
+            verdicts: self.verdicts.clone(),
+            redactor: self.redact.then(Redactor::default),
+        };
+        let judge = tokio::spawn(judge_stage(judging, frames_rx, kept_tx));
         let write = tokio::spawn(write_stage(downstream, kept_rx, self.timeouts.write));
         let _abort = AbortOnDrop(vec![
             read.abort_handle(),
@@ -338,31 +357,58 @@ async fn read_stage<R: AsyncRead + Unpin>(
     }
 }
 
-/// Judges every frame of every batch, tallies once per batch and passes the
-/// kept frames on. Returns this stream's tally (without bytes out).
-async fn judge_stage(
+/// How the judge stage decides, and what it does to a kept message.
+struct Judging {
     reader: Judge,
     policy: Policy,
+    /// The oracle's verdicts, by frame index.
     verdicts: Option<Arc<[Verdict]>>,
+    /// Set when kept messages are redacted before they are forwarded.
+    redactor: Option<Redactor>,
+}
+
+/// Judges every frame of every batch, tallies once per batch and passes the
+/// kept frames on: as they arrived, or redacted (one buffer per batch holds
+/// every redacted frame; each is a view of it). A kept message that cannot
+/// be redacted (it has no reporter's email) is dropped, never forwarded as
+/// it was. Returns this stream's tally (without bytes out).
+async fn judge_stage(
+    mut judging: Judging,
     mut rx: mpsc::Receiver<InFlight<Frame>>,
     tx: mpsc::Sender<InFlight<Bytes>>,
 ) -> Tally {
     let mut total = Tally::default();
     let mut index = 0usize;
+    let mut ranges = Vec::new();
     while let Some(InFlight { frames, _budget }) = rx.recv().await {
         let mut tally = Tally::default();
         let mut kept = Vec::with_capacity(frames.len());
+        let mut redacted = Vec::new();
         let start = Instant::now();
         for frame in frames {
-            let verdict = match &verdicts {
+            let mut verdict = match &judging.verdicts {
                 Some(verdicts) => verdicts[index % verdicts.len()],
-                None => reader.judge(&policy, frame.message()),
+                None => judging.reader.judge(&judging.policy, frame.message()),
             };
             index += 1;
-            tally.count(verdict, frame.frame().len());
             if verdict.keep {
-                kept.push(frame.into_frame());
+                match &mut judging.redactor {
+                    None => kept.push(frame.frame().clone()),
+                    Some(redactor) => {
+                        let from = redacted.len();
+                        if redactor.redact_into(frame.message(), &mut redacted) {
+                            ranges.push(from..redacted.len());
+                        } else {
+                            verdict = Verdict::DROPPED;
+                        }
+                    }
+                }
             }
+            tally.count(verdict, frame.frame().len());
+        }
+        if !ranges.is_empty() {
+            let redacted = Bytes::from(redacted);
+            kept.extend(ranges.drain(..).map(|range| redacted.slice(range)));
         }
         tally.judging = start.elapsed();
         total.add(&tally);

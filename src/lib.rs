@@ -25,6 +25,7 @@ pub mod net;
 pub mod policy;
 pub mod pool;
 pub mod proxy;
+pub mod redact;
 pub mod report;
 pub mod roles;
 pub mod shutdown;

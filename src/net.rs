@@ -200,6 +200,8 @@ pub struct Run {
     pub expected: StreamDigest,
     /// How long computing `expected` took (not part of the stream's time).
     pub check_took: Duration,
+    /// Whether the filter redacted the kept messages.
+    pub redacted: bool,
 }
 
 impl Run {
@@ -269,14 +271,15 @@ pub async fn loopback(
         .map_err(|_| NetError::Panicked("upstream"))??;
     let elapsed = received.ended.saturating_duration_since(start);
 
-    let (reader, policy) = (filter.reader(), filter.policy().clone());
+    let (reader, policy, redact) = (filter.reader(), filter.policy().clone(), filter.redacts());
     let (expected, check_took) = tokio::task::spawn_blocking(move || {
         let start = Instant::now();
-        let expected = downstream::expected(&pool, count, reader, &policy);
+        let expected = downstream::expected(&pool, count, reader, &policy, redact);
         (expected, start.elapsed())
     })
     .await
     .map_err(|_| NetError::Panicked("downstream check"))?;
+    let expected = expected.map_err(NetError::Check)?;
 
     Ok(Run {
         reader,
@@ -286,6 +289,7 @@ pub async fn loopback(
         received,
         expected,
         check_took,
+        redacted: redact,
     })
 }
 
@@ -317,6 +321,9 @@ pub enum NetError {
     Downstream(FrameError),
     /// A role's task panicked (a bug).
     Panicked(&'static str),
+    /// What the downstream should have received could not be worked out:
+    /// says why (a redaction that is not the value's).
+    Check(String),
     /// The run was stopped (a signal) before its end; the filter stopped
     /// gracefully, and this is its tally (boxed, as in `Filter`).
     Stopped(Box<Tally>),
@@ -339,6 +346,7 @@ impl fmt::Display for NetError {
             NetError::Filter(err) => write!(f, "filter: {err}"),
             NetError::Downstream(err) => write!(f, "downstream: {err}"),
             NetError::Panicked(role) => write!(f, "the {role} task panicked"),
+            NetError::Check(why) => write!(f, "downstream check: {why}"),
             NetError::Stopped(tally) => write!(
                 f,
                 "stopped before the end of the stream: {} messages judged, {} kept",
@@ -357,7 +365,7 @@ impl Error for NetError {
             NetError::Io { err, .. } => err.source(),
             NetError::Filter(err) => err.source(),
             NetError::Downstream(err) => err.source(),
-            NetError::Panicked(_) | NetError::Stopped(_) => None,
+            NetError::Panicked(_) | NetError::Check(_) | NetError::Stopped(_) => None,
         }
     }
 }

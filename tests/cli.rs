@@ -77,6 +77,7 @@ fn parses_every_subcommand() {
             downstream: "[::1]:2".into(),
             reader: Judge::Decode,
             trust_input: false,
+            redact: false,
             timeouts: TimeoutArgs::default(),
         }
     );
@@ -87,6 +88,7 @@ fn parses_every_subcommand() {
             downstream: "b:2".into(),
             reader: Judge::Optics,
             trust_input: false,
+            redact: false,
             timeouts: TimeoutArgs::default(),
         }
     );
@@ -97,6 +99,7 @@ fn parses_every_subcommand() {
             downstream: "b:2".into(),
             reader: Judge::Optics,
             trust_input: true,
+            redact: false,
             timeouts: TimeoutArgs::default(),
         }
     );

@@ -370,3 +370,44 @@ fn a_downstream_that_goes_away_stops_the_filter_with_a_write_error() {
     assert!(matches!(err.failure, Failure::Write(_)), "{err}");
     assert_eq!(err.tally.bytes_out, 0);
 }
+
+#[test]
+fn a_redacting_filter_forwards_each_kept_message_with_only_the_email_replaced() {
+    let policy = Policy::default();
+    let pool = Arc::new(Pool::generate(18, 7, 400).unwrap());
+    let count = 400;
+    let wire: Vec<u8> = (0..count).flat_map(|i| pool.frame(i).to_vec()).collect();
+    let filter = Filter::new(Judge::Optics, policy.clone()).redacting();
+    let (result, got) = filter_in_memory(&filter, Bytes::from(wire));
+    let tally = result.unwrap();
+    let mut buf = BytesMut::from(&got[..]);
+    let mut decoder = triage::frames::FrameDecoder::new();
+    let originals: Vec<Bytes> = (0..count)
+        .map(|i| pool.message(i))
+        .filter(|m| oracle(&policy, m).keep)
+        .collect();
+    let mut received = 0;
+    while let Some(frame) =
+        tokio_util::codec::Decoder::decode_eof(&mut decoder, &mut buf).expect("whole frames")
+    {
+        let original = &originals[received];
+        assert!(triage::redact::verify(original, frame.message()));
+        let issue: Issue = serde_json::from_slice(frame.message()).unwrap();
+        assert_eq!(issue.reporter.email, triage::redact::REDACTED_EMAIL);
+        received += 1;
+    }
+    assert_eq!(received, originals.len());
+    assert_eq!(tally.kept(), originals.len() as u64);
+    assert_eq!(tally.bytes_out, got.len() as u64);
+
+    // On loopback, the downstream's digest is the expected one.
+    let run = runtime()
+        .block_on(net::loopback(
+            pool,
+            count,
+            &filter,
+            &CancellationToken::new(),
+        ))
+        .unwrap();
+    assert!(run.redacted && run.passed());
+}

@@ -145,11 +145,12 @@ pub async fn loopback_http2(
     let (received, digest, expected, check_took) = tokio::task::spawn_blocking(move || {
         let start = Instant::now();
         let digest = received.digest();
-        let expected = downstream::expected(&check_pool, sent, judge, &policy);
+        let expected = downstream::expected(&check_pool, sent, judge, &policy, false);
         (received, digest, expected, start.elapsed())
     })
     .await
     .map_err(|_| ProxyError::Peer("the downstream check panicked".into()))?;
+    let expected = expected.map_err(ProxyError::Peer)?;
 
     Ok(Http2Run {
         reader: judge,

@@ -32,13 +32,23 @@ pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
     let pool = Arc::new(pool_for(count)?);
     Scoreboard::announce("upstream", count, &pool, start.elapsed());
     let mut board = Scoreboard::default();
-    for reader in Judge::ALL {
-        let filter = filter_for(reader, &pool);
+    // Every reader, and strict optics redacting what they keep, after them.
+    let filters = Judge::ALL
+        .into_iter()
+        .map(|reader| filter_for(reader, &pool))
+        .chain([filter_for(Judge::Optics, &pool).redacting()]);
+    for filter in filters {
+        let reader = filter.reader();
+        let name = if filter.redacts() {
+            format!("{} (redacting)", reader.label())
+        } else {
+            reader.label().to_owned()
+        };
         for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
             let label = if timed {
-                reader.label().to_owned()
+                name.clone()
             } else {
-                format!("{} (warm-up)", reader.label())
+                format!("{name} (warm-up)")
             };
             let run = match net::loopback(pool.clone(), messages, &filter, shutdown.token()).await {
                 Ok(run) => run,
@@ -55,7 +65,9 @@ pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
             if timed {
                 print!("{}", report::run(&run));
             }
-            let rate = timed.then(|| (reader, run.messages_per_second()));
+            // The same-run ratios compare the readers; redaction is shown
+            // by its own run.
+            let rate = (timed && !filter.redacts()).then(|| (reader, run.messages_per_second()));
             board.record(&label, run.passed(), rate);
         }
     }
