@@ -69,19 +69,27 @@ impl<'a> Member<'a> {
 }
 
 /// `a == b`, inlined for short keys: most keys differ in length, and those that
-/// do not are compared 8 bytes at a time instead of through a `memcmp` call.
+/// do not are compared a word at a time (two overlapping loads cover any
+/// length) instead of through a `memcmp` call.
 #[inline(always)]
 pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
+    let len = a.len();
     let word = |s: &[u8], at: usize| {
         s.get(at..at + 8)
             .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
     };
-    match a.len() {
-        0..8 => a == b,
-        len => {
+    let half = |s: &[u8], at: usize| {
+        s.get(at..at + 4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap_or_default()))
+    };
+    match len {
+        0 => true,
+        1..4 => a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1],
+        4..8 => half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4),
+        _ => {
             // overlapping words: 0, 8, ..., and the last 8 bytes
             let mut at = 0;
             while at + 8 < len {

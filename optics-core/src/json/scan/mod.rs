@@ -74,10 +74,30 @@ pub(super) const fn byte_table(members: &[u8]) -> [bool; 256] {
 pub mod kernels {
     pub use super::super::simd::{
         classify, classify_scalar, find_quote_or_backslash, find_quote_or_backslash_scalar,
-        find_string_special, find_string_special_scalar, Masks, BLOCK,
+        find_string_special, find_string_special_scalar, KernelChoice, Masks, BLOCK,
     };
-    use super::block_walk::ContainerSkip;
+    use super::block_walk::{ClassifyOnly, ContainerSkip, FieldScan};
+    use super::navigate::Lookup;
     use super::simd::{self, BlockScan};
+
+    /// The structural walk behind `object_field` (whatever the object's
+    /// size), run with the kernel `choice` names.
+    pub fn object_field_with<'a>(choice: KernelChoice, obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+        FieldScan::run_with(obj, keys, choice)
+    }
+
+    /// `skip_value` of the container at `open`, with the kernel `choice` names.
+    pub fn skip_container_with(choice: KernelChoice, bytes: &[u8], open: usize) -> Option<usize> {
+        simd::dispatch_as(&mut ContainerSkip::new(bytes, open), choice)
+    }
+
+    /// The classification floor over `bytes`: every 64-byte block classified
+    /// with the best kernel, escapes and strings resolved, brackets and colons
+    /// outside strings masked, nothing else. What a structural scan of these
+    /// bytes costs at least (simdjson's stage 1 without its index output).
+    pub fn classify_floor(bytes: &[u8]) -> u64 {
+        simd::dispatch(&mut ClassifyOnly { bytes })
+    }
 
     /// `skip_value` of a container, forced onto the baseline (SSE2) kernel: what
     /// the AVX2 kernel is measured against.

@@ -164,6 +164,44 @@ impl Kernel for Baseline {
     }
 }
 
+/// The one-byte-at-a-time kernel: the oracle the others are tested against,
+/// run as a whole scan (tests and benches only).
+#[derive(Clone, Copy, Debug)]
+pub struct Scalar;
+
+impl Kernel for Scalar {
+    #[inline(always)]
+    fn classify(self, block: &[u8; BLOCK]) -> Masks {
+        classify_scalar(block)
+    }
+
+    #[inline(always)]
+    fn prefix_xor(self, x: u64) -> u64 {
+        scalar::prefix_xor(x)
+    }
+}
+
+/// Which kernel a scan runs with, for tests that check every kernel the
+/// machine has against the scalar one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelChoice {
+    /// What [`dispatch`] picks (AVX2 where the CPU has it).
+    Best,
+    /// SSE2 on x86_64 (the scalar kernel elsewhere).
+    Baseline,
+    /// One byte at a time.
+    Scalar,
+}
+
+/// Runs `scan` with the kernel `choice` names.
+pub fn dispatch_as<S: BlockScan>(scan: &mut S, choice: KernelChoice) -> S::Output {
+    match choice {
+        KernelChoice::Best => dispatch(scan),
+        KernelChoice::Baseline => scan.run(Baseline),
+        KernelChoice::Scalar => scan.run(Scalar),
+    }
+}
+
 /// Runs `scan` with the best kernel this CPU has.
 ///
 /// O(1) beyond the scan itself: one cached feature check.
