@@ -35,7 +35,8 @@
 //! | `skip.rs`        | skipping one value unchecked                                        |
 //! | `escapes.rs`     | comparing a string's raw contents, escapes as written, with text    |
 //! | `whitespace.rs`  | JSON whitespace: `skip_ws`, [`trim`]                                |
-//! | `validate.rs`    | strict mode: [`validate`]                                           |
+//! | `validate.rs`    | strict mode: [`validate`], its byte-by-byte oracle and errors       |
+//! | `validate_blocks.rs` | strict mode's verdict on the block masks, UTF-8 by simdutf8     |
 //!
 //! The byte classification under the block scans is in `json/simd/`.
 
@@ -45,6 +46,7 @@ mod member_walk;
 mod navigate;
 mod skip;
 mod validate;
+mod validate_blocks;
 mod whitespace;
 
 use super::simd;
@@ -85,6 +87,14 @@ pub mod kernels {
     pub fn object_field_with<'a>(choice: KernelChoice, obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
         FieldScan::run_with(obj, keys, choice)
     }
+
+    /// The strict verdict of the block validator, with the kernel `choice` names.
+    pub fn is_valid_with(choice: KernelChoice, bytes: &[u8]) -> bool {
+        super::validate_blocks::is_valid_with(bytes, choice)
+    }
+
+    /// Strict mode byte by byte: the oracle of the block validator.
+    pub use super::validate::validate_scalar;
 
     /// `skip_value` of the container at `open`, with the kernel `choice` names.
     pub fn skip_container_with(choice: KernelChoice, bytes: &[u8], open: usize) -> Option<usize> {
