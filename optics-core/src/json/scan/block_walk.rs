@@ -2,6 +2,9 @@
 //! with the best one the CPU has ([`simd::dispatch`]): skipping a container,
 //! and finding a key by the structure of its object.
 
+use core::cell::Cell;
+
+use super::duplicates;
 use super::escapes::raw_eq;
 use super::member_walk::same_bytes;
 use super::navigate::Lookup;
@@ -207,6 +210,14 @@ pub(super) struct FieldScan<'a, 'k> {
     /// opening quote stands (written compactly, without escapes); unused
     /// entries repeat the first.
     distances: [u32; DISTANCES],
+    /// In strict mode (duplicate keys rejected), the object's first key, if
+    /// written plainly, and where its opening quote is: it must not repeat
+    /// either. `None` otherwise.
+    first: Option<(&'k str, usize)>,
+    /// In strict mode, whether every match is looked for, and the first one
+    /// found so far (the value's span).
+    unique: bool,
+    found: Cell<Option<(usize, usize)>>,
 }
 
 /// What a key check needs of the block its colon is in.
@@ -226,25 +237,31 @@ const DISTANCES: usize = 4;
 impl<'a, 'k> FieldScan<'a, 'k> {
     #[inline]
     pub(super) fn run_on(obj: &'a [u8], keys: &'k [&'k str]) -> Lookup<'a> {
-        Self::run_with(obj, keys, simd::KernelChoice::Best)
+        Self::run_with(obj, keys, simd::KernelChoice::Best, None)
     }
 
-    /// [`FieldScan::run_on`] with the kernel `choice` names.
+    /// [`FieldScan::run_on`] with the kernel `choice` names. With `unique`
+    /// (strict mode: `Some` of the object's first key if written plainly),
+    /// the walk goes on to the object's end: a key sought that repeats, or
+    /// the first key repeating, is a duplicate (reported, and malformed).
     #[inline]
     pub(super) fn run_with(
         obj: &'a [u8],
         keys: &'k [&'k str],
         choice: simd::KernelChoice,
+        unique: Option<Option<(&'k str, usize)>>,
     ) -> Lookup<'a> {
         let open = skip_ws(obj, 0);
         if obj.get(open) != Some(&b'{') {
             return Lookup::Malformed;
         }
-        let longest = keys.iter().map(|key| key.len()).max().unwrap_or(0);
+        let first = unique.flatten();
+        let watched = || keys.iter().copied().chain(first.map(|(key, _)| key));
+        let longest = watched().map(str::len).max().unwrap_or(0);
         let mut distances = [0u32; DISTANCES];
         let mut count = 0;
         let mut filter = longest + 2 < BLOCK;
-        for key in keys {
+        for key in watched() {
             let distance = key.len() as u32 + 2;
             if !distances[..count].contains(&distance) {
                 if count == DISTANCES {
@@ -265,6 +282,9 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             escape_reach: 6 * longest + 2,
             filter: filter && count > 0,
             distances,
+            first,
+            unique: unique.is_some(),
+            found: Cell::new(None),
         };
         match choice {
             simd::KernelChoice::Best => simd::dispatch(&mut scan),
@@ -321,6 +341,14 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     /// keys sought. Most keys are told apart by their length alone.
     #[inline(always)]
     fn key_matches(&self, block: Near, from: usize, to: usize) -> bool {
+        self.keys
+            .iter()
+            .any(|key| self.key_is(block, from, to, key.as_bytes()))
+    }
+
+    /// Whether the raw key between the quotes at `from` and `to` is `key`.
+    #[inline(always)]
+    fn key_is(&self, block: Near, from: usize, to: usize, key: &[u8]) -> bool {
         let len = to - from - 1;
         let start = block.start;
         let backslash = block.backslash;
@@ -332,18 +360,12 @@ impl<'a, 'k> FieldScan<'a, 'k> {
                 self.bytes[from + 1..to].contains(&b'\\')
             }
         };
-        for key in self.keys {
-            let key = key.as_bytes();
-            // As in `key_eq`: a raw key with a backslash is longer than its text.
-            if len == key.len() {
-                if same_bytes(&self.bytes[from + 1..to], key) && !escaped() {
-                    return true;
-                }
-            } else if len > key.len() && escaped() && raw_eq(&self.bytes[from + 1..to], key) {
-                return true;
-            }
+        // As in `key_eq`: a raw key with a backslash is longer than its text.
+        if len == key.len() {
+            same_bytes(&self.bytes[from + 1..to], key) && !escaped()
+        } else {
+            len > key.len() && escaped() && raw_eq(&self.bytes[from + 1..to], key)
         }
-        false
     }
 
     /// The member value after the depth-1 colon at `colon`: trimmed, and
@@ -369,6 +391,9 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     /// loop stays small.
     #[inline(never)]
     fn try_key(&self, near: Near, colon: usize, in_place: bool) -> Option<Lookup<'a>> {
+        if self.unique {
+            return self.try_key_unique(near, colon, in_place);
+        }
         if in_place && !self.key_in_place(colon) {
             return None;
         }
@@ -384,6 +409,44 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         })
     }
 
+    /// [`FieldScan::try_key`] in strict mode: a match is kept and the walk
+    /// goes on; a second match of a key sought, or the first key met again,
+    /// is a duplicate.
+    fn try_key_unique(&self, near: Near, colon: usize, in_place: bool) -> Option<Lookup<'a>> {
+        let first_in_place = |(key, _): (&str, usize)| {
+            let key = key.as_bytes();
+            colon
+                .checked_sub(key.len() + 1)
+                .and_then(|from| self.bytes.get(from..colon - 1))
+                .is_some_and(|raw| same_bytes(raw, key))
+        };
+        if in_place && !self.key_in_place(colon) && !self.first.is_some_and(first_in_place) {
+            return None;
+        }
+        let Some((key_open, key_close)) = self.key_before(near, colon) else {
+            return Some(Lookup::Malformed);
+        };
+        if self.key_matches(near, key_open, key_close) {
+            if self.found.get().is_some() {
+                return Some(duplicates::met());
+            }
+            match self.value_after(colon) {
+                Some(value) => self.found.set(Some(value)),
+                None => return Some(Lookup::Malformed),
+            }
+            return None;
+        }
+        match self.first {
+            Some((key, first_open))
+                if key_open != first_open
+                    && self.key_is(near, key_open, key_close, key.as_bytes()) =>
+            {
+                Some(duplicates::met())
+            }
+            _ => None,
+        }
+    }
+
     /// The outcome once the object's closing bracket is at `end`: only
     /// whitespace may follow it.
     #[cold]
@@ -392,7 +455,10 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         if skip_ws(self.bytes, end + 1) != self.bytes.len() {
             return Lookup::Malformed;
         }
-        Lookup::Missing
+        match self.found.get() {
+            Some((from, to)) => Lookup::Found(&self.bytes[from..to]),
+            None => Lookup::Missing,
+        }
     }
 
     /// Whether the bytes right before the quote before `colon` are one of the

@@ -2,6 +2,7 @@
 //! (not parsed), and every member passed is checked to be well formed. What
 //! small objects and a missing key's confirmation use.
 
+use super::duplicates;
 use super::escapes::raw_eq;
 use super::navigate::Lookup;
 use super::skip::{skip_value_at, string_close};
@@ -23,6 +24,39 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
                         return Lookup::Found(member.value());
                     }
                     found = Some(member.value());
+                }
+            }
+            Step::End => return found.map_or(Lookup::Missing, Lookup::Found),
+            Step::Malformed => return Lookup::Malformed,
+        }
+    }
+}
+
+/// [`members_find`] in strict mode: every member is walked; a key sought met
+/// twice, or `first` (the object's first key, written plainly, and where its
+/// opening quote is) met again, is a duplicate (reported, and malformed).
+pub(super) fn members_find_once<'a>(
+    obj: &'a [u8],
+    keys: &[&str],
+    first: Option<(&str, usize)>,
+) -> Lookup<'a> {
+    let Some(mut members) = Members::open(obj) else {
+        return Lookup::Malformed;
+    };
+    let mut found = None;
+    loop {
+        match members.next_member() {
+            Step::Member(member) => {
+                let key = member.key();
+                if keys.iter().any(|sought| key_eq(key, sought)) {
+                    if found.is_some() {
+                        return duplicates::met();
+                    }
+                    found = Some(member.value());
+                } else if let Some((first_key, first_open)) = first {
+                    if member.key.0 - 1 != first_open && key_eq(key, first_key) {
+                        return duplicates::met();
+                    }
                 }
             }
             Step::End => return found.map_or(Lookup::Missing, Lookup::Found),
@@ -57,6 +91,16 @@ pub(super) struct Member<'a> {
 }
 
 impl<'a> Member<'a> {
+    /// Where the key's opening quote is.
+    pub(super) fn key_open(&self) -> usize {
+        self.key.0 - 1
+    }
+
+    /// Where the value starts and ends.
+    pub(super) fn value_span(&self) -> (usize, usize) {
+        self.value
+    }
+
     pub(super) fn key(&self) -> &'a [u8] {
         self.bytes.get(self.key.0..self.key.1).unwrap_or_default()
     }

@@ -32,6 +32,7 @@
 //! | `navigate.rs`    | the reads: an object's member, an array's element, a string, `null` |
 //! | `member_walk.rs` | an object walked member by member (small objects, missing keys)     |
 //! | `block_walk.rs`  | 64-byte block scans: skip a container, find a key by structure      |
+//! | `duplicates.rs`  | strict reads: each key on the path read once (duplicate keys)       |
 //! | `skip.rs`        | skipping one value unchecked                                        |
 //! | `escapes.rs`     | comparing a string's raw contents, escapes as written, with text    |
 //! | `whitespace.rs`  | JSON whitespace: `skip_ws`, [`trim`]                                |
@@ -41,6 +42,7 @@
 //! The byte classification under the block scans is in `json/simd/`.
 
 mod block_walk;
+pub(crate) mod duplicates;
 mod escapes;
 mod member_walk;
 mod navigate;
@@ -85,7 +87,7 @@ pub mod kernels {
     /// The structural walk behind `object_field` (whatever the object's
     /// size), run with the kernel `choice` names.
     pub fn object_field_with<'a>(choice: KernelChoice, obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
-        FieldScan::run_with(obj, keys, choice)
+        FieldScan::run_with(obj, keys, choice, None)
     }
 
     /// The strict verdict of the block validator, with the kernel `choice` names.

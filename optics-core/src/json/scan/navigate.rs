@@ -3,6 +3,7 @@
 //! [`skip`](super::skip)) and borrows its result from the input.
 
 use super::block_walk::FieldScan;
+use super::duplicates;
 use super::member_walk::{members_find, Members, Step};
 use super::skip::skip_value_at;
 use super::validate::strict_string;
@@ -46,6 +47,9 @@ pub enum Lookup<'a> {
 /// assert_eq!(object_field(b"[1]", &["id"]), Lookup::Malformed);
 /// ```
 pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+    if duplicates::watching() {
+        return duplicates::object_field_once(obj, keys);
+    }
     if obj.len() < SMALL_OBJECT {
         return members_find(obj, keys, false);
     }
@@ -73,7 +77,7 @@ pub fn object_last<'a>(obj: &'a [u8], key: &str) -> Lookup<'a> {
 /// Below this many bytes an object is walked member by member: the block
 /// walk's fixed cost does not pay for itself on a few members (measured with
 /// callgrind on the demo's details, about 500 bytes each).
-const SMALL_OBJECT: usize = 1024;
+pub(super) const SMALL_OBJECT: usize = 1024;
 
 /// Element `index` of an array, trimmed; `None` if `arr` is not an array, is too
 /// short, or is malformed before the element's end.
