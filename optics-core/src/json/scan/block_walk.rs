@@ -210,6 +210,8 @@ pub(super) struct FieldScan<'a, 'k> {
     /// opening quote stands (written compactly, without escapes); unused
     /// entries repeat the first.
     distances: [u32; DISTANCES],
+    /// Whether the keys have one length (every entry of `distances` the same).
+    single: bool,
     /// In strict mode (duplicate keys rejected), the object's first key, if
     /// written plainly, and where its opening quote is: it must not repeat
     /// either. `None` otherwise.
@@ -281,6 +283,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             open,
             escape_reach: 6 * longest + 2,
             filter: filter && count > 0,
+            single: count <= 1,
             distances,
             first,
             unique: unique.is_some(),
@@ -492,7 +495,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             return here;
         }
         let mut check = here & !after_quote;
-        if self.distances[1..].iter().all(|&d| d == self.distances[0]) {
+        if self.single {
             // One length (the common case: a key without aliases).
             let distance = self.distances[0];
             let opening = (quotes << distance) | (prev_quotes >> (64 - distance));
@@ -517,64 +520,81 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
         // Brackets open before the block; the first block (depth 0) holds the `{`.
         let mut depth = 0usize;
         let mut prev_quotes = 0u64;
-        // The end of the last block that held a backslash (0: none yet).
-        let mut backslash_seen = 0usize;
+        // From where on no backslash is near enough before a colon for a key
+        // written with escapes to end there: the quote filter is exact.
+        let mut compact_from = 0usize;
         loop {
             let Some(block) = blocks.next(kernel) else {
                 return Lookup::Malformed;
             };
             if block.raw.backslash != 0 {
-                backslash_seen = block.start + BLOCK;
+                compact_from = block.start + BLOCK + self.escape_reach;
             }
             let opens = block.open.count_ones() as usize;
             let closes = block.close.count_ones() as usize;
-            if depth >= 2 && closes + 1 < depth {
-                // Deep inside a value, and this block cannot climb back to depth 1.
-                depth = depth + opens - closes;
-                prev_quotes = block.quotes;
-                continue;
-            }
-            // Where the object ends, if it ends in this block.
-            let end = if closes >= depth {
-                object_end(block.open, block.close, depth)
-            } else {
-                BLOCK as u32
-            };
-            let here = block.colon & below(end);
-            if here != 0 {
-                // A key written with escapes may stand before a colon here.
-                let escapes_near =
-                    backslash_seen > 0 && backslash_seen + self.escape_reach > block.start;
-                let compact = !escapes_near && self.filter;
-                let after_quote = here & ((block.quotes << 1) | (prev_quotes >> 63));
-                let mut check =
-                    self.candidates(here, block.quotes, prev_quotes, after_quote, compact);
-                while check != 0 {
-                    let at = check.trailing_zeros();
-                    let before = below(at);
-                    let colon_depth = depth + (block.open & before).count_ones() as usize
-                        - (block.close & before).count_ones() as usize;
-                    if colon_depth == 1 {
-                        let in_place = compact && after_quote & (1 << at) != 0;
-                        let near = Near {
-                            start: block.start,
-                            quotes: block.quotes,
-                            backslash: block.raw.backslash,
-                        };
-                        if let Some(found) = self.try_key(near, block.start + at as usize, in_place)
-                        {
-                            return found;
-                        }
+            if closes >= depth {
+                // The object may end here (the first block always may).
+                let end = object_end(block.open, block.close, depth);
+                let here = block.colon & below(end);
+                if here != 0 {
+                    if let Some(found) =
+                        self.block_keys(&block, here, depth, prev_quotes, compact_from)
+                    {
+                        return found;
                     }
-                    check &= check - 1;
                 }
-            }
-            if end < BLOCK as u32 {
-                return self.at_end(block.start + end as usize);
+                if end < BLOCK as u32 {
+                    return self.at_end(block.start + end as usize);
+                }
+            } else if depth <= closes + 1 && block.colon != 0 {
+                // The block may climb back to depth 1: its colons may be keys.
+                if let Some(found) =
+                    self.block_keys(&block, block.colon, depth, prev_quotes, compact_from)
+                {
+                    return found;
+                }
             }
             depth = depth + opens - closes;
             prev_quotes = block.quotes;
         }
+    }
+}
+
+impl<'a> FieldScan<'a, '_> {
+    /// The keys before the colons `here` of `block` (`depth` brackets open
+    /// before it): the lookup's outcome if a depth-1 one is a key sought
+    /// (see [`FieldScan::try_key`]), `None` to go on.
+    #[inline(always)]
+    fn block_keys(
+        &self,
+        block: &Block,
+        here: u64,
+        depth: usize,
+        prev_quotes: u64,
+        compact_from: usize,
+    ) -> Option<Lookup<'a>> {
+        let compact = self.filter && block.start >= compact_from;
+        let after_quote = here & ((block.quotes << 1) | (prev_quotes >> 63));
+        let mut check = self.candidates(here, block.quotes, prev_quotes, after_quote, compact);
+        while check != 0 {
+            let at = check.trailing_zeros();
+            let before = below(at);
+            let colon_depth = depth + (block.open & before).count_ones() as usize
+                - (block.close & before).count_ones() as usize;
+            if colon_depth == 1 {
+                let in_place = compact && after_quote & (1 << at) != 0;
+                let near = Near {
+                    start: block.start,
+                    quotes: block.quotes,
+                    backslash: block.raw.backslash,
+                };
+                if let Some(found) = self.try_key(near, block.start + at as usize, in_place) {
+                    return Some(found);
+                }
+            }
+            check &= check - 1;
+        }
+        None
     }
 }
 

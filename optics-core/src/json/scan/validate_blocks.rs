@@ -109,10 +109,42 @@ fn scalar_ok(bytes: &[u8], at: usize) -> bool {
         Some(b't') => (bytes.get(at..at + 4) == Some(b"true")).then_some(at + 4),
         Some(b'f') => (bytes.get(at..at + 5) == Some(b"false")).then_some(at + 5),
         Some(b'n') => (bytes.get(at..at + 4) == Some(b"null")).then_some(at + 4),
-        Some(b'-' | b'0'..=b'9') => strict_number(bytes, at).ok(),
+        // Most numbers are plain integers: their digits found 8 at a time.
+        Some(b'1'..=b'9') => match digits_end(bytes, at + 1) {
+            end if matches!(bytes.get(end), Some(b'.' | b'e' | b'E')) => {
+                strict_number(bytes, at).ok()
+            }
+            end => Some(end),
+        },
+        Some(b'-' | b'0') => strict_number(bytes, at).ok(),
         _ => None,
     };
     end.is_some_and(|end| bytes.get(end).is_none_or(|&b| DELIMITER[b as usize]))
+}
+
+/// The index of the first byte at or after `from` that is not a digit (or
+/// the length), eight bytes at a time: `byte ^ b'0'` is at most 9 for a
+/// digit, and adding 0x76 sets the top bit of every other byte (a carry out
+/// of a byte only reaches bytes after the first non-digit, which do not
+/// count).
+#[inline(always)]
+fn digits_end(bytes: &[u8], from: usize) -> usize {
+    const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
+    const BIAS: u64 = u64::from_le_bytes([0x76; 8]);
+    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut at = from;
+    while let Some(word) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+        let t = u64::from_le_bytes(*word) ^ ZEROS;
+        let other = (t.wrapping_add(BIAS) | t) & TOPS;
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+    }
+    at
 }
 
 /// Whether the escape whose escaped byte is at `at` (the byte after the
@@ -187,13 +219,6 @@ impl Containers {
     }
 }
 
-/// Bits `from..to` (`from <= to <= 64`).
-#[inline(always)]
-fn bit_range(from: u32, to: u32) -> u64 {
-    let below = |n: u32| if n >= 64 { !0 } else { (1u64 << n) - 1 };
-    below(to) & !below(from)
-}
-
 /// Walks the brackets of a block (`block`'s bytes, brackets at
 /// `brackets`), pushing and popping the containers, and says which bytes are
 /// in which kind of container. `None` if a closer does not match its opener.
@@ -208,8 +233,8 @@ fn walk_brackets(block: &[u8], brackets: u64, containers: &mut Containers) -> Op
     while rest != 0 {
         let at = rest.trailing_zeros();
         // The bracket itself is in the container around it: an opener in the
-        // outer one, a closer in the one it closes.
-        let span = bit_range(from, at + 1);
+        // outer one, a closer in the one it closes. (`from <= at < 64`.)
+        let span = (u64::MAX >> (63 - at)) & (u64::MAX << from);
         context.object |= span & containers.object;
         context.array |= span & containers.array;
         let ok = match block.get(at as usize) {
@@ -230,7 +255,7 @@ fn walk_brackets(block: &[u8], brackets: u64, containers: &mut Containers) -> Op
         from = at + 1;
         rest &= rest - 1;
     }
-    let span = bit_range(from, 64);
+    let span = u64::MAX.checked_shl(from).unwrap_or(0);
     context.object |= span & containers.object;
     context.array |= span & containers.array;
     Some(context)
@@ -385,6 +410,28 @@ impl BlockScan for BlockValidate<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_end_stops_at_the_first_other_byte() {
+        let bytes = b"0123456789012345678x9:/ \xff\x00";
+        for from in 0..bytes.len() {
+            for len in from..=bytes.len() {
+                let slice = &bytes[..len];
+                let want = from
+                    + slice[from..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                assert_eq!(digits_end(slice, from), want, "{from} {len}");
+            }
+        }
+        for byte in 0..=255u8 {
+            let mut word = [b'7'; 12];
+            word[5] = byte;
+            let want = if byte.is_ascii_digit() { 12 } else { 5 };
+            assert_eq!(digits_end(&word, 0), want, "{byte:#x}");
+        }
+    }
 
     #[test]
     fn follow_finds_the_next_token_across_blocks() {
