@@ -243,10 +243,10 @@ impl Duplicates {
 /// allocated. [`Json`] itself is unchanged: trusting reads cost what they did.
 ///
 /// What counts as a key on the path: the field read in each struct (with its
-/// aliases), an enum's tag or content key, and each object's first key when
-/// written plainly (where serde writes an internally tagged enum's tag, which
-/// the byte reader checks there without a lookup). Maps (`key(k)`) keep
-/// serde_json's last-wins reading.
+/// aliases), an enum's tag or content key, and the first key of each object
+/// looked into when written plainly with a string value (where serde writes
+/// an internally tagged enum's tag, which the byte reader checks there
+/// without a lookup). Maps (`key(k)`) keep serde_json's last-wins reading.
 ///
 /// ```
 /// use optics_core::json::{Duplicates, Strict};

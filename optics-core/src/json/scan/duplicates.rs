@@ -9,8 +9,8 @@
 //!
 //! - every object lookup walks its object to the end, and a key sought (or
 //!   any of its aliases) met twice is a duplicate; so is the object's first
-//!   key met again, when written plainly: that member is what an internally
-//!   tagged enum's quick tag check reads without a lookup;
+//!   key met again, when written plainly with a string value: that member is
+//!   what an internally tagged enum's quick tag check reads without a lookup;
 //! - after the focus is found, a focus that no lookup handed out and that is
 //!   the value of its object's first member (a tag read by the quick check)
 //!   has that key checked.
@@ -75,15 +75,16 @@ fn span(bytes: &[u8]) -> (usize, usize) {
     (bytes.as_ptr() as usize, bytes.len())
 }
 
-/// The first key of the object `obj` when written plainly (no backslash),
-/// and where its opening quote is.
+/// The first key of the object `obj` when it could be an internally tagged
+/// enum's tag as the quick check reads it (written plainly, no backslash,
+/// with a string value), and where its opening quote is.
 fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
     let mut members = Members::open(obj)?;
     let Step::Member(first) = members.next_member() else {
         return None;
     };
     let key = first.key();
-    if key.contains(&b'\\') {
+    if key.contains(&b'\\') || first.value().first() != Some(&b'"') {
         return None;
     }
     Some((core::str::from_utf8(key).ok()?, first.key_open()))

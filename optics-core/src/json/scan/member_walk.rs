@@ -19,7 +19,7 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
     loop {
         match members.next_member() {
             Step::Member(member) => {
-                if keys.iter().any(|key| key_eq(member.key(), key)) {
+                if keys.iter().any(|key| key_eq(member.key(), member.key_escaped, key)) {
                     if !last {
                         return Lookup::Found(member.value());
                     }
@@ -48,13 +48,13 @@ pub(super) fn members_find_once<'a>(
         match members.next_member() {
             Step::Member(member) => {
                 let key = member.key();
-                if keys.iter().any(|sought| key_eq(key, sought)) {
+                if keys.iter().any(|sought| key_eq(key, member.key_escaped, sought)) {
                     if found.is_some() {
                         return duplicates::met();
                     }
                     found = Some(member.value());
                 } else if let Some((first_key, first_open)) = first {
-                    if member.key.0 - 1 != first_open && key_eq(key, first_key) {
+                    if member.key.0 - 1 != first_open && key_eq(key, member.key_escaped, first_key) {
                         return duplicates::met();
                     }
                 }
@@ -65,17 +65,18 @@ pub(super) fn members_find_once<'a>(
     }
 }
 
-/// Escape-aware equality of a raw key with a key sought. A raw key holding a
-/// backslash is always longer than the text it stands for (an escape takes
-/// more bytes than the UTF-8 of the character it stands for), so the lengths
-/// decide which comparison can succeed.
+/// Escape-aware equality of a raw key (`escaped` if it holds a backslash)
+/// with a key sought. A raw key holding a backslash is always longer than the
+/// text it stands for (an escape takes more bytes than the UTF-8 of the
+/// character it stands for), so the lengths decide which comparison can
+/// succeed.
 #[inline(always)]
-fn key_eq(raw: &[u8], key: &str) -> bool {
+fn key_eq(raw: &[u8], escaped: bool, key: &str) -> bool {
     let key = key.as_bytes();
     if raw.len() == key.len() {
-        same_bytes(raw, key) && !raw.contains(&b'\\')
+        !escaped && same_bytes(raw, key)
     } else {
-        raw.len() > key.len() && raw.contains(&b'\\') && raw_eq(raw, key)
+        escaped && raw.len() > key.len() && raw_eq(raw, key)
     }
 }
 
@@ -88,6 +89,8 @@ pub(super) struct Member<'a> {
     key: (usize, usize),
     /// The trimmed value.
     value: (usize, usize),
+    /// Whether the raw key holds a backslash.
+    key_escaped: bool,
 }
 
 impl<'a> Member<'a> {
@@ -193,7 +196,7 @@ impl<'a> Members<'a> {
             return self.no_key(pos);
         }
         let key_start = pos + 1;
-        let Some((key_end, _)) = string_close(bytes, key_start) else {
+        let Some((key_end, key_escaped)) = string_close(bytes, key_start) else {
             return Step::Malformed;
         };
         pos = skip_ws(bytes, key_end + 1);
@@ -215,6 +218,7 @@ impl<'a> Members<'a> {
             bytes,
             key: (key_start, key_end),
             value: (value_start, value_end),
+            key_escaped,
         })
     }
 
