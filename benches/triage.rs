@@ -210,8 +210,15 @@ fn by_sonic_many(policy: &Policy, tree: &sonic_rs::PointerTree, message: &[u8]) 
     };
     let kind: Option<String> = raw(0).and_then(|r| sonic_rs::from_str(r).ok());
     verdict_of(policy, kind.as_deref(), |i| {
-        let raw = raw(i)?;
-        Some((sonic_rs::from_str(raw).ok(), sonic_rs::from_str(raw).ok()))
+        let raw = match i {
+            // SAFETY: as above.
+            3 => unsafe { sonic_rs::get_unchecked(raw(3)?, &sonic_rs::pointer![0, "module"]) }
+                .ok()?
+                .as_raw_str()
+                .to_owned(),
+            _ => raw(i)?.to_owned(),
+        };
+        Some((sonic_rs::from_str(&raw).ok(), sonic_rs::from_str(&raw).ok()))
     })
 }
 
@@ -221,9 +228,10 @@ fn policy_tree() -> sonic_rs::PointerTree {
     tree.add_path(["detail", "type"]);
     tree.add_path(["detail", "severity"]);
     tree.add_path(["detail", "impact", "service", "tier"]);
-    tree.add_path(&sonic_rs::pointer![
-        "detail", "trace", "frames", 0, "module"
-    ]);
+    // `frames/0/module` would fail the whole call on an empty list (sonic-rs
+    // reports "get value from an empty array"): the list is taken instead,
+    // and its first module read from it.
+    tree.add_path(["detail", "trace", "frames"]);
     tree.add_path(["detail", "requester", "contract", "plan"]);
     tree.add_path(["detail", "votes"]);
     tree
