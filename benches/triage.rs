@@ -332,24 +332,8 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
             Box::new(|i| judge::by_decoding(policy, &pool[i]).keep as u64),
         ),
     ];
-    let rounds = 3;
-    let mut times = vec![Vec::new(); contenders.len()];
-    for _ in 0..rounds {
-        for (slot, (_, run)) in contenders.iter().enumerate() {
-            let iterations = 20 * pool.len();
-            let start = Instant::now();
-            for n in 0..iterations {
-                black_box(run(black_box(n % pool.len())));
-            }
-            times[slot].push(start.elapsed().as_nanos() as f64 / iterations as f64);
-        }
-    }
-    let median = |slot: usize| {
-        let mut t = times[slot].clone();
-        t.sort_by(f64::total_cmp);
-        t[t.len() / 2]
-    };
-    let ns: Vec<f64> = (0..contenders.len()).map(median).collect();
+    let runs: Vec<&dyn Fn(usize) -> u64> = contenders.iter().map(|(_, run)| &**run).collect();
+    let ns = medians(pool.len(), &runs);
     let get = |name: &str| {
         ns[contenders
             .iter()
@@ -357,7 +341,7 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
             .expect("named")]
     };
     let bytes = pool.iter().map(Vec::len).sum::<usize>() as f64 / pool.len() as f64;
-    println!("same-run ratios, judge_{layout} (median of {rounds} rounds, ns per message):");
+    println!("same-run ratios, judge_{layout} (median of 3 rounds, ns per message):");
     for ((name, _), t) in contenders.iter().zip(&ns) {
         println!("  {name:<18} {t:>9.1} ns  {:>6.2}x floor", t / get("floor"));
     }
@@ -370,6 +354,66 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         get("decode") / get("optics_strict"),
         get("decode") / get("optics_strict_dup"),
         bytes / get("validate"),
+    );
+}
+
+/// Times `run` over `0..n` in `rounds` interleaved rounds with the others;
+/// the median of the rounds, in ns per call.
+fn medians(n: usize, runs: &[&dyn Fn(usize) -> u64]) -> Vec<f64> {
+    let rounds = 3;
+    let mut times = vec![Vec::new(); runs.len()];
+    for _ in 0..rounds {
+        for (slot, run) in runs.iter().enumerate() {
+            let iterations = 40 * n;
+            let start = Instant::now();
+            for i in 0..iterations {
+                black_box(run(black_box(i % n)));
+            }
+            times[slot].push(start.elapsed().as_nanos() as f64 / iterations as f64);
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            t[t.len() / 2]
+        })
+        .collect()
+}
+
+/// One leaf late (`benches/read.rs`'s path, on its 64 incidents): the read,
+/// strict and trusting, beside the floor of the bytes in front of the leaf.
+fn print_leaf_ratios() {
+    let pool: Vec<Vec<u8>> = common::incidents(64).iter().map(|m| m.to_vec()).collect();
+    let tier = Issue::detail
+        .then(Detail::incident)
+        .then(triage::model::Incident::impact)
+        .then(triage::model::Impact::service)
+        .then(triage::model::Service::tier);
+    let fronts: Vec<usize> = pool
+        .iter()
+        .map(|m| {
+            let leaf = Json::<Issue>::new(m).view(tier).expect("a tier").bytes();
+            leaf.as_ptr() as usize - m.as_ptr() as usize
+        })
+        .collect();
+    let floor = |i: usize| kernels::classify_floor(&pool[i][..fronts[i]]);
+    let trusting = |i: usize| Json::<Issue>::new(&pool[i]).read(tier).is_some() as u64;
+    let strict = |i: usize| {
+        let duplicates = Duplicates::new();
+        Strict::<Issue>::validated(&pool[i], &duplicates)
+            .ok()
+            .and_then(|issue| issue.read(tier))
+            .is_some() as u64
+    };
+    let ns = medians(pool.len(), &[&floor, &trusting, &strict]);
+    println!(
+        "same-run ratios, one leaf late (64 incidents, median of 3 rounds): floor {:.1} ns, optics {:.1} ns ({:.2}x floor), optics strict with duplicate keys {:.1} ns ({:.2}x floor)",
+        ns[0],
+        ns[1],
+        ns[1] / ns[0],
+        ns[2],
+        ns[2] / ns[0]
     );
 }
 
@@ -397,6 +441,7 @@ fn bench(c: &mut Criterion) {
     for (layout, pool) in [("late", &late), ("first", &first)] {
         print_ratios(layout, pool, &policy);
     }
+    print_leaf_ratios();
 
     for (layout, pool) in [("late", &late), ("first", &first)] {
         let bytes: usize = pool.iter().map(Vec::len).sum();

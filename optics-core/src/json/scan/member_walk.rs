@@ -19,7 +19,10 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
     loop {
         match members.next_member() {
             Step::Member(member) => {
-                if keys.iter().any(|key| key_eq(member.key(), member.key_escaped, key)) {
+                if keys
+                    .iter()
+                    .any(|key| key_eq(member.key(), member.key_escaped, key))
+                {
                     if !last {
                         return Lookup::Found(member.value());
                     }
@@ -48,13 +51,17 @@ pub(super) fn members_find_once<'a>(
         match members.next_member() {
             Step::Member(member) => {
                 let key = member.key();
-                if keys.iter().any(|sought| key_eq(key, member.key_escaped, sought)) {
+                if keys
+                    .iter()
+                    .any(|sought| key_eq(key, member.key_escaped, sought))
+                {
                     if found.is_some() {
                         return duplicates::met();
                     }
                     found = Some(member.value());
                 } else if let Some((first_key, first_open)) = first {
-                    if member.key.0 - 1 != first_open && key_eq(key, member.key_escaped, first_key) {
+                    if member.key.0 - 1 != first_open && key_eq(key, member.key_escaped, first_key)
+                    {
                         return duplicates::met();
                     }
                 }
