@@ -76,8 +76,9 @@ pub fn judge(data: &[u8]) {
 }
 
 /// Judging any bytes in strict mode: no panic; a message serde_json rejects
-/// as JSON is never kept; and wherever serde_json decodes the bytes as an
-/// `Issue`, strict optics judge it exactly as the decoded issue.
+/// as JSON is never kept, nor one whose `detail` key is given twice; and
+/// wherever serde_json decodes the bytes as an `Issue`, strict optics judge
+/// it exactly as the decoded issue.
 pub fn strict(data: &[u8]) {
     let policy = Policy::default();
     let verdict = judge::by_optics(&policy, data);
@@ -86,6 +87,14 @@ pub fn strict(data: &[u8]) {
             serde_json::from_slice::<Value>(data).is_ok(),
             "strict optics kept what is not JSON"
         );
+        if let Ok(Value::Object(_)) = serde_json::from_slice::<Value>(data) {
+            let details = serde_json::Deserializer::from_slice(data)
+                .into_iter::<DetailCount>()
+                .next();
+            if let Some(Ok(DetailCount(n))) = details {
+                assert!(n <= 1, "strict optics kept a message with `detail` twice");
+            }
+        }
     }
     if serde_json::from_slice::<Issue>(data).is_ok() {
         assert_eq!(verdict, judge::by_decoding(&policy, data));
@@ -137,4 +146,31 @@ pub fn proxy_frames(data: &[u8]) {
     }
     assert_eq!(got, want);
     assert_eq!(got_err, want_err);
+}
+
+/// How many times the top-level object gives the key `detail`.
+struct DetailCount(usize);
+
+impl<'de> serde::Deserialize<'de> for DetailCount {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Count;
+        impl<'de> serde::de::Visitor<'de> for Count {
+            type Value = DetailCount;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<DetailCount, A::Error> {
+                let mut n = 0;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    n += usize::from(key == "detail");
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Ok(DetailCount(n))
+            }
+        }
+        d.deserialize_map(Count)
+    }
 }

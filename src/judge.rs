@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use bytes::BytesMut;
 use clap::ValueEnum;
+use optics_core::json::{Duplicates, Strict};
 use optics_core::Json;
 use serde_json::error::Category;
 use tokio_util::codec::Decoder;
@@ -96,14 +97,26 @@ impl fmt::Display for Judge {
 }
 
 /// Judges a message through optics in strict mode: the message is validated
-/// first (grammar, UTF-8, one document; see `optics_core::Json::validated`),
-/// then judged as [`by_optics_trusting`] does. A malformed message is
-/// refused as [`Flaw::Malformed`], whatever its detail says.
+/// first (one JSON document: grammar, numbers, UTF-8, nothing after it; see
+/// `optics_core::Json::validated`), then judged through strict views
+/// (`optics_core::json::Strict`), which refuse a key given twice on any path
+/// the policy reads. A malformed message is refused as [`Flaw::Malformed`],
+/// one with a repeated key on a judged path as [`Flaw::DuplicateKey`],
+/// whatever its detail says. Allocates nothing.
 #[inline]
 pub fn by_optics(policy: &Policy, message: &[u8]) -> Verdict {
-    match Json::<Issue>::validated(message) {
-        Ok(issue) => judge_view(policy, issue),
-        Err(_) => Verdict::refused(Flaw::Malformed),
+    let duplicates = Duplicates::new();
+    let Ok(issue) = Strict::<Issue>::validated(message, &duplicates) else {
+        return Verdict::refused(Flaw::Malformed);
+    };
+    let verdict = match issue.view(Issue::detail) {
+        Some(detail) => policy.judge(detail),
+        None => Verdict::DROPPED,
+    };
+    if duplicates.met() {
+        Verdict::refused(Flaw::DuplicateKey)
+    } else {
+        verdict
     }
 }
 

@@ -417,3 +417,33 @@ fn a_graceful_stop_writes_every_judged_frame_whole_and_tears_none() {
     }
     assert_eq!(frames, tally.kept());
 }
+
+#[test]
+fn a_key_given_twice_on_a_judged_path_is_refused_by_both_readers() {
+    let policy = Policy::default();
+    for issue in kept_issues(27, 10) {
+        let message = issue.to_json();
+        let detail = serde_json::to_string(&issue.detail).unwrap();
+        // `detail` twice: the second one a copy with another kind's tag, so
+        // that a reader taking the first and one taking the last disagree.
+        let mut twice = message.clone();
+        twice.pop();
+        twice.extend_from_slice(format!(r#","detail":{detail}}}"#).as_bytes());
+        assert_eq!(
+            by_optics(&policy, &twice),
+            Verdict::refused(Flaw::DuplicateKey)
+        );
+        assert_eq!(
+            by_decoding(&policy, &twice),
+            Verdict::refused(Flaw::DuplicateKey)
+        );
+        // Trusting mode reads the first and keeps it: why strict is the default.
+        assert!(by_optics_trusting(&policy, &twice).keep);
+        // A key repeated off the judged paths changes no verdict.
+        let text = String::from_utf8(message.clone()).unwrap();
+        let title = text.find("\"title\":").unwrap();
+        let mut off_path = message.clone();
+        off_path.splice(title..title, b"\"title\":\"x\",".iter().copied());
+        assert!(by_optics(&policy, &off_path).keep);
+    }
+}

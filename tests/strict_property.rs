@@ -1,0 +1,261 @@
+//! Strict optics against serde_json on damaged messages: for random issues
+//! with random damage, strict optics never keep a message that serde_json
+//! rejects as JSON, nor one with a key repeated on a path the policy reads;
+//! and on every message that still decodes as an `Issue`, strict optics and
+//! a full decode give the same verdict.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use proptest::prelude::*;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use triage::generate::{Gen, Generate};
+use triage::judge::{by_decoding, by_optics};
+use triage::model::Issue;
+use triage::policy::{Flaw, Policy};
+
+/// A JSON document as a tree that keeps repeated keys (serde_json's `Value`
+/// keeps only the last).
+enum Node {
+    Object(Vec<(String, Node)>),
+    Array(Vec<Node>),
+    Leaf,
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Node, D::Error> {
+        struct Tree;
+        impl<'de> Visitor<'de> for Tree {
+            type Value = Node;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+                let mut members = Vec::new();
+                while let Some((key, value)) = map.next_entry::<String, Node>()? {
+                    members.push((key, value));
+                }
+                Ok(Node::Object(members))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<Node>()? {
+                    items.push(item);
+                }
+                Ok(Node::Array(items))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+            fn visit_unit<E>(self) -> Result<Node, E> {
+                Ok(Node::Leaf)
+            }
+        }
+        d.deserialize_any(Tree)
+    }
+}
+
+impl Node {
+    /// The first member named `key`, and whether `key` is there more than
+    /// once.
+    fn member(&self, key: &str) -> (Option<&Node>, bool) {
+        let Node::Object(members) = self else {
+            return (None, false);
+        };
+        let mut found = members.iter().filter(|(k, _)| k == key).map(|(_, v)| v);
+        let first = found.next();
+        (first, found.next().is_some())
+    }
+
+    /// Whether a key repeats on `path` (keys, `#0` for an array's first
+    /// element) below this node.
+    fn repeats_on(&self, path: &[&str]) -> bool {
+        let Some((step, rest)) = path.split_first() else {
+            return false;
+        };
+        if *step == "#0" {
+            return match self {
+                Node::Array(items) => items.first().is_some_and(|n| n.repeats_on(rest)),
+                _ => false,
+            };
+        }
+        match self.member(step) {
+            (_, true) => true,
+            (Some(next), false) => next.repeats_on(rest),
+            (None, false) => false,
+        }
+    }
+}
+
+/// The paths the policy reads, from the issue down to each leaf.
+const JUDGED_PATHS: [&[&str]; 6] = [
+    &["detail", "type"],
+    &["detail", "severity"],
+    &["detail", "impact", "service", "tier"],
+    &["detail", "trace", "frames", "#0", "module"],
+    &["detail", "requester", "contract", "plan"],
+    &["detail", "votes"],
+];
+
+/// Whether the document repeats a key on a path the policy reads.
+fn repeats_a_judged_key(bytes: &[u8]) -> bool {
+    match serde_json::from_slice::<Node>(bytes) {
+        Ok(root) => JUDGED_PATHS.iter().any(|path| root.repeats_on(path)),
+        Err(_) => false,
+    }
+}
+
+/// One way to damage a message.
+#[derive(Clone, Debug)]
+enum Damage {
+    /// Replace the byte at this fraction of the message with this byte.
+    Replace(f64, u8),
+    /// Insert this byte at this fraction of the message.
+    Insert(f64, u8),
+    /// Delete the byte at this fraction.
+    Delete(f64),
+    /// Cut the message at this fraction.
+    Truncate(f64),
+    /// Append these bytes.
+    Append(Vec<u8>),
+    /// Write the member of the `n`-th occurrence of a judged key
+    /// (`"detail"`, `"type"`, ...) again, in front of itself.
+    RepeatKey(usize, u8),
+    /// No damage.
+    None,
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    let at = 0.0..1.0f64;
+    prop_oneof![
+        (at.clone(), any::<u8>()).prop_map(|(a, b)| Damage::Replace(a, b)),
+        (
+            at.clone(),
+            prop::sample::select(b"{}[]\",:\\ 0e-.tfn\xff\x01".to_vec())
+        )
+            .prop_map(|(a, b)| Damage::Insert(a, b)),
+        at.clone().prop_map(Damage::Delete),
+        at.prop_map(Damage::Truncate),
+        prop::collection::vec(any::<u8>(), 1..4).prop_map(Damage::Append),
+        (0usize..8, any::<u8>()).prop_map(|(n, b)| Damage::RepeatKey(n, b)),
+        Just(Damage::None),
+    ]
+}
+
+/// Keys on the judged paths, as they appear in the bytes.
+const JUDGED_KEYS: [&str; 11] = [
+    "\"detail\":",
+    "\"type\":",
+    "\"severity\":",
+    "\"impact\":",
+    "\"service\":",
+    "\"tier\":",
+    "\"trace\":",
+    "\"frames\":",
+    "\"module\":",
+    "\"requester\":",
+    "\"votes\":",
+];
+
+fn apply(message: &[u8], damage: &Damage) -> Vec<u8> {
+    let mut out = message.to_vec();
+    let at = |f: f64| ((f * message.len() as f64) as usize).min(message.len() - 1);
+    match damage {
+        Damage::Replace(f, b) => out[at(*f)] = *b,
+        Damage::Insert(f, b) => out.insert(at(*f), *b),
+        Damage::Delete(f) => {
+            out.remove(at(*f));
+        }
+        Damage::Truncate(f) => out.truncate(at(*f)),
+        Damage::Append(bytes) => out.extend_from_slice(bytes),
+        Damage::RepeatKey(n, which) => {
+            let text = String::from_utf8_lossy(message).into_owned();
+            let key = JUDGED_KEYS[usize::from(*which) % JUDGED_KEYS.len()];
+            let starts: Vec<usize> = text.match_indices(key).map(|(i, _)| i).collect();
+            if let Some(&start) = starts.get(n % starts.len().max(1)) {
+                // The member `key value,` written again in front of itself:
+                // the value is taken whole with serde_json's own reader.
+                let value_at = start + key.len();
+                let mut values =
+                    serde_json::Deserializer::from_slice(&message[value_at..]).into_iter();
+                if let Some(Ok(serde::de::IgnoredAny)) = values.next() {
+                    let end = value_at + values.byte_offset();
+                    let member = [&message[start..end], b","].concat();
+                    out.splice(start..start, member);
+                }
+            }
+        }
+        Damage::None => {}
+    }
+    out
+}
+
+fn check(seed: u64, size: usize, damage: &Damage) {
+    let policy = Policy::default();
+    let message = apply(
+        &Issue::generate(&mut Gen::new(seed, size)).to_json(),
+        damage,
+    );
+    let verdict = by_optics(&policy, &message);
+    let is_json = serde_json::from_slice::<serde_json::Value>(&message).is_ok();
+    if verdict.keep {
+        assert!(is_json, "{damage:?}: kept what is not JSON");
+        assert!(
+            !repeats_a_judged_key(&message),
+            "{damage:?}: kept a message with a key repeated on a judged path"
+        );
+    }
+    if !is_json {
+        assert_eq!(verdict.flaw, Some(Flaw::Malformed), "{damage:?}");
+    }
+    if serde_json::from_slice::<Issue>(&message).is_ok() {
+        assert_eq!(verdict, by_decoding(&policy, &message), "{damage:?}");
+    }
+}
+
+proptest! {
+    // 2,000 damaged messages a run, every kind of damage about equally.
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn strict_optics_never_keep_what_serde_rejects(
+        seed in any::<u64>(),
+        size in 2usize..=12,
+        damage in damage(),
+    ) {
+        check(seed, size, &damage);
+    }
+}
+
+#[test]
+fn repeating_a_judged_key_is_seen_by_the_oracle() {
+    // The oracle itself: a repeated `detail` or `type` is on a judged path,
+    // a repeated `title` is not.
+    let message = Issue::generate(&mut Gen::new(3, 7)).to_json();
+    let mut seen = HashSet::new();
+    for which in 0..JUDGED_KEYS.len() as u8 {
+        let damaged = apply(&message, &Damage::RepeatKey(0, which));
+        if damaged != message {
+            seen.insert(repeats_a_judged_key(&damaged));
+        }
+    }
+    assert!(seen.contains(&true));
+    let text = String::from_utf8(message.clone()).unwrap();
+    let title = text.find("\"title\":").unwrap();
+    let mut twice = message.clone();
+    twice.splice(title..title, b"\"title\":\"x\",".iter().copied());
+    assert!(serde_json::from_slice::<serde_json::Value>(&twice).is_ok());
+    assert!(!repeats_a_judged_key(&twice));
+}
