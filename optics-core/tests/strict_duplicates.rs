@@ -318,9 +318,28 @@ mod arbitrary_bytes {
     /// Bytes that lean on JSON's punctuation and on the model's keys.
     fn bytes() -> impl Strategy<Value = Vec<u8>> {
         let pieces = prop::sample::select(vec![
-            "{", "}", "[", "]", ":", ",", "\"", "\\", " ", "1", "\"type\"", "\"Incident\"",
-            "\"detail\"", "\"impact\"", "\"service\"", "\"tier\"", "\"severity\"", "\"gold\"",
-            "\"t\\u0069er\"", "null", "\u{e9}", "\u{1}",
+            "{",
+            "}",
+            "[",
+            "]",
+            ":",
+            ",",
+            "\"",
+            "\\",
+            " ",
+            "1",
+            "\"type\"",
+            "\"Incident\"",
+            "\"detail\"",
+            "\"impact\"",
+            "\"service\"",
+            "\"tier\"",
+            "\"severity\"",
+            "\"gold\"",
+            "\"t\\u0069er\"",
+            "null",
+            "\u{e9}",
+            "\u{1}",
         ]);
         prop::collection::vec(pieces, 0..60).prop_map(|p| p.concat().into_bytes())
     }
