@@ -310,3 +310,64 @@ fn strict_views_are_readers_and_allocate_nothing() {
     assert_eq!(kept, [true, false]);
     assert_eq!(met, [false, true]);
 }
+
+mod arbitrary_bytes {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Bytes that lean on JSON's punctuation and on the model's keys.
+    fn bytes() -> impl Strategy<Value = Vec<u8>> {
+        let pieces = prop::sample::select(vec![
+            "{",
+            "}",
+            "[",
+            "]",
+            ":",
+            ",",
+            "\"",
+            "\\",
+            " ",
+            "1",
+            "\"type\"",
+            "\"Incident\"",
+            "\"detail\"",
+            "\"impact\"",
+            "\"service\"",
+            "\"tier\"",
+            "\"severity\"",
+            "\"gold\"",
+            "\"t\\u0069er\"",
+            "null",
+            "\u{e9}",
+            "\u{1}",
+        ]);
+        prop::collection::vec(pieces, 0..60).prop_map(|p| p.concat().into_bytes())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Strict reads never panic on any bytes, and a value they return is
+        /// the one the trusting read returns.
+        #[test]
+        fn strict_reads_are_safe_and_agree(bytes in bytes(), wrap: bool) {
+            let bytes = if wrap {
+                format!(r#"{{"id":1,"detail":{}}}"#, String::from_utf8_lossy(&bytes)).into_bytes()
+            } else {
+                bytes
+            };
+            let duplicates = Duplicates::new();
+            let strict = Json::<Issue>::new(&bytes).strict(&duplicates);
+            let trusting = Json::<Issue>::new(&bytes);
+            if let Some(found) = strict.read(tier()) {
+                prop_assert_eq!(Some(found), trusting.read(tier()));
+            }
+            if let Some(kind) = strict.read(Issue::detail.then(Detail::kind)) {
+                prop_assert_eq!(Some(kind), trusting.read(Issue::detail.then(Detail::kind)));
+            }
+            if let Some(view) = strict.view(Issue::detail) {
+                prop_assert_eq!(Some(view.bytes()), trusting.view(Issue::detail).map(|v| v.bytes()));
+            }
+        }
+    }
+}

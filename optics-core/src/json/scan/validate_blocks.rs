@@ -85,10 +85,6 @@ impl Follow {
     }
 }
 
-/// How many blocks are classified before they are walked (1 KiB of input,
-/// 1 KiB of masks on the stack).
-const CHUNK: usize = 16;
-
 /// The strict masks of the last, short block, padded with spaces.
 #[cold]
 #[inline(never)]
@@ -279,127 +275,111 @@ impl BlockScan for BlockValidate<'_> {
         // Whether the last token so far is `{` or `[`.
         let mut last_token_opens = false;
         let mut start = 0;
-        // Classified a chunk at a time, then walked: two tight loops rather
-        // than one that keeps vector and scalar state live together.
-        let mut classified = [StrictMasks::default(); CHUNK];
         while start < bytes.len() {
-            let mut count = 0;
-            while count < CHUNK && start + count * BLOCK < bytes.len() {
-                let from = start + count * BLOCK;
-                classified[count] = match bytes[from..].first_chunk::<BLOCK>() {
-                    Some(block) => kernel.classify_strict(block),
-                    None => classify_tail(kernel, &bytes[from..]),
-                };
-                count += 1;
+            let m = &match bytes[start..].first_chunk::<BLOCK>() {
+                Some(block) => kernel.classify_strict(block),
+                None => classify_tail(kernel, &bytes[start..]),
+            };
+            let escaped = escaped_bytes(m.masks.backslash, &mut escape_carry);
+            let quotes = m.masks.quote & !escaped;
+            let inside = kernel.prefix_xor(quotes) ^ inside_carry;
+            inside_carry = ((inside as i64) >> 63) as u64;
+            let outside = !inside;
+
+            // Strings: no control character, only valid escapes.
+            if m.control & inside != 0 {
+                return false;
             }
-            for (index, m) in classified[..count].iter().enumerate() {
-                let start = start + index * BLOCK;
-                let escaped = escaped_bytes(m.masks.backslash, &mut escape_carry);
-                let quotes = m.masks.quote & !escaped;
-                let inside = kernel.prefix_xor(quotes) ^ inside_carry;
-                inside_carry = ((inside as i64) >> 63) as u64;
-                let outside = !inside;
-
-                // Strings: no control character, only valid escapes.
-                if m.control & inside != 0 {
+            let mut escapes = escaped & inside;
+            while escapes != 0 {
+                if !escape_ok(bytes, start + escapes.trailing_zeros() as usize) {
                     return false;
                 }
-                let mut escapes = escaped & inside;
-                while escapes != 0 {
-                    if !escape_ok(bytes, start + escapes.trailing_zeros() as usize) {
-                        return false;
-                    }
-                    escapes &= escapes - 1;
-                }
-
-                // Tokens and gaps.
-                let open = m.masks.open & outside;
-                let close = m.masks.close & outside;
-                let colon = m.masks.colon & outside;
-                let comma = m.comma & outside;
-                let string_open = quotes & inside;
-                let scalar = outside
-                    & !(m.ws
-                        | m.masks.open
-                        | m.masks.close
-                        | m.masks.colon
-                        | m.comma
-                        | m.masks.quote);
-                let scalar_start = scalar & !((scalar << 1) | scalar_high);
-                scalar_high = scalar >> 63;
-                let tokens = open | close | colon | comma | string_open | scalar_start;
-                let gaps = !tokens;
-
-                let context = if open | close == 0 {
-                    Context {
-                        object: containers.object,
-                        array: containers.array,
-                    }
-                } else {
-                    match walk_brackets(&bytes[start..], open | close, &mut containers) {
-                        Some(context) => context,
-                        None => return false,
-                    }
-                };
-                // `,` only in a container, `:` only in an object.
-                if comma & !(context.object | context.array) != 0 || colon & !context.object != 0 {
-                    return false;
-                }
-                let values = open | string_open | scalar_start;
-                let mut first = 0;
-                if !seen_token && tokens != 0 {
-                    // The document starts with a value.
-                    first = tokens & tokens.wrapping_neg();
-                    if first & values == 0 {
-                        return false;
-                    }
-                    seen_token = true;
-                }
-
-                // Every token but the first follows exactly one: a `:`, a key, a
-                // value's end, or an opener or `,` (the rest, by elimination).
-                let after_colons = after_colon.next(colon, gaps);
-                let keys = string_open & context.object & !after_colons;
-                let after_keys = after_key.next(keys, gaps);
-                let value_ends = close | (string_open & !keys) | scalar_start;
-                let after_values = after_value.next(value_ends, gaps);
-                let after_openers = tokens & !(after_colons | after_keys | after_values | first);
-                let opened = after_openers & !close;
-                let wrong = (after_colons & !values)
-                    | (after_keys ^ colon)
-                    | (after_values & !(comma | close))
-                    | (opened & context.object & !string_open)
-                    | (opened & context.array & !values);
-                if wrong != 0 {
-                    return false;
-                }
-                // A closer right after an opener or `,`: only `{}` and `[]`.
-                let mut empties = after_openers & close;
-                while empties != 0 {
-                    let at = empties.trailing_zeros();
-                    let before = tokens & ((1u64 << at) - 1);
-                    let opener_before = match before {
-                        0 => last_token_opens,
-                        _ => open >> (63 - before.leading_zeros()) & 1 == 1,
-                    };
-                    if !opener_before {
-                        return false;
-                    }
-                    empties &= empties - 1;
-                }
-                if tokens != 0 {
-                    last_token_opens = open >> (63 - tokens.leading_zeros()) & 1 == 1;
-                }
-
-                let mut scalars = scalar_start;
-                while scalars != 0 {
-                    if !scalar_ok(bytes, start + scalars.trailing_zeros() as usize) {
-                        return false;
-                    }
-                    scalars &= scalars - 1;
-                }
+                escapes &= escapes - 1;
             }
-            start += count * BLOCK;
+
+            // Tokens and gaps.
+            let open = m.masks.open & outside;
+            let close = m.masks.close & outside;
+            let colon = m.masks.colon & outside;
+            let comma = m.comma & outside;
+            let string_open = quotes & inside;
+            let scalar = outside
+                & !(m.ws | m.masks.open | m.masks.close | m.masks.colon | m.comma | m.masks.quote);
+            let scalar_start = scalar & !((scalar << 1) | scalar_high);
+            scalar_high = scalar >> 63;
+            let tokens = open | close | colon | comma | string_open | scalar_start;
+            let gaps = !tokens;
+
+            let context = if open | close == 0 {
+                Context {
+                    object: containers.object,
+                    array: containers.array,
+                }
+            } else {
+                match walk_brackets(&bytes[start..], open | close, &mut containers) {
+                    Some(context) => context,
+                    None => return false,
+                }
+            };
+            // `,` only in a container, `:` only in an object.
+            if comma & !(context.object | context.array) != 0 || colon & !context.object != 0 {
+                return false;
+            }
+            let values = open | string_open | scalar_start;
+            let mut first = 0;
+            if !seen_token && tokens != 0 {
+                // The document starts with a value.
+                first = tokens & tokens.wrapping_neg();
+                if first & values == 0 {
+                    return false;
+                }
+                seen_token = true;
+            }
+
+            // Every token but the first follows exactly one: a `:`, a key, a
+            // value's end, or an opener or `,` (the rest, by elimination).
+            let after_colons = after_colon.next(colon, gaps);
+            let keys = string_open & context.object & !after_colons;
+            let after_keys = after_key.next(keys, gaps);
+            let value_ends = close | (string_open & !keys) | scalar_start;
+            let after_values = after_value.next(value_ends, gaps);
+            let after_openers = tokens & !(after_colons | after_keys | after_values | first);
+            let opened = after_openers & !close;
+            let wrong = (after_colons & !values)
+                | (after_keys ^ colon)
+                | (after_values & !(comma | close))
+                | (opened & context.object & !string_open)
+                | (opened & context.array & !values);
+            if wrong != 0 {
+                return false;
+            }
+            // A closer right after an opener or `,`: only `{}` and `[]`.
+            let mut empties = after_openers & close;
+            while empties != 0 {
+                let at = empties.trailing_zeros();
+                let before = tokens & ((1u64 << at) - 1);
+                let opener_before = match before {
+                    0 => last_token_opens,
+                    _ => open >> (63 - before.leading_zeros()) & 1 == 1,
+                };
+                if !opener_before {
+                    return false;
+                }
+                empties &= empties - 1;
+            }
+            if tokens != 0 {
+                last_token_opens = open >> (63 - tokens.leading_zeros()) & 1 == 1;
+            }
+
+            let mut scalars = scalar_start;
+            while scalars != 0 {
+                if !scalar_ok(bytes, start + scalars.trailing_zeros() as usize) {
+                    return false;
+                }
+                scalars &= scalars - 1;
+            }
+            start += BLOCK;
         }
         // The end: one whole value, nothing left open (a `:`, `,` or key
         // with nothing after it is in an open container).

@@ -25,16 +25,24 @@
 //!
 //! | file        | what it holds                                                                         |
 //! |-------------|---------------------------------------------------------------------------------------|
-//! | `mod.rs`    | [`Masks`], the [`Kernel`] and [`BlockScan`] traits, [`dispatch`], the front functions |
+//! | `mod.rs`    | [`Masks`], [`StrictMasks`], the [`Kernel`] and [`BlockScan`] traits, [`dispatch`]       |
 //! | `scalar.rs` | one byte at a time: the oracle every kernel is tested against, and the fallback       |
 //! | `sse2.rs`   | x86_64's baseline: 16-byte compares, no detection needed                              |
 //! | `avx2.rs`   | x86_64 with AVX2, POPCNT and PCLMULQDQ, detected once: whole scans compiled for them  |
 //!
+//! A kernel classifies a block two ways: [`Kernel::classify`] for the scans
+//! (quotes, backslashes, brackets, colons) and [`Kernel::classify_strict`] for
+//! strict mode (also commas, whitespace by one table lookup, control bytes).
+//! [`dispatch_as`] runs a scan with a kernel of the caller's choice (the
+//! scalar one included), so that tests check every kernel the machine has
+//! against the scalar oracle on whole scans, not only on single blocks.
+//!
 //! # Adding a kernel (NEON, say)
 //!
 //! 1. A file `neon.rs`, declared here under `#[cfg(target_arch = "aarch64")]`,
-//!    with a zero-sized type that implements [`Kernel`] (`classify` with 16-byte
-//!    compares, `prefix_xor` with a carry-less multiply) and a `run` compiled
+//!    with a zero-sized type that implements [`Kernel`] (`classify` and
+//!    `classify_strict` with 16-byte compares, `prefix_xor` with a carry-less
+//!    multiply) and a `run` compiled
 //!    with `#[target_feature(enable = "...")]` that calls `scan.run(kernel)`, as
 //!    `avx2.rs` does. Every `unsafe` block gets its `// SAFETY:` comment (denied
 //!    otherwise) and every `unsafe fn` its `# Safety` section.
@@ -43,7 +51,9 @@
 //!    detected once, as `avx2::available` does).
 //! 3. If it also serves single calls, a `cfg` arm in [`classify`],
 //!    [`find_quote_or_backslash`] and [`find_string_special`].
-//! 4. A property test that checks it against `scalar.rs`, as `avx2.rs` has.
+//! 4. A property test that checks it against `scalar.rs`, as `avx2.rs` has, and
+//!    a [`KernelChoice`] for it, so that `tests/block_walk_oracle.rs` and
+//!    `tests/validate_oracle.rs` run their whole scans with it.
 #![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -222,7 +232,7 @@ impl Kernel for Scalar {
 /// machine has against the scalar one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelChoice {
-    /// What [`dispatch`] picks (AVX2 where the CPU has it).
+    /// What the dispatch picks (AVX2 where the CPU has it).
     Best,
     /// SSE2 on x86_64 (the scalar kernel elsewhere).
     Baseline,
