@@ -1,23 +1,40 @@
 //! Judging one message, every way a Rust user could: the byte optics
 //! (`optics` trusts what it skips; `optics_strict` validates the message
-//! first, as the filter does by default), full decode, the detail's view alone, and the peers (sonic-rs `get` and
-//! `get_unchecked`, serde_json's partial decode through `&RawValue`), on the
-//! same 256 messages, in two layouts, in one run.
+//! first, as the filter does by default; `optics_strict_dup` also reads
+//! through strict views that reject a key given twice on a path read), full
+//! decode, the detail's view alone, the peers (sonic-rs `get`,
+//! `get_unchecked` and `get_many_unchecked` with one `PointerTree` of every
+//! path the policy reads, simd-json's tape, serde_json's partial decode
+//! through `&RawValue`), on the same 256 messages, in two layouts, in one run.
+//!
+//! The floor: `floor` classifies the bytes in front of the detail (stage-1
+//! masks, escapes and strings resolved, no key compared) with the best
+//! kernel; no structural scan to the detail can cost less. `missing_key`
+//! looks for a key the message does not have (the scan to the end), beside
+//! `detail`, a present late key; `validate` is strict mode's check alone.
+//! Before criterion's runs, the bench prints same-run ratios (medians of
+//! three interleaved rounds): how far the scan is from the floor, missing
+//! against present, strict against decode.
 //!
 //! `late`: as serde writes the model (`detail` is the 61st of 64 fields).
 //! `first`: the same messages with `detail` moved to the front.
 
 use std::hint::black_box;
+use std::time::Instant;
 
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use optics_core::json::scan::{self, kernels};
+use optics_core::json::{Duplicates, Strict};
 use optics_core::Json;
+use serde::de::IntoDeserializer;
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use simd_json::prelude::*;
 use triage::judge;
 use triage::model::{Detail, DetailKind, Issue, Module, Plan, Severity, Tier, Votes};
-use triage::policy::{Policy, Verdict};
+use triage::policy::{Flaw, Policy, Verdict};
 
 const POOL: usize = 256;
 
@@ -115,8 +132,294 @@ fn by_sonic(policy: &Policy, message: &[u8], checked: bool) -> Verdict {
     Verdict::judged(Some(kind), keep)
 }
 
+/// The demo's strict judge, with duplicate keys: the message validated, then
+/// judged through strict views; a key given twice on a path the policy read
+/// refuses it as `Flaw::DuplicateKey`. (How `triage::judge::by_optics` reads
+/// with `optics_core::json::Strict`.)
+fn by_optics_strict_dup(policy: &Policy, message: &[u8]) -> Verdict {
+    let duplicates = Duplicates::new();
+    let Ok(issue) = Strict::<Issue>::validated(message, &duplicates) else {
+        return Verdict::refused(Flaw::Malformed);
+    };
+    let verdict = match issue.view(Issue::detail) {
+        Some(detail) => policy.judge(detail),
+        None => Verdict::DROPPED,
+    };
+    if duplicates.met() {
+        Verdict::refused(Flaw::DuplicateKey)
+    } else {
+        verdict
+    }
+}
+
+/// A unit variant from its name, as serde reads it.
+fn variant<T: for<'de> Deserialize<'de>>(name: &str) -> Option<T> {
+    let name: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        name.into_deserializer();
+    T::deserialize(name).ok()
+}
+
+/// The kind and the policy's verdict from leaves read one way or another.
+fn verdict_of(
+    policy: &Policy,
+    kind: Option<&str>,
+    leaf: impl Fn(usize) -> Option<(Option<String>, Option<u64>)>,
+) -> Verdict {
+    let kind = match kind {
+        Some("Bug") => DetailKind::Bug,
+        Some("Incident") => DetailKind::Incident,
+        Some("Request") => DetailKind::Request,
+        _ => return Verdict::DROPPED,
+    };
+    let text = |i: usize| leaf(i).and_then(|(text, _)| text);
+    let keep = match kind {
+        DetailKind::Incident => {
+            text(1)
+                .and_then(|s| variant::<Severity>(&s))
+                .is_some_and(|s| policy.urgent.contains(&s))
+                && text(2)
+                    .and_then(|t| variant::<Tier>(&t))
+                    .is_some_and(|t| policy.tiers.contains(&t))
+        }
+        DetailKind::Bug => text(3)
+            .and_then(|m| variant::<Module>(&m))
+            .is_some_and(|m| policy.modules.contains(&m)),
+        DetailKind::Request => {
+            text(4)
+                .and_then(|p| variant::<Plan>(&p))
+                .is_some_and(|p| policy.plans.contains(&p))
+                && leaf(5)
+                    .and_then(|(_, n)| n)
+                    .is_some_and(|v| Votes(v as u32) >= policy.min_votes)
+        }
+    };
+    Verdict::judged(Some(kind), keep)
+}
+
+/// sonic-rs: one `PointerTree` of every path the policy reads, one pass.
+fn by_sonic_many(policy: &Policy, tree: &sonic_rs::PointerTree, message: &[u8]) -> Verdict {
+    // SAFETY: the bench's messages are serde_json's output: valid JSON.
+    let Ok(found) = (unsafe { sonic_rs::get_many_unchecked(message, tree) }) else {
+        return Verdict::DROPPED;
+    };
+    let raw = |i: usize| {
+        found
+            .get(i)
+            .and_then(Option::as_ref)
+            .map(|v| v.as_raw_str())
+    };
+    let kind: Option<String> = raw(0).and_then(|r| sonic_rs::from_str(r).ok());
+    verdict_of(policy, kind.as_deref(), |i| {
+        let raw = match i {
+            // SAFETY: as above.
+            3 => unsafe { sonic_rs::get_unchecked(raw(3)?, &sonic_rs::pointer![0, "module"]) }
+                .ok()?
+                .as_raw_str()
+                .to_owned(),
+            _ => raw(i)?.to_owned(),
+        };
+        Some((sonic_rs::from_str(&raw).ok(), sonic_rs::from_str(&raw).ok()))
+    })
+}
+
+/// The paths the policy reads, from the message's root.
+fn policy_tree() -> sonic_rs::PointerTree {
+    let mut tree = sonic_rs::PointerTree::new();
+    tree.add_path(["detail", "type"]);
+    tree.add_path(["detail", "severity"]);
+    tree.add_path(["detail", "impact", "service", "tier"]);
+    // `frames/0/module` would fail the whole call on an empty list (sonic-rs
+    // reports "get value from an empty array"): the list is taken instead,
+    // and its first module read from it.
+    tree.add_path(["detail", "trace", "frames"]);
+    tree.add_path(["detail", "requester", "contract", "plan"]);
+    tree.add_path(["detail", "votes"]);
+    tree
+}
+
+/// simd-json: the message copied (simd-json parses in place), its tape
+/// built, then the leaves read from the tape.
+fn by_simd_json(policy: &Policy, message: &[u8], copy: &mut Vec<u8>) -> Verdict {
+    copy.clear();
+    copy.extend_from_slice(message);
+    let Ok(tape) = simd_json::to_tape(copy) else {
+        return Verdict::DROPPED;
+    };
+    let root = tape.as_value();
+    let Some(detail) = root.get("detail") else {
+        return Verdict::DROPPED;
+    };
+    let at = |path: &[&str]| {
+        let mut value = detail;
+        for step in path {
+            value = match step.parse::<usize>() {
+                Ok(index) => value.get_idx(index)?,
+                Err(_) => value.get(*step)?,
+            };
+        }
+        Some(value)
+    };
+    let paths: [&[&str]; 6] = [
+        &["type"],
+        &["severity"],
+        &["impact", "service", "tier"],
+        &["trace", "frames", "0", "module"],
+        &["requester", "contract", "plan"],
+        &["votes"],
+    ];
+    let kind = at(paths[0]).and_then(|v| v.as_str().map(str::to_owned));
+    verdict_of(policy, kind.as_deref(), |i| {
+        let value = at(paths[i])?;
+        Some((value.as_str().map(str::to_owned), value.as_u64()))
+    })
+}
+
+/// Where each message's detail starts: the floor classifies what is before.
+fn fronts(pool: &[Vec<u8>]) -> Vec<usize> {
+    pool.iter()
+        .map(|m| {
+            let detail = Json::<Issue>::new(m).view(Issue::detail).expect("a detail");
+            detail.bytes().as_ptr() as usize - m.as_ptr() as usize
+        })
+        .collect()
+}
+
+/// Same-run ratios, printed before criterion runs: each contender timed over
+/// the pool in three interleaved rounds, the median taken.
+fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
+    let fronts = fronts(pool);
+    type Contender<'p> = (&'static str, Box<dyn Fn(usize) -> u64 + 'p>);
+    let contenders: Vec<Contender> = vec![
+        (
+            "floor",
+            Box::new(|i| kernels::classify_floor(&pool[i][..fronts[i]])),
+        ),
+        (
+            "detail",
+            Box::new(|i| {
+                Json::<Issue>::new(&pool[i])
+                    .view(Issue::detail)
+                    .map_or(0, |d| d.bytes().len() as u64)
+            }),
+        ),
+        (
+            "missing_key",
+            Box::new(|i| {
+                matches!(
+                    scan::object_field(&pool[i], &["absent"]),
+                    scan::Lookup::Missing
+                ) as u64
+            }),
+        ),
+        (
+            "optics",
+            Box::new(|i| judge::by_optics_trusting(policy, &pool[i]).keep as u64),
+        ),
+        (
+            "validate",
+            Box::new(|i| scan::validate(&pool[i]).is_ok() as u64),
+        ),
+        (
+            "optics_strict",
+            Box::new(|i| judge::by_optics(policy, &pool[i]).keep as u64),
+        ),
+        (
+            "optics_strict_dup",
+            Box::new(|i| by_optics_strict_dup(policy, &pool[i]).keep as u64),
+        ),
+        (
+            "decode",
+            Box::new(|i| judge::by_decoding(policy, &pool[i]).keep as u64),
+        ),
+    ];
+    let runs: Vec<&dyn Fn(usize) -> u64> = contenders.iter().map(|(_, run)| &**run).collect();
+    let ns = medians(pool.len(), &runs);
+    let get = |name: &str| {
+        ns[contenders
+            .iter()
+            .position(|(n, _)| *n == name)
+            .expect("named")]
+    };
+    let bytes = pool.iter().map(Vec::len).sum::<usize>() as f64 / pool.len() as f64;
+    println!("same-run ratios, judge_{layout} (median of 3 rounds, ns per message):");
+    for ((name, _), t) in contenders.iter().zip(&ns) {
+        println!("  {name:<18} {t:>9.1} ns  {:>6.2}x floor", t / get("floor"));
+    }
+    println!(
+        "  detail / floor {:.2}  optics / floor {:.2}  missing / present {:.2}  decode / optics {:.1}  decode / optics_strict {:.1}  decode / optics_strict_dup {:.1}  validate {:.2} GB/s",
+        get("detail") / get("floor"),
+        get("optics") / get("floor"),
+        get("missing_key") / get("detail"),
+        get("decode") / get("optics"),
+        get("decode") / get("optics_strict"),
+        get("decode") / get("optics_strict_dup"),
+        bytes / get("validate"),
+    );
+}
+
+/// Times `run` over `0..n` in `rounds` interleaved rounds with the others;
+/// the median of the rounds, in ns per call.
+fn medians(n: usize, runs: &[&dyn Fn(usize) -> u64]) -> Vec<f64> {
+    let rounds = 3;
+    let mut times = vec![Vec::new(); runs.len()];
+    for _ in 0..rounds {
+        for (slot, run) in runs.iter().enumerate() {
+            let iterations = 40 * n;
+            let start = Instant::now();
+            for i in 0..iterations {
+                black_box(run(black_box(i % n)));
+            }
+            times[slot].push(start.elapsed().as_nanos() as f64 / iterations as f64);
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            t[t.len() / 2]
+        })
+        .collect()
+}
+
+/// One leaf late (`benches/read.rs`'s path, on its 64 incidents): the read,
+/// strict and trusting, beside the floor of the bytes in front of the leaf.
+fn print_leaf_ratios() {
+    let pool: Vec<Vec<u8>> = common::incidents(64).iter().map(|m| m.to_vec()).collect();
+    let tier = Issue::detail
+        .then(Detail::incident)
+        .then(triage::model::Incident::impact)
+        .then(triage::model::Impact::service)
+        .then(triage::model::Service::tier);
+    let fronts: Vec<usize> = pool
+        .iter()
+        .map(|m| {
+            let leaf = Json::<Issue>::new(m).view(tier).expect("a tier").bytes();
+            leaf.as_ptr() as usize - m.as_ptr() as usize
+        })
+        .collect();
+    let floor = |i: usize| kernels::classify_floor(&pool[i][..fronts[i]]);
+    let trusting = |i: usize| Json::<Issue>::new(&pool[i]).read(tier).is_some() as u64;
+    let strict = |i: usize| {
+        let duplicates = Duplicates::new();
+        Strict::<Issue>::validated(&pool[i], &duplicates)
+            .ok()
+            .and_then(|issue| issue.read(tier))
+            .is_some() as u64
+    };
+    let ns = medians(pool.len(), &[&floor, &trusting, &strict]);
+    println!(
+        "same-run ratios, one leaf late (64 incidents, median of 3 rounds): floor {:.1} ns, optics {:.1} ns ({:.2}x floor), optics strict with duplicate keys {:.1} ns ({:.2}x floor)",
+        ns[0],
+        ns[1],
+        ns[1] / ns[0],
+        ns[2],
+        ns[2] / ns[0]
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let policy = Policy::default();
+    let tree = policy_tree();
     let late: Vec<Vec<u8>> = common::messages(POOL).iter().map(|m| m.to_vec()).collect();
     let first: Vec<Vec<u8>> = late.iter().map(|m| detail_first(m)).collect();
     for (late, first) in late.iter().zip(&first) {
@@ -130,13 +433,42 @@ fn bench(c: &mut Criterion) {
             assert_eq!(by_raw_value(&policy, m), want);
             assert_eq!(by_sonic(&policy, m, true), want);
             assert_eq!(by_sonic(&policy, m, false), want);
+            assert_eq!(by_sonic_many(&policy, &tree, m), want);
+            assert_eq!(by_simd_json(&policy, m, &mut Vec::new()), want);
+            assert_eq!(by_optics_strict_dup(&policy, m), want);
         }
     }
+    for (layout, pool) in [("late", &late), ("first", &first)] {
+        print_ratios(layout, pool, &policy);
+    }
+    print_leaf_ratios();
 
     for (layout, pool) in [("late", &late), ("first", &first)] {
         let bytes: usize = pool.iter().map(Vec::len).sum();
+        let fronts = fronts(pool);
         let mut group = c.benchmark_group(format!("judge_{layout}"));
         group.throughput(Throughput::Bytes((bytes / pool.len()) as u64));
+        let mut by_index = |name: &str, judge: &dyn Fn(usize) -> u64| {
+            group.bench_function(BenchmarkId::from_parameter(name), |b| {
+                let mut i = 0;
+                b.iter(|| {
+                    i = (i + 1) % pool.len();
+                    black_box(judge(black_box(i)))
+                })
+            });
+        };
+        by_index("floor", &|i| kernels::classify_floor(&pool[i][..fronts[i]]));
+        by_index("missing_key", &|i| {
+            matches!(
+                scan::object_field(&pool[i], &["absent"]),
+                scan::Lookup::Missing
+            ) as u64
+        });
+        by_index("validate", &|i| scan::validate(&pool[i]).is_ok() as u64);
+        let copy = std::cell::RefCell::new(Vec::with_capacity(8192));
+        by_index("simd_json_tape", &|i| {
+            by_simd_json(&policy, &pool[i], &mut copy.borrow_mut()).keep as u64
+        });
         let mut run = |name: &str, judge: &dyn Fn(&[u8]) -> Verdict| {
             group.bench_function(BenchmarkId::from_parameter(name), |b| {
                 let mut i = 0;
@@ -149,12 +481,16 @@ fn bench(c: &mut Criterion) {
         run("decode", &|m| judge::by_decoding(&policy, m));
         run("optics", &|m| judge::by_optics_trusting(&policy, m));
         run("optics_strict", &|m| judge::by_optics(&policy, m));
+        run("optics_strict_dup", &|m| by_optics_strict_dup(&policy, m));
         run("detail", &|m| {
             Verdict::judged(None, Json::<Issue>::new(m).view(Issue::detail).is_some())
         });
         run("serde_json_raw_value", &|m| by_raw_value(&policy, m));
         run("sonic_rs_get", &|m| by_sonic(&policy, m, true));
         run("sonic_rs_get_unchecked", &|m| by_sonic(&policy, m, false));
+        run("sonic_rs_get_many_unchecked", &|m| {
+            by_sonic_many(&policy, &tree, m)
+        });
         group.finish();
     }
 }

@@ -2,6 +2,13 @@
 //! strings, numbers, booleans, objects nested 3 deep, short lists, a map) whose
 //! wanted key sits ~90 % of the way in. Also the SIMD block classifier against
 //! its scalar oracle, which is what justifies the `unsafe` in `json/simd/`.
+//!
+//! Each scan beside its floor, in the same run: `missing_key` (a key the
+//! object lacks, confirmed by the walk to the end) beside a present late key
+//! and the classification floor of the bytes each must look at;
+//! `leaf_locate` (keys found inside a small object, as the policy's leaves
+//! are) beside skipping that object whole and classifying it;
+//! `validate_4k` (strict mode) beside its byte-by-byte oracle.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use optics_core::json::scan::{kernels, object_field, skip_value, validate, Lookup};
@@ -82,6 +89,90 @@ fn scan(c: &mut Criterion) {
     group.finish();
 }
 
+/// A small object like the demo's incident detail (~300 bytes), and the keys
+/// the policy reads in it.
+fn small_detail() -> Vec<u8> {
+    let detail = json!({
+        "type": "Incident",
+        "severity": "Sev2",
+        "startedAt": 1_700_000_123u64,
+        "mitigated": false,
+        "summary": "checkout latency above the objective in two regions",
+        "impact": {
+            "users": 48_210,
+            "errorRate": 0.0375,
+            "service": { "name": "checkout-api", "tier": "Critical", "region": "eu-west-1" }
+        },
+        "owner": { "team": "payments", "oncall": "ann", "escalated": true }
+    });
+    let text = serde_json::to_vec(&detail).expect("serializes");
+    assert!((250..400).contains(&text.len()), "{} bytes", text.len());
+    text
+}
+
+fn floors(c: &mut Criterion) {
+    let doc = document();
+    let Lookup::Found(value) = object_field(&doc, &[TARGET]) else {
+        panic!("{TARGET} missing");
+    };
+    let front = value.as_ptr() as usize - doc.as_ptr() as usize;
+    let mut group = c.benchmark_group("missing_key");
+    group.throughput(Throughput::Bytes(doc.len() as u64));
+    group.bench_function("present_late_key", |b| {
+        b.iter(|| object_field(black_box(&doc), &[TARGET]))
+    });
+    group.bench_function("missing_key", |b| {
+        b.iter(|| {
+            let found = object_field(black_box(&doc), &["member_name_99"]);
+            assert_eq!(found, Lookup::Missing);
+            found
+        })
+    });
+    group.bench_function("floor_to_the_present_key", |b| {
+        b.iter(|| kernels::classify_floor(black_box(&doc[..front])))
+    });
+    group.bench_function("floor_whole_object", |b| {
+        b.iter(|| kernels::classify_floor(black_box(&doc)))
+    });
+    group.finish();
+
+    let detail = small_detail();
+    let mut group = c.benchmark_group("leaf_locate");
+    group.throughput(Throughput::Bytes(detail.len() as u64));
+    group.bench_function("tag_severity_impact_owner", |b| {
+        b.iter(|| {
+            let d = black_box(&detail[..]);
+            [
+                object_field(d, &["type"]),
+                object_field(d, &["severity"]),
+                object_field(d, &["impact"]),
+                object_field(d, &["owner"]),
+            ]
+        })
+    });
+    group.bench_function("last_key", |b| {
+        b.iter(|| object_field(black_box(&detail), &["owner"]))
+    });
+    group.bench_function("skip_whole_object", |b| {
+        b.iter(|| skip_value(black_box(&detail), 0))
+    });
+    group.bench_function("floor_whole_object", |b| {
+        b.iter(|| kernels::classify_floor(black_box(&detail)))
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("validate_4k");
+    group.throughput(Throughput::Bytes(doc.len() as u64));
+    group.bench_function("validate", |b| b.iter(|| validate(black_box(&doc))));
+    group.bench_function("validate_scalar_oracle", |b| {
+        b.iter(|| kernels::validate_scalar(black_box(&doc)))
+    });
+    group.bench_function("floor_whole_object", |b| {
+        b.iter(|| kernels::classify_floor(black_box(&doc)))
+    });
+    group.finish();
+}
+
 fn kernels(c: &mut Criterion) {
     let doc = document();
     let blocks: Vec<[u8; kernels::BLOCK]> = doc
@@ -133,5 +224,5 @@ fn kernels(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, scan, kernels);
+criterion_group!(benches, scan, floors, kernels);
 criterion_main!(benches);

@@ -33,7 +33,9 @@
 //!
 //! **Duplicate keys.** For a struct field the byte reader takes the first member
 //! with the key; serde_json rejects such a document ("duplicate field"). For a
-//! map (`key(k)`) both take the last.
+//! map (`key(k)`) both take the last. A [`Strict`] view rejects them instead:
+//! a read through it that meets a key given twice on its path returns nothing
+//! and records it in the caller's [`Duplicates`].
 //!
 //! **A defaulted field that is missing.** Reading it decodes the default, as
 //! serde does. Reading *through* it (a path that goes on into a missing
@@ -71,10 +73,12 @@ mod simd;
 mod without_internal_tag;
 pub mod write;
 
+use core::cell::Cell;
 use core::marker::PhantomData;
 use serde::de::Deserialize;
 
-use crate::optic::StartsAt;
+use crate::optic::{Preview, StartsAt};
+use crate::Reader;
 
 pub use iter::{EachFoci, JsonTraverse, JsonTraverseDecode, ReadEach, ThenFoci, Views};
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
@@ -202,6 +206,190 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// from how it is read (`Json<String>` read as `&str`).
     pub fn read_as<A: Deserialize<'a>>(self) -> Option<A> {
         decode(self.bytes)
+    }
+}
+
+/// Whether strict reads ([`Strict`]) met a key given twice on a path they
+/// read: one flag, owned by the caller, shared by every strict view made with
+/// it. Allocation-free; not `Sync` (one per message, or per thread).
+///
+/// See [`Strict`] for an example.
+#[derive(Debug, Default)]
+pub struct Duplicates {
+    met: Cell<bool>,
+}
+
+impl Duplicates {
+    /// No duplicate met yet.
+    pub const fn new() -> Self {
+        Duplicates {
+            met: Cell::new(false),
+        }
+    }
+
+    /// Whether a strict read met a key given twice on its path (its read
+    /// returned nothing).
+    pub fn met(&self) -> bool {
+        self.met.get()
+    }
+
+    /// Forgets what was met, to judge the next message with the same flag.
+    pub fn clear(&self) {
+        self.met.set(false);
+    }
+}
+
+/// A view of validated bytes read strictly: like [`Json`], and every read
+/// through it also checks that each key on the path it takes stands once in
+/// its object (serde_json rejects a struct with a field given twice; other
+/// parsers take the last, so the writer of a message could choose how it is
+/// read). A read that meets a duplicate returns `None` and sets the
+/// [`Duplicates`] flag the view carries. Keys off the paths read are not
+/// looked at.
+///
+/// Three words, `Copy`; implements [`Reader`], so code written against
+/// `impl Reader<T>` reads strictly when handed one. Each object on a path is
+/// walked to its end (a trusting read stops at its key); nothing is
+/// allocated. [`Json`] itself is unchanged: trusting reads cost what they did.
+///
+/// What counts as a key on the path: the field read in each struct (with its
+/// aliases), an enum's tag or content key, and the first key of each object
+/// looked into when written plainly with a string value (where serde writes
+/// an internally tagged enum's tag, which the byte reader checks there
+/// without a lookup). Maps (`key(k)`) keep serde_json's last-wins reading.
+///
+/// ```
+/// use optics_core::json::{Duplicates, Strict};
+/// use optics_core::prelude::*;
+/// use serde::Deserialize;
+///
+/// #[derive(Optics, Deserialize)]
+/// struct Issue { id: u64, detail: Detail }
+/// #[derive(Optics, Deserialize)]
+/// #[serde(tag = "type")]
+/// enum Detail { Incident(Incident) }
+/// #[derive(Optics, Deserialize)]
+/// struct Incident { severity: u8 }
+///
+/// fn urgent(detail: impl Reader<Detail>) -> bool {
+///     detail.read(Detail::incident.then(Incident::severity)) == Some(1)
+/// }
+///
+/// let judge = |message: &[u8]| -> Result<bool, &str> {
+///     let duplicates = Duplicates::new();
+///     let issue = Strict::<Issue>::validated(message, &duplicates).map_err(|_| "malformed")?;
+///     let keep = issue.view(Issue::detail).is_some_and(urgent);
+///     if duplicates.met() { Err("duplicate key") } else { Ok(keep) }
+/// };
+/// assert_eq!(judge(br#"{"id":1,"detail":{"type":"Incident","severity":1}}"#), Ok(true));
+/// assert_eq!(judge(br#"{"id":1,"detail":{"type":"Incident","severity":1,"severity":2}}"#), Err("duplicate key"));
+/// assert_eq!(judge(br#"{"id":1,"detail":{"type":"Incident","severity":1},"detail":{}}"#), Err("duplicate key"));
+/// // A duplicate off the path read is none of its business.
+/// assert_eq!(judge(br#"{"id":1,"x":0,"x":0,"detail":{"type":"Incident","severity":1}}"#), Ok(true));
+/// assert_eq!(judge(br#"{"id":1,"detail":{"type":"Incident","severity":1"#), Err("malformed"));
+/// ```
+pub struct Strict<'a, 'd, T: ?Sized> {
+    json: Json<'a, T>,
+    duplicates: &'d Duplicates,
+}
+
+impl<T: ?Sized> Clone for Strict<'_, '_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: ?Sized> Copy for Strict<'_, '_, T> {}
+
+impl<T: ?Sized> core::fmt::Debug for Strict<'_, '_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Strict({:?})", self.json)
+    }
+}
+
+impl<'a, T: ?Sized> Json<'a, T> {
+    /// This view read strictly, recording duplicate keys in `duplicates`.
+    /// For bytes already validated ([`Json::validated`]); O(1).
+    pub const fn strict<'d>(self, duplicates: &'d Duplicates) -> Strict<'a, 'd, T> {
+        Strict {
+            json: self,
+            duplicates,
+        }
+    }
+}
+
+impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
+    /// Validates `bytes` as one JSON document ([`Json::validated`]) and views
+    /// them strictly. O(n), nothing allocated.
+    pub fn validated(
+        bytes: &'a [u8],
+        duplicates: &'d Duplicates,
+    ) -> Result<Self, scan::SyntaxError> {
+        Ok(Json::validated(bytes)?.strict(duplicates))
+    }
+
+    /// The view, read trustingly from here on.
+    #[inline]
+    pub const fn json(self) -> Json<'a, T> {
+        self.json
+    }
+
+    /// The bytes this view covers.
+    #[inline]
+    pub const fn bytes(self) -> &'a [u8] {
+        self.json.bytes
+    }
+
+    /// The focus's bytes, as [`Json::view`] finds them, as a strict view;
+    /// `None` also where a key on the path stands twice (recorded).
+    #[inline]
+    pub fn view<O>(self, optic: O) -> Option<Strict<'a, 'd, O::Focus>>
+    where
+        O: JsonOptic + StartsAt<T>,
+    {
+        match self.locate(&optic) {
+            Found::At(bytes) => Some(Json::new(bytes).strict(self.duplicates)),
+            Found::Absent | Found::Miss => None,
+        }
+    }
+
+    /// The focus, decoded as [`Json::read`] decodes it; `None` also where a
+    /// key on the path stands twice (recorded).
+    #[inline]
+    pub fn read<O>(self, optic: O) -> Option<O::Focus>
+    where
+        O: JsonDecode<'a> + StartsAt<T>,
+    {
+        optic.decode(self.locate(&optic))
+    }
+
+    /// The optic's locate, watched for duplicate keys.
+    #[inline]
+    fn locate<O: JsonOptic>(&self, optic: &O) -> Found<'a> {
+        let bytes = self.json.bytes;
+        let mut found = Found::Miss;
+        let (_, met) = scan::duplicates::watch(bytes, || {
+            found = optic.locate(bytes);
+            match found {
+                Found::At(focus) => Some(focus),
+                Found::Absent | Found::Miss => None,
+            }
+        });
+        if met {
+            self.duplicates.met.set(true);
+            return Found::Miss;
+        }
+        found
+    }
+}
+
+impl<S> Reader<S> for Strict<'_, '_, S> {
+    #[inline]
+    fn read<O>(&self, optic: O) -> Option<O::Focus>
+    where
+        O: Preview<Source = S> + for<'de> JsonDecode<'de>,
+        O::Focus: Clone,
+    {
+        Strict::read(*self, optic)
     }
 }
 

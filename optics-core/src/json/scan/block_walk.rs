@@ -2,8 +2,9 @@
 //! with the best one the CPU has ([`simd::dispatch`]): skipping a container,
 //! and finding a key by the structure of its object.
 
-use std::ops::ControlFlow;
+use core::cell::Cell;
 
+use super::duplicates;
 use super::escapes::raw_eq;
 use super::member_walk::same_bytes;
 use super::navigate::Lookup;
@@ -11,20 +12,87 @@ use super::simd::{self, BlockScan, Kernel, Masks, BLOCK};
 use super::skip::skip_value_at;
 use super::whitespace::{is_ws, skip_ws};
 
-/// The masks of the block of `bytes` that starts at `start`, or `None` past the
-/// end. A block cut short by the end is padded with spaces, which are neutral.
-#[inline(always)]
-fn classify_at<K: Kernel>(kernel: K, bytes: &[u8], start: usize) -> Option<Masks> {
-    match bytes.get(start..)?.first_chunk::<BLOCK>() {
-        Some(block) => Some(kernel.classify(block)),
-        None if start < bytes.len() => {
-            let mut padded = [b' '; BLOCK];
-            let tail = &bytes[start..];
-            padded[..tail.len()].copy_from_slice(tail);
-            Some(kernel.classify(&padded))
+/// One block with its strings resolved: the raw masks, and the structure
+/// outside strings.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Block {
+    /// Where the block starts in the bytes.
+    pub(super) start: usize,
+    /// The raw classification (escaped quotes included).
+    pub(super) raw: Masks,
+    /// Quotes that are not escaped: each opens or closes a string.
+    pub(super) quotes: u64,
+    /// Bytes inside strings (opening quotes included, closing ones not).
+    pub(super) inside: u64,
+    /// `{` and `[` outside strings.
+    pub(super) open: u64,
+    /// `}` and `]` outside strings.
+    pub(super) close: u64,
+    /// `:` outside strings.
+    pub(super) colon: u64,
+}
+
+/// Reads `bytes` 64 bytes at a time from a starting index, carrying "escaped"
+/// and "inside a string" across block edges (simdjson's stage 1 without its
+/// index output). Every block scan here is built on it; the carries live in
+/// the caller's registers.
+pub(super) struct Blocks<'a> {
+    bytes: &'a [u8],
+    /// Where the next block starts.
+    next: usize,
+    /// All ones if `next` is inside a string.
+    inside_carry: u64,
+    /// 1 if the byte at `next` is escaped.
+    escape_carry: u64,
+}
+
+impl<'a> Blocks<'a> {
+    /// Blocks from `from`, which must not be inside a string.
+    #[inline(always)]
+    pub(super) fn new(bytes: &'a [u8], from: usize) -> Self {
+        Blocks {
+            bytes,
+            next: from,
+            inside_carry: 0,
+            escape_carry: 0,
         }
-        None => None,
     }
+
+    /// The next block, or `None` past the end. A block cut short by the end
+    /// is padded with spaces, which are neutral.
+    #[inline(always)]
+    pub(super) fn next<K: Kernel>(&mut self, kernel: K) -> Option<Block> {
+        let start = self.next;
+        let raw = match self.bytes.get(start..)?.first_chunk::<BLOCK>() {
+            Some(block) => kernel.classify(block),
+            None => classify_tail(kernel, self.bytes.get(start..)?)?,
+        };
+        self.next = start + BLOCK;
+        let quotes = raw.quote & !escaped_bytes(raw.backslash, &mut self.escape_carry);
+        let inside = kernel.prefix_xor(quotes) ^ self.inside_carry;
+        self.inside_carry = ((inside as i64) >> 63) as u64;
+        Some(Block {
+            start,
+            raw,
+            quotes,
+            inside,
+            open: raw.open & !inside,
+            close: raw.close & !inside,
+            colon: raw.colon & !inside,
+        })
+    }
+}
+
+/// The masks of the last, short block, padded with spaces; `None` if empty.
+#[cold]
+#[inline(never)]
+fn classify_tail<K: Kernel>(kernel: K, tail: &[u8]) -> Option<Masks> {
+    if tail.is_empty() {
+        return None;
+    }
+    let mut padded = [b' '; BLOCK];
+    padded[..tail.len()].copy_from_slice(tail);
+    Some(kernel.classify(&padded))
 }
 
 /// The block scan behind [`skip_container`](super::skip::skip_container).
@@ -33,78 +101,19 @@ fn classify_at<K: Kernel>(kernel: K, bytes: &[u8], start: usize) -> Option<Masks
 /// escape across the block edge), the unescaped quotes give the in-string mask by
 /// prefix xor (carrying "inside a string" across the edge), and openers and
 /// closers outside strings are counted. Only a block with at least as many
-/// closers as the current depth can hold the end, and only there are the
-/// brackets walked one by one.
+/// closers as the current depth can hold the end, and only there are its
+/// closers looked at, by popcounts ([`object_end`]).
 pub(super) struct ContainerSkip<'a> {
     bytes: &'a [u8],
-    /// Where the next block starts; the first one starts at the `{` or `[`.
-    block_start: usize,
-    /// Brackets open before `block_start`.
-    depth: usize,
-    /// All ones if `block_start` is inside a string.
-    inside_carry: u64,
-    /// Whether the byte at `block_start` is escaped.
-    escape_carry: bool,
+    /// Where the `{` or `[` is.
+    open: usize,
 }
 
 impl<'a> ContainerSkip<'a> {
     /// A scan of the container whose `{` or `[` is at `open`.
     #[inline(always)]
     pub(super) fn new(bytes: &'a [u8], open: usize) -> Self {
-        ContainerSkip {
-            bytes,
-            block_start: open,
-            depth: 0,
-            inside_carry: 0,
-            escape_carry: false,
-        }
-    }
-
-    /// Scans one block: breaks with the index after the closing bracket, or with
-    /// `None` at the end of the input.
-    #[inline(always)]
-    fn block<K: Kernel>(&mut self, kernel: K) -> ControlFlow<Option<usize>> {
-        let bytes = self.bytes;
-        let start = self.block_start;
-        let Some(masks) = classify_at(kernel, bytes, start) else {
-            return ControlFlow::Break(None);
-        };
-        let Masks {
-            quote,
-            backslash,
-            open: openers,
-            close: closers,
-            ..
-        } = masks;
-        let quotes = quote & !escaped_bytes(backslash, &mut self.escape_carry);
-        let inside = kernel.prefix_xor(quotes) ^ self.inside_carry;
-        self.inside_carry = ((inside as i64) >> 63) as u64;
-        let openers = openers & !inside;
-        let closers = closers & !inside;
-        // Only a block with at least `depth` closers can hold the end; the first
-        // block (depth 0) always can.
-        let closes = closers.count_ones() as usize;
-        if closes < self.depth {
-            self.depth = self.depth + openers.count_ones() as usize - closes;
-        } else {
-            let mut depth = self.depth;
-            let mut brackets = openers | closers;
-            while brackets != 0 {
-                let at = brackets.trailing_zeros();
-                // +1 for an opener, -1 for a closer, without a branch; depth >= 1
-                // before every closer, since the very first bracket is the opener
-                // the scan started at.
-                let step = 2 * ((openers >> at) & 1) as usize;
-                depth = (depth + step).wrapping_sub(1);
-                if depth == 0 {
-                    return ControlFlow::Break(Some(start + at as usize + 1));
-                }
-                brackets &= brackets - 1;
-            }
-            self.depth = depth;
-        }
-        self.block_start = start + BLOCK;
-        ControlFlow::Continue(())
+        ContainerSkip { bytes, open }
     }
 }
 
@@ -113,31 +122,73 @@ impl BlockScan for ContainerSkip<'_> {
 
     #[inline(always)]
     fn run<K: Kernel>(&mut self, kernel: K) -> Option<usize> {
+        let mut blocks = Blocks::new(self.bytes, self.open);
+        // Brackets open before the block; the first block (depth 0) holds the opener.
+        let mut depth = 0usize;
         loop {
-            if let ControlFlow::Break(end) = self.block(kernel) {
-                return end;
+            let block = blocks.next(kernel)?;
+            let closes = block.close.count_ones() as usize;
+            if closes >= depth {
+                let end = object_end(block.open, block.close, depth);
+                if end < BLOCK as u32 {
+                    return Some(block.start + end as usize + 1);
+                }
             }
+            depth = depth + block.open.count_ones() as usize - closes;
         }
+    }
+}
+
+/// The classification floor: every block of `bytes` classified, its escapes
+/// and strings resolved, and nothing else (no key compared, no depth kept).
+/// What any structural scan of these bytes costs at least; the benches report
+/// the scans against it. Returns a fold of the masks, so that none is
+/// optimized away.
+pub(super) struct ClassifyOnly<'a> {
+    pub(super) bytes: &'a [u8],
+}
+
+impl BlockScan for ClassifyOnly<'_> {
+    type Output = u64;
+
+    #[inline(always)]
+    fn run<K: Kernel>(&mut self, kernel: K) -> u64 {
+        let mut blocks = Blocks::new(self.bytes, 0);
+        let mut fold = 0u64;
+        while let Some(block) = blocks.next(kernel) {
+            fold ^= block.open ^ block.close ^ block.colon ^ block.inside;
+        }
+        fold
+    }
+}
+
+/// Bits `0..to` of a block (`to <= 64`).
+#[inline(always)]
+fn below(to: u32) -> u64 {
+    if to >= 64 {
+        !0
+    } else {
+        (1u64 << to) - 1
     }
 }
 
 /// Bits `from..to` of a block (`from <= to <= 64`).
 #[inline(always)]
 fn bit_range(from: u32, to: u32) -> u64 {
-    let below_to = if to >= 64 { !0 } else { (1u64 << to) - 1 };
-    let below_from = if from >= 64 { !0 } else { (1u64 << from) - 1 };
-    below_to & !below_from
+    below(to) & !below(from)
 }
 
 /// The block scan behind [`object_field`](super::object_field): a walk over the
 /// object's structure, 64 bytes at a time, that looks only at the keys of the
 /// object itself.
 ///
-/// Per block: strings are masked out as in [`ContainerSkip`]; the brackets
-/// outside strings give the depth, and the colons outside strings that stand at
-/// depth 1 each follow a key of the object. Only those keys are compared; no
-/// value is skipped one by one, and a block that cannot return to depth 1 is
-/// passed with two popcounts.
+/// Per block: strings are masked out as in [`ContainerSkip`]; the colons
+/// outside strings that stand at depth 1 each follow a key of the object. A
+/// colon's depth is the depth at the block's start plus the openers before it
+/// less the closers before it: two popcounts, for the few colons that the
+/// quote masks leave ([`FieldScan::candidates`]). No bracket is followed one by
+/// one; a block that cannot return to depth 1 is passed with two popcounts,
+/// and only a block that may hold the object's end has its closers looked at.
 ///
 /// ```text
 ///  {"id":7,"who":{"n":"a:b"},"detail":{...}}
@@ -149,53 +200,106 @@ pub(super) struct FieldScan<'a, 'k> {
     keys: &'k [&'k str],
     /// Where the object's `{` is.
     open: usize,
-    /// Where the next block starts.
-    block_start: usize,
-    /// Brackets open before `block_start`.
-    depth: usize,
-    /// All ones if `block_start` is inside a string.
-    inside_carry: u64,
-    /// Whether the byte at `block_start` is escaped.
-    escape_carry: bool,
-    /// The previous block's unescaped quotes.
-    prev_quotes: u64,
     /// How far back from a colon a matching key can start, if written with
     /// escapes (an escape takes at most 6 bytes per byte of text), plus its quotes.
     escape_reach: usize,
-    /// The end of the last block that held a backslash (0: none yet).
-    backslash_seen: usize,
-    /// Whether some key sought is too long for the quote-mask filter.
-    long_key: bool,
+    /// Whether the quote-mask filter can be used: no key sought is too long
+    /// for it, and they have at most [`DISTANCES`] lengths.
+    filter: bool,
+    /// For each length of a key sought, how far before a colon the key's
+    /// opening quote stands (written compactly, without escapes); unused
+    /// entries repeat the first.
+    distances: [u32; DISTANCES],
+    /// Whether the keys have one length (every entry of `distances` the same).
+    single: bool,
+    /// In strict mode (duplicate keys rejected), the object's first key, if
+    /// written plainly, and where its opening quote is: it must not repeat
+    /// either. `None` otherwise.
+    first: Option<(&'k str, usize)>,
+    /// In strict mode, whether every match is looked for, and the first one
+    /// found so far (the value's span).
+    unique: bool,
+    found: Cell<Option<(usize, usize)>>,
 }
+
+/// What a key check needs of the block its colon is in.
+#[derive(Clone, Copy)]
+struct Near {
+    /// Where the block starts.
+    start: usize,
+    /// Its unescaped quotes.
+    quotes: u64,
+    /// Its backslashes.
+    backslash: u64,
+}
+
+/// How many distinct key lengths the quote-mask filter handles.
+const DISTANCES: usize = 4;
 
 impl<'a, 'k> FieldScan<'a, 'k> {
     #[inline]
     pub(super) fn run_on(obj: &'a [u8], keys: &'k [&'k str]) -> Lookup<'a> {
+        Self::run_with(obj, keys, simd::KernelChoice::Best, None)
+    }
+
+    /// [`FieldScan::run_on`] with the kernel `choice` names. With `unique`
+    /// (strict mode: `Some` of the object's first key if written plainly),
+    /// the walk goes on to the object's end: a key sought that repeats, or
+    /// the first key repeating, is a duplicate (reported, and malformed).
+    #[inline]
+    pub(super) fn run_with(
+        obj: &'a [u8],
+        keys: &'k [&'k str],
+        choice: simd::KernelChoice,
+        unique: Option<Option<(&'k str, usize)>>,
+    ) -> Lookup<'a> {
         let open = skip_ws(obj, 0);
         if obj.get(open) != Some(&b'{') {
             return Lookup::Malformed;
         }
-        let longest = keys.iter().map(|key| key.len()).max().unwrap_or(0);
-        simd::dispatch(&mut FieldScan {
+        let first = unique.flatten();
+        let watched = || keys.iter().copied().chain(first.map(|(key, _)| key));
+        let longest = watched().map(str::len).max().unwrap_or(0);
+        let mut distances = [0u32; DISTANCES];
+        let mut count = 0;
+        let mut filter = longest + 2 < BLOCK;
+        for key in watched() {
+            let distance = key.len() as u32 + 2;
+            if !distances[..count].contains(&distance) {
+                if count == DISTANCES {
+                    filter = false;
+                    break;
+                }
+                distances[count] = distance;
+                count += 1;
+            }
+        }
+        for i in count..DISTANCES {
+            distances[i] = distances[0];
+        }
+        let mut scan = FieldScan {
             bytes: obj,
             keys,
             open,
-            block_start: open,
-            depth: 0,
-            inside_carry: 0,
-            escape_carry: false,
-            prev_quotes: 0,
             escape_reach: 6 * longest + 2,
-            backslash_seen: 0,
-            long_key: longest + 2 >= BLOCK,
-        })
+            filter: filter && count > 0,
+            single: count <= 1,
+            distances,
+            first,
+            unique: unique.is_some(),
+            found: Cell::new(None),
+        };
+        match choice {
+            simd::KernelChoice::Best => simd::dispatch(&mut scan),
+            other => simd::dispatch_as(&mut scan, other),
+        }
     }
 
     /// Where the key before the depth-1 colon at `colon` starts and ends (the
-    /// indices of its two quotes), using this block's unescaped quotes when the
+    /// indices of its two quotes), using the block's unescaped quotes when the
     /// key lies in it.
     #[inline(always)]
-    fn key_before(&self, colon: usize, quotes: u64) -> Option<(usize, usize)> {
+    fn key_before(&self, block: Near, colon: usize) -> Option<(usize, usize)> {
         let bytes = self.bytes;
         let mut close = colon.checked_sub(1)?;
         // Compact JSON has the key's quote right before the colon.
@@ -208,11 +312,11 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         if close <= self.open {
             return None;
         }
-        let start = self.block_start;
+        let start = block.start;
         if close > start {
-            let below = quotes & bit_range(0, (close - start) as u32);
-            if below != 0 {
-                return Some((start + 63 - below.leading_zeros() as usize, close));
+            let before = block.quotes & below((close - start) as u32);
+            if before != 0 {
+                return Some((start + 63 - before.leading_zeros() as usize, close));
             }
         }
         // The key began in an earlier block: walk back to the quote that is
@@ -237,12 +341,20 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     }
 
     /// Whether the raw key between the quotes at `from` and `to` is one of the
-    /// keys sought. `backslash` is this block's raw backslash mask. Most keys
-    /// are told apart by their length alone.
+    /// keys sought. Most keys are told apart by their length alone.
     #[inline(always)]
-    fn key_matches(&self, from: usize, to: usize, backslash: u64) -> bool {
+    fn key_matches(&self, block: Near, from: usize, to: usize) -> bool {
+        self.keys
+            .iter()
+            .any(|key| self.key_is(block, from, to, key.as_bytes()))
+    }
+
+    /// Whether the raw key between the quotes at `from` and `to` is `key`.
+    #[inline(always)]
+    fn key_is(&self, block: Near, from: usize, to: usize, key: &[u8]) -> bool {
         let len = to - from - 1;
-        let start = self.block_start;
+        let start = block.start;
+        let backslash = block.backslash;
         let escaped = || {
             if from >= start {
                 backslash != 0
@@ -251,18 +363,12 @@ impl<'a, 'k> FieldScan<'a, 'k> {
                 self.bytes[from + 1..to].contains(&b'\\')
             }
         };
-        for key in self.keys {
-            let key = key.as_bytes();
-            // As in `key_eq`: a raw key with a backslash is longer than its text.
-            if len == key.len() {
-                if same_bytes(&self.bytes[from + 1..to], key) && !escaped() {
-                    return true;
-                }
-            } else if len > key.len() && escaped() && raw_eq(&self.bytes[from + 1..to], key) {
-                return true;
-            }
+        // As in `key_eq`: a raw key with a backslash is longer than its text.
+        if len == key.len() {
+            same_bytes(&self.bytes[from + 1..to], key) && !escaped()
+        } else {
+            len > key.len() && escaped() && raw_eq(&self.bytes[from + 1..to], key)
         }
-        false
     }
 
     /// The member value after the depth-1 colon at `colon`: trimmed, and
@@ -278,107 +384,126 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         }
     }
 
-    /// Scans one block: breaks with the lookup's outcome, or continues.
-    #[inline(always)]
-    fn block<K: Kernel>(&mut self, kernel: K) -> ControlFlow<Lookup<'a>> {
-        let bytes = self.bytes;
-        let start = self.block_start;
-        let Some(masks) = classify_at(kernel, bytes, start) else {
-            return ControlFlow::Break(Lookup::Malformed);
+    /// The outcome at the depth-1 colon at `colon` of `block` if its key is
+    /// one sought (or if it follows no key at all: malformed), `None` if not.
+    ///
+    /// With `in_place` (the colon is right after a quote, and no escape or
+    /// long key sought is near), the key has no backslash, so it is a key
+    /// sought only if the bytes before the quote are one: a word compare
+    /// rejects most. Only a match is checked in full. Out of line: the block
+    /// loop stays small.
+    #[inline(never)]
+    fn try_key(&self, near: Near, colon: usize, in_place: bool) -> Option<Lookup<'a>> {
+        if self.unique {
+            return self.try_key_unique(near, colon, in_place);
+        }
+        if in_place && !self.key_in_place(colon) {
+            return None;
+        }
+        let Some((key_open, key_close)) = self.key_before(near, colon) else {
+            return Some(Lookup::Malformed);
         };
-        let quotes = masks.quote & !escaped_bytes(masks.backslash, &mut self.escape_carry);
-        let inside = kernel.prefix_xor(quotes) ^ self.inside_carry;
-        self.inside_carry = ((inside as i64) >> 63) as u64;
-        let openers = masks.open & !inside;
-        let closers = masks.close & !inside;
-        let colons = masks.colon & !inside;
-        if masks.backslash != 0 {
-            self.backslash_seen = start + BLOCK;
+        if !self.key_matches(near, key_open, key_close) {
+            return None;
         }
-        // A key written with escapes may stand before a colon in this block.
-        let escapes_near =
-            self.backslash_seen > 0 && self.backslash_seen + self.escape_reach > start;
-
-        let mut depth = self.depth;
-        let closes = closers.count_ones() as usize;
-        if depth >= 2 && closes + 1 < depth {
-            // Deep inside a value, and this block cannot climb back to depth 1.
-            self.depth = depth + openers.count_ones() as usize - closes;
-            self.block_start = start + BLOCK;
-            self.prev_quotes = quotes;
-            return ControlFlow::Continue(());
-        }
-        let mut brackets = openers | closers;
-        let mut from = 0u32;
-        loop {
-            let next = if brackets == 0 {
-                64
-            } else {
-                brackets.trailing_zeros()
-            };
-            if depth == 1 {
-                let here = colons & bit_range(from, next);
-                let mut check = if here == 0 {
-                    0
-                } else {
-                    self.candidates(here, quotes, escapes_near)
-                };
-                while check != 0 {
-                    let colon = start + check.trailing_zeros() as usize;
-                    let Some((key_open, key_close)) = self.key_before(colon, quotes) else {
-                        return ControlFlow::Break(Lookup::Malformed);
-                    };
-                    if self.key_matches(key_open, key_close, masks.backslash) {
-                        let Some((value_from, value_to)) = self.value_after(colon) else {
-                            return ControlFlow::Break(Lookup::Malformed);
-                        };
-                        return ControlFlow::Break(Lookup::Found(&bytes[value_from..value_to]));
-                    }
-                    check &= check - 1;
-                }
-            }
-            if next == 64 {
-                break;
-            }
-            if (openers >> next) & 1 == 1 {
-                depth += 1;
-            } else {
-                // The first bracket of all is the object's `{`, so a closer
-                // always has an opener before it.
-                depth -= 1;
-                if depth == 0 {
-                    let end = start + next as usize;
-                    if skip_ws(bytes, end + 1) != bytes.len() {
-                        return ControlFlow::Break(Lookup::Malformed);
-                    }
-                    return ControlFlow::Break(Lookup::Missing);
-                }
-            }
-            from = next + 1;
-            brackets &= brackets - 1;
-        }
-        self.depth = depth;
-        self.block_start = start + BLOCK;
-        self.prev_quotes = quotes;
-        ControlFlow::Continue(())
+        Some(match self.value_after(colon) {
+            Some((from, to)) => Lookup::Found(&self.bytes[from..to]),
+            None => Lookup::Malformed,
+        })
     }
 
-    /// Of the depth-1 colons `here`, those whose key may be one sought: by the
-    /// quote masks alone, a colon right after a quote whose key has the length
-    /// of a key sought, written without escapes. Every other colon is kept for
-    /// the full check: one after whitespace, and all of them where a key with
+    /// [`FieldScan::try_key`] in strict mode: a match is kept and the walk
+    /// goes on; a second match of a key sought, or the first key met again,
+    /// is a duplicate.
+    fn try_key_unique(&self, near: Near, colon: usize, in_place: bool) -> Option<Lookup<'a>> {
+        let first_in_place = |(key, _): (&str, usize)| {
+            let key = key.as_bytes();
+            colon
+                .checked_sub(key.len() + 1)
+                .and_then(|from| self.bytes.get(from..colon - 1))
+                .is_some_and(|raw| same_bytes(raw, key))
+        };
+        if in_place && !self.key_in_place(colon) && !self.first.is_some_and(first_in_place) {
+            return None;
+        }
+        let Some((key_open, key_close)) = self.key_before(near, colon) else {
+            return Some(Lookup::Malformed);
+        };
+        if self.key_matches(near, key_open, key_close) {
+            if self.found.get().is_some() {
+                return Some(duplicates::met());
+            }
+            match self.value_after(colon) {
+                Some(value) => self.found.set(Some(value)),
+                None => return Some(Lookup::Malformed),
+            }
+            return None;
+        }
+        match self.first {
+            Some((key, first_open))
+                if key_open != first_open
+                    && self.key_is(near, key_open, key_close, key.as_bytes()) =>
+            {
+                Some(duplicates::met())
+            }
+            _ => None,
+        }
+    }
+
+    /// The outcome once the object's closing bracket is at `end`: only
+    /// whitespace may follow it.
+    #[cold]
+    #[inline(never)]
+    fn at_end(&self, end: usize) -> Lookup<'a> {
+        if skip_ws(self.bytes, end + 1) != self.bytes.len() {
+            return Lookup::Malformed;
+        }
+        match self.found.get() {
+            Some((from, to)) => Lookup::Found(&self.bytes[from..to]),
+            None => Lookup::Missing,
+        }
+    }
+
+    /// Whether the bytes right before the quote before `colon` are one of the
+    /// keys sought, byte for byte.
+    #[inline(always)]
+    fn key_in_place(&self, colon: usize) -> bool {
+        self.keys.iter().any(|key| {
+            let key = key.as_bytes();
+            colon
+                .checked_sub(key.len() + 1)
+                .and_then(|from| self.bytes.get(from..colon - 1))
+                .is_some_and(|raw| same_bytes(raw, key))
+        })
+    }
+
+    /// Of the colons `here` (`after_quote` of them right after a quote), those
+    /// whose key may be one sought: by the quote masks alone, a colon right after a quote whose key has the length of a
+    /// key sought, written without escapes. Every other colon is kept for the
+    /// full check: one after whitespace, and all of them where a key with
     /// escapes (whose length tells nothing) may stand or a key sought is long.
     #[inline(always)]
-    fn candidates(&self, here: u64, quotes: u64, escapes_near: bool) -> u64 {
-        if escapes_near || self.long_key {
+    fn candidates(
+        &self,
+        here: u64,
+        quotes: u64,
+        prev_quotes: u64,
+        after_quote: u64,
+        compact: bool,
+    ) -> u64 {
+        if !compact {
             return here;
         }
-        let after_quote = here & ((quotes << 1) | (self.prev_quotes >> 63));
         let mut check = here & !after_quote;
-        for key in self.keys {
+        if self.single {
+            // One length (the common case: a key without aliases).
+            let distance = self.distances[0];
+            let opening = (quotes << distance) | (prev_quotes >> (64 - distance));
+            return check | (after_quote & opening);
+        }
+        for distance in self.distances {
             // the opening quote, `len + 2` bytes before the colon
-            let distance = key.len() as u32 + 2;
-            let opening = (quotes << distance) | (self.prev_quotes >> (64 - distance));
+            let opening = (quotes << distance) | (prev_quotes >> (64 - distance));
             check |= after_quote & opening;
         }
         check
@@ -390,34 +515,133 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
 
     #[inline(always)]
     fn run<K: Kernel>(&mut self, kernel: K) -> Lookup<'a> {
+        let bytes = self.bytes;
+        let mut blocks = Blocks::new(bytes, self.open);
+        // Brackets open before the block; the first block (depth 0) holds the `{`.
+        let mut depth = 0usize;
+        let mut prev_quotes = 0u64;
+        // From where on no backslash is near enough before a colon for a key
+        // written with escapes to end there: the quote filter is exact.
+        let mut compact_from = 0usize;
         loop {
-            if let ControlFlow::Break(found) = self.block(kernel) {
-                return found;
+            let Some(block) = blocks.next(kernel) else {
+                return Lookup::Malformed;
+            };
+            if block.raw.backslash != 0 {
+                compact_from = block.start + BLOCK + self.escape_reach;
             }
+            let opens = block.open.count_ones() as usize;
+            let closes = block.close.count_ones() as usize;
+            if closes >= depth {
+                // The object may end here (the first block always may).
+                let end = object_end(block.open, block.close, depth);
+                let here = block.colon & below(end);
+                if here != 0 {
+                    if let Some(found) =
+                        self.block_keys(&block, here, depth, prev_quotes, compact_from)
+                    {
+                        return found;
+                    }
+                }
+                if end < BLOCK as u32 {
+                    return self.at_end(block.start + end as usize);
+                }
+            } else if depth <= closes + 1 && block.colon != 0 {
+                // The block may climb back to depth 1: its colons may be keys.
+                if let Some(found) =
+                    self.block_keys(&block, block.colon, depth, prev_quotes, compact_from)
+                {
+                    return found;
+                }
+            }
+            depth = depth + opens - closes;
+            prev_quotes = block.quotes;
         }
     }
 }
 
-/// Bit `i` set when byte `i` is escaped by a backslash: the byte after each
-/// backslash that is not itself escaped. `carry` says whether the previous block
-/// ended in an escaping backslash, and is updated for the next block.
-#[inline(always)]
-fn escaped_bytes(backslash: u64, carry: &mut bool) -> u64 {
-    let mut escaped = u64::from(*carry);
-    *carry = false;
-    let mut escapers = backslash & !escaped;
-    while escapers != 0 {
-        let at = escapers.trailing_zeros();
-        if at == 63 {
-            *carry = true;
-            break;
+impl<'a> FieldScan<'a, '_> {
+    /// The keys before the colons `here` of `block` (`depth` brackets open
+    /// before it): the lookup's outcome if a depth-1 one is a key sought
+    /// (see [`FieldScan::try_key`]), `None` to go on.
+    #[inline(always)]
+    fn block_keys(
+        &self,
+        block: &Block,
+        here: u64,
+        depth: usize,
+        prev_quotes: u64,
+        compact_from: usize,
+    ) -> Option<Lookup<'a>> {
+        let compact = self.filter && block.start >= compact_from;
+        let after_quote = here & ((block.quotes << 1) | (prev_quotes >> 63));
+        let mut check = self.candidates(here, block.quotes, prev_quotes, after_quote, compact);
+        while check != 0 {
+            let at = check.trailing_zeros();
+            let before = below(at);
+            let colon_depth = depth + (block.open & before).count_ones() as usize
+                - (block.close & before).count_ones() as usize;
+            if colon_depth == 1 {
+                let in_place = compact && after_quote & (1 << at) != 0;
+                let near = Near {
+                    start: block.start,
+                    quotes: block.quotes,
+                    backslash: block.raw.backslash,
+                };
+                if let Some(found) = self.try_key(near, block.start + at as usize, in_place) {
+                    return Some(found);
+                }
+            }
+            check &= check - 1;
         }
-        let next = 1u64 << (at + 1);
-        escaped |= next;
-        // the escaped byte does not escape, even if it is a backslash
-        escapers &= escapers - 1;
-        escapers &= !next;
+        None
     }
+}
+
+/// The bit of the closer in this block at which the depth, `depth` before the
+/// block, first comes back to 0 (the container's end), or 64 if none does.
+/// Brackets move the depth one at a time, so the first closer that brings it
+/// to 0 is found by comparing popcounts at each closer.
+#[inline(always)]
+fn object_end(openers: u64, closers: u64, depth: usize) -> u32 {
+    let mut rest = closers;
+    while rest != 0 {
+        let at = rest.trailing_zeros();
+        let through = bit_range(0, at + 1);
+        if depth + (openers & through).count_ones() as usize
+            == (closers & through).count_ones() as usize
+        {
+            return at;
+        }
+        rest &= rest - 1;
+    }
+    BLOCK as u32
+}
+
+/// Bit `i` set when byte `i` is escaped by a backslash: the byte after each
+/// backslash that is not itself escaped. `carry` (0 or 1) says whether the
+/// previous block ended in an escaping backslash, and is updated for the next
+/// block.
+///
+/// Branch-free (simdjson's escape scanner): a run of backslashes escapes the
+/// byte after it when the run is odd, which a subtraction over the run finds
+/// for every run at once. A block without a backslash costs one test.
+#[inline(always)]
+pub(super) fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
+    if backslash == 0 {
+        return core::mem::take(carry);
+    }
+    const ODD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    let escaped_in = *carry;
+    // A backslash escaped from the previous block escapes nothing.
+    let potential = backslash & !escaped_in;
+    // Bits set at the byte after each escaping backslash, and at escaping
+    // backslashes themselves (the "terminal" codes), by series parity.
+    let maybe_escaped = potential << 1;
+    let escape_and_terminal = (maybe_escaped | ODD_BITS).wrapping_sub(potential) ^ ODD_BITS;
+    let escaped = escape_and_terminal ^ (backslash | escaped_in);
+    let escaping = escape_and_terminal & backslash;
+    *carry = escaping >> 63;
     escaped
 }
 
@@ -450,9 +674,9 @@ mod tests {
                 .iter()
                 .enumerate()
                 .fold(0u64, |m, (i, &b)| m | (u64::from(b == b'\\') << i));
-            let mut carry = carry_in;
+            let mut carry = u64::from(carry_in);
             let escaped = escaped_bytes(backslash, &mut carry);
-            prop_assert_eq!((escaped, carry), escaped_naive(&bytes, carry_in));
+            prop_assert_eq!((escaped, carry == 1), escaped_naive(&bytes, carry_in));
         }
 
         /// The baseline kernel is not what runs on a machine with AVX2: check

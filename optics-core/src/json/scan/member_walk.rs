@@ -2,6 +2,7 @@
 //! (not parsed), and every member passed is checked to be well formed. What
 //! small objects and a missing key's confirmation use.
 
+use super::duplicates;
 use super::escapes::raw_eq;
 use super::navigate::Lookup;
 use super::skip::{skip_value_at, string_close};
@@ -18,7 +19,10 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
     loop {
         match members.next_member() {
             Step::Member(member) => {
-                if keys.iter().any(|key| key_eq(member.key(), key)) {
+                if keys
+                    .iter()
+                    .any(|key| key_eq(member.key(), member.key_escaped, key))
+                {
                     if !last {
                         return Lookup::Found(member.value());
                     }
@@ -31,17 +35,55 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
     }
 }
 
-/// Escape-aware equality of a raw key with a key sought. A raw key holding a
-/// backslash is always longer than the text it stands for (an escape takes
-/// more bytes than the UTF-8 of the character it stands for), so the lengths
-/// decide which comparison can succeed.
+/// [`members_find`] in strict mode: every member is walked; a key sought met
+/// twice, or `first` (the object's first key, written plainly, and where its
+/// opening quote is) met again, is a duplicate (reported, and malformed).
+pub(super) fn members_find_once<'a>(
+    obj: &'a [u8],
+    keys: &[&str],
+    first: Option<(&str, usize)>,
+) -> Lookup<'a> {
+    let Some(mut members) = Members::open(obj) else {
+        return Lookup::Malformed;
+    };
+    let mut found = None;
+    loop {
+        match members.next_member() {
+            Step::Member(member) => {
+                let key = member.key();
+                if keys
+                    .iter()
+                    .any(|sought| key_eq(key, member.key_escaped, sought))
+                {
+                    if found.is_some() {
+                        return duplicates::met();
+                    }
+                    found = Some(member.value());
+                } else if let Some((first_key, first_open)) = first {
+                    if member.key.0 - 1 != first_open && key_eq(key, member.key_escaped, first_key)
+                    {
+                        return duplicates::met();
+                    }
+                }
+            }
+            Step::End => return found.map_or(Lookup::Missing, Lookup::Found),
+            Step::Malformed => return Lookup::Malformed,
+        }
+    }
+}
+
+/// Escape-aware equality of a raw key (`escaped` if it holds a backslash)
+/// with a key sought. A raw key holding a backslash is always longer than the
+/// text it stands for (an escape takes more bytes than the UTF-8 of the
+/// character it stands for), so the lengths decide which comparison can
+/// succeed.
 #[inline(always)]
-fn key_eq(raw: &[u8], key: &str) -> bool {
+fn key_eq(raw: &[u8], escaped: bool, key: &str) -> bool {
     let key = key.as_bytes();
     if raw.len() == key.len() {
-        same_bytes(raw, key) && !raw.contains(&b'\\')
+        !escaped && same_bytes(raw, key)
     } else {
-        raw.len() > key.len() && raw.contains(&b'\\') && raw_eq(raw, key)
+        escaped && raw.len() > key.len() && raw_eq(raw, key)
     }
 }
 
@@ -54,9 +96,21 @@ pub(super) struct Member<'a> {
     key: (usize, usize),
     /// The trimmed value.
     value: (usize, usize),
+    /// Whether the raw key holds a backslash.
+    key_escaped: bool,
 }
 
 impl<'a> Member<'a> {
+    /// Where the key's opening quote is.
+    pub(super) fn key_open(&self) -> usize {
+        self.key.0 - 1
+    }
+
+    /// Where the value starts and ends.
+    pub(super) fn value_span(&self) -> (usize, usize) {
+        self.value
+    }
+
     pub(super) fn key(&self) -> &'a [u8] {
         self.bytes.get(self.key.0..self.key.1).unwrap_or_default()
     }
@@ -69,19 +123,27 @@ impl<'a> Member<'a> {
 }
 
 /// `a == b`, inlined for short keys: most keys differ in length, and those that
-/// do not are compared 8 bytes at a time instead of through a `memcmp` call.
+/// do not are compared a word at a time (two overlapping loads cover any
+/// length) instead of through a `memcmp` call.
 #[inline(always)]
 pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
+    let len = a.len();
     let word = |s: &[u8], at: usize| {
         s.get(at..at + 8)
             .map(|w| u64::from_le_bytes(w.try_into().unwrap_or_default()))
     };
-    match a.len() {
-        0..8 => a == b,
-        len => {
+    let half = |s: &[u8], at: usize| {
+        s.get(at..at + 4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap_or_default()))
+    };
+    match len {
+        0 => true,
+        1..4 => a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1],
+        4..8 => half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4),
+        _ => {
             // overlapping words: 0, 8, ..., and the last 8 bytes
             let mut at = 0;
             while at + 8 < len {
@@ -141,7 +203,7 @@ impl<'a> Members<'a> {
             return self.no_key(pos);
         }
         let key_start = pos + 1;
-        let Some((key_end, _)) = string_close(bytes, key_start) else {
+        let Some((key_end, key_escaped)) = string_close(bytes, key_start) else {
             return Step::Malformed;
         };
         pos = skip_ws(bytes, key_end + 1);
@@ -163,6 +225,7 @@ impl<'a> Members<'a> {
             bytes,
             key: (key_start, key_end),
             value: (value_start, value_end),
+            key_escaped,
         })
     }
 

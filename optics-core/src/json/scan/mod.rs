@@ -32,19 +32,23 @@
 //! | `navigate.rs`    | the reads: an object's member, an array's element, a string, `null` |
 //! | `member_walk.rs` | an object walked member by member (small objects, missing keys)     |
 //! | `block_walk.rs`  | 64-byte block scans: skip a container, find a key by structure      |
+//! | `duplicates.rs`  | strict reads: each key on the path read once (duplicate keys)       |
 //! | `skip.rs`        | skipping one value unchecked                                        |
 //! | `escapes.rs`     | comparing a string's raw contents, escapes as written, with text    |
 //! | `whitespace.rs`  | JSON whitespace: `skip_ws`, [`trim`]                                |
-//! | `validate.rs`    | strict mode: [`validate`]                                           |
+//! | `validate.rs`    | strict mode: [`validate`], its byte-by-byte oracle and errors       |
+//! | `validate_blocks.rs` | strict mode's verdict on the block masks, UTF-8 by simdutf8     |
 //!
 //! The byte classification under the block scans is in `json/simd/`.
 
 mod block_walk;
+pub(crate) mod duplicates;
 mod escapes;
 mod member_walk;
 mod navigate;
 mod skip;
 mod validate;
+mod validate_blocks;
 mod whitespace;
 
 use super::simd;
@@ -74,10 +78,38 @@ pub(super) const fn byte_table(members: &[u8]) -> [bool; 256] {
 pub mod kernels {
     pub use super::super::simd::{
         classify, classify_scalar, find_quote_or_backslash, find_quote_or_backslash_scalar,
-        find_string_special, find_string_special_scalar, Masks, BLOCK,
+        find_string_special, find_string_special_scalar, KernelChoice, Masks, BLOCK,
     };
-    use super::block_walk::ContainerSkip;
+    use super::block_walk::{ClassifyOnly, ContainerSkip, FieldScan};
+    use super::navigate::Lookup;
     use super::simd::{self, BlockScan};
+
+    /// The structural walk behind `object_field` (whatever the object's
+    /// size), run with the kernel `choice` names.
+    pub fn object_field_with<'a>(choice: KernelChoice, obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+        FieldScan::run_with(obj, keys, choice, None)
+    }
+
+    /// The strict verdict of the block validator, with the kernel `choice` names.
+    pub fn is_valid_with(choice: KernelChoice, bytes: &[u8]) -> bool {
+        super::validate_blocks::is_valid_with(bytes, choice)
+    }
+
+    /// Strict mode byte by byte: the oracle of the block validator.
+    pub use super::validate::validate_scalar;
+
+    /// `skip_value` of the container at `open`, with the kernel `choice` names.
+    pub fn skip_container_with(choice: KernelChoice, bytes: &[u8], open: usize) -> Option<usize> {
+        simd::dispatch_as(&mut ContainerSkip::new(bytes, open), choice)
+    }
+
+    /// The classification floor over `bytes`: every 64-byte block classified
+    /// with the best kernel, escapes and strings resolved, brackets and colons
+    /// outside strings masked, nothing else. What a structural scan of these
+    /// bytes costs at least (simdjson's stage 1 without its index output).
+    pub fn classify_floor(bytes: &[u8]) -> u64 {
+        simd::dispatch(&mut ClassifyOnly { bytes })
+    }
 
     /// `skip_value` of a container, forced onto the baseline (SSE2) kernel: what
     /// the AVX2 kernel is measured against.

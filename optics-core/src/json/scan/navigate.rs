@@ -3,6 +3,7 @@
 //! [`skip`](super::skip)) and borrows its result from the input.
 
 use super::block_walk::FieldScan;
+use super::duplicates;
 use super::member_walk::{members_find, Members, Step};
 use super::skip::skip_value_at;
 use super::validate::strict_string;
@@ -17,9 +18,13 @@ pub enum Lookup<'a> {
     /// The bytes are an object that was scanned to its closing brace without
     /// meeting the key.
     Missing,
-    /// Not an object, or malformed where the scan looked: for `Missing`, any
-    /// member; for a key found, the key's member itself (an object of 1 KiB and
-    /// more is walked by its structure, whose skipped members are not checked).
+    /// Not an object, or malformed where the scan looked. An object under
+    /// 1 KiB is walked member by member, so for `Missing` any malformed member
+    /// is seen; a larger one is walked by its structure (strings and brackets,
+    /// 64 bytes at a time), whose skipped members are not checked: it is
+    /// `Missing` once its brackets close with nothing but whitespace after,
+    /// and the key's own member is checked when it is found. Strict mode
+    /// ([`validate`](super::validate)) checks everything.
     Malformed,
 }
 
@@ -42,19 +47,15 @@ pub enum Lookup<'a> {
 /// assert_eq!(object_field(b"[1]", &["id"]), Lookup::Malformed);
 /// ```
 pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+    if duplicates::watching() {
+        return duplicates::object_field_once(obj, keys);
+    }
     if obj.len() < SMALL_OBJECT {
         return members_find(obj, keys, false);
     }
-    match FieldScan::run_on(obj, keys) {
-        // The structural walk reached the end without the key; the member walk
-        // confirms that every member was well formed, so that a malformed
-        // object is never mistaken for one without the key. It also finds any
-        // key the structural walk's filter let pass (one written with escapes
-        // far from where the filter looks): a key missed there costs time, never
-        // a wrong answer.
-        Lookup::Missing => members_find(obj, keys, true),
-        found => found,
-    }
+    // Absence is confirmed by the same structural walk, to the object's
+    // closing brace: a missing key costs what a present late one does.
+    FieldScan::run_on(obj, keys)
 }
 
 /// Finds the last member with key `key`: serde_json's map semantics, where a
@@ -76,7 +77,7 @@ pub fn object_last<'a>(obj: &'a [u8], key: &str) -> Lookup<'a> {
 /// Below this many bytes an object is walked member by member: the block
 /// walk's fixed cost does not pay for itself on a few members (measured with
 /// callgrind on the demo's details, about 500 bytes each).
-const SMALL_OBJECT: usize = 1024;
+pub(super) const SMALL_OBJECT: usize = 1024;
 
 /// Element `index` of an array, trimmed; `None` if `arr` is not an array, is too
 /// short, or is malformed before the element's end.

@@ -1,5 +1,8 @@
-//! Strict mode: one JSON document checked against RFC 8259 in full, with an
-//! explicit stack of containers instead of recursion.
+//! Strict mode: one JSON document checked against RFC 8259 in full. The
+//! verdict comes from the block validator (`validate_blocks.rs`, 64 bytes at
+//! a time); the error of a document it rejects from the byte-by-byte
+//! validator here, with an explicit stack of containers instead of
+//! recursion, which is also the oracle the block validator is tested against.
 
 use std::fmt;
 
@@ -17,7 +20,15 @@ use super::whitespace::skip_ws;
 /// byte-order mark is rejected. Nesting is tracked on an explicit bit stack, so
 /// any depth is fine.
 ///
-/// Cost: O(n); allocates only past 64 levels of nesting (one bit per level).
+/// Numbers are checked against the grammar only: `1e400` is valid here (as
+/// RFC 8259 allows), though serde_json reads it as an error when it decodes
+/// it as an `f64` (out of range), and a number past `u64` reads as a float.
+/// A leaf read through an optic is decoded by serde_json, so such a number
+/// fails there, as it would in a full decode.
+///
+/// Cost: O(n), 64 bytes at a time (SIMD classification and UTF-8 checking);
+/// a rejected document is walked again byte by byte to name its first error.
+/// Allocates only past 64 levels of nesting (one bit per level).
 ///
 /// ```
 /// use optics_core::json::scan::validate;
@@ -25,8 +36,20 @@ use super::whitespace::skip_ws;
 /// assert_eq!(validate(br#" {"a":[1,2.5e3,"x"]} "#), Ok(()));
 /// let error = validate(br#"{"a":"\x"}"#).unwrap_err();
 /// assert_eq!(error.to_string(), "invalid escape at byte 6");
+/// assert_eq!(validate(b"[1e400]"), Ok(()));
 /// ```
 pub fn validate(bytes: &[u8]) -> Result<(), SyntaxError> {
+    if super::validate_blocks::is_valid(bytes) {
+        return Ok(());
+    }
+    validate_scalar(bytes)
+}
+
+/// [`validate`] byte by byte: the oracle the block validator is checked
+/// against, and what names the first error of a rejected document.
+///
+/// Cost: O(n), one byte (a string 16 bytes) at a time.
+pub fn validate_scalar(bytes: &[u8]) -> Result<(), SyntaxError> {
     let mut nesting = Nesting::default();
     let mut pos = 0;
     'value: loop {
@@ -125,14 +148,14 @@ impl std::error::Error for SyntaxError {}
 
 /// The kind of an open container in [`validate`].
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Container {
+pub(super) enum Container {
     Object,
     Array,
 }
 
 /// A stack of container kinds, one bit per level; the first 64 levels live inline.
 #[derive(Default)]
-struct Nesting {
+pub(super) struct Nesting {
     depth: usize,
     /// Levels 0..64; bit set for an object.
     inline: u64,
@@ -141,7 +164,7 @@ struct Nesting {
 }
 
 impl Nesting {
-    fn push(&mut self, container: Container) {
+    pub(super) fn push(&mut self, container: Container) {
         let level = self.depth;
         let bit = 1u64 << (level % 64);
         let word = match level / 64 {
@@ -160,11 +183,11 @@ impl Nesting {
         self.depth += 1;
     }
 
-    fn pop(&mut self) {
+    pub(super) fn pop(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
 
-    fn top(&self) -> Option<Container> {
+    pub(super) fn top(&self) -> Option<Container> {
         let level = self.depth.checked_sub(1)?;
         let word = match level / 64 {
             0 => self.inline,
@@ -222,7 +245,7 @@ pub(super) fn strict_string(bytes: &[u8], open: usize) -> Result<usize, SyntaxEr
 }
 
 /// Checks the number starting at `start` and returns the index after it.
-fn strict_number(bytes: &[u8], start: usize) -> Result<usize, SyntaxError> {
+pub(super) fn strict_number(bytes: &[u8], start: usize) -> Result<usize, SyntaxError> {
     let digits_from = |pos: usize| {
         pos + bytes
             .iter()

@@ -1,9 +1,10 @@
 //! The AVX2 kernel: whole block scans compiled with AVX2, POPCNT and PCLMULQDQ.
 
-use super::{BlockScan, Kernel, Masks, BLOCK};
+use super::{BlockScan, Kernel, Masks, StrictMasks, BLOCK};
 use core::arch::x86_64::{
-    __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
-    _mm256_set1_epi8, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x,
+    __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8,
+    _mm256_or_si256, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_shuffle_epi8, _mm_clmulepi64_si128,
+    _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x,
 };
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -51,6 +52,12 @@ impl Kernel for Avx2 {
         // SAFETY: as above, for PCLMULQDQ (and SSE2, which x86_64 always has).
         unsafe { prefix_xor(x) }
     }
+
+    #[inline(always)]
+    fn classify_strict(self, block: &[u8; BLOCK]) -> StrictMasks {
+        // SAFETY: as in `classify`: an `Avx2` proves the CPU has AVX2.
+        unsafe { classify_strict(block) }
+    }
 }
 
 #[inline]
@@ -77,6 +84,43 @@ fn classify(block: &[u8; BLOCK]) -> Masks {
     masks
 }
 
+/// [`classify`]'s masks, and commas, whitespace and control characters.
+/// Whitespace by one table lookup: the byte whose low nibble indexes the
+/// table equals the table's entry only for ` `, `\t`, `\n` and `\r` (bytes
+/// from 0x80 look up 0, which no such byte equals).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn classify_strict(block: &[u8; BLOCK]) -> StrictMasks {
+    const LANES: usize = 32;
+    let case = _mm256_set1_epi8(0x20);
+    let low = _mm256_set1_epi8(0x1F);
+    #[rustfmt::skip]
+    let ws_table = _mm256_setr_epi8(
+        0x20, -1, -1, -1, -1, -1, -1, -1, -1, 0x09, 0x0A, -1, -1, 0x0D, -1, 0,
+        0x20, -1, -1, -1, -1, -1, -1, -1, -1, 0x09, 0x0A, -1, -1, 0x0D, -1, 0,
+    );
+    let eq = |v: __m256i, byte: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8));
+    let (chunks, _) = block.as_chunks::<LANES>();
+    let mut strict = StrictMasks::default();
+    for (i, chunk) in chunks.iter().enumerate() {
+        // SAFETY: `chunk` is a reference to 32 initialized bytes, so the read
+        // is in bounds; `_mm256_loadu_si256` has no alignment requirement.
+        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast::<__m256i>()) };
+        let folded = _mm256_or_si256(v, case);
+        let bits = |m: __m256i| u64::from(_mm256_movemask_epi8(m) as u32) << (i * LANES);
+        let masks = &mut strict.masks;
+        masks.quote |= bits(eq(v, b'"'));
+        masks.backslash |= bits(eq(v, b'\\'));
+        masks.open |= bits(eq(folded, b'{'));
+        masks.close |= bits(eq(folded, b'}'));
+        masks.colon |= bits(eq(v, b':'));
+        strict.comma |= bits(eq(v, b','));
+        strict.ws |= bits(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(ws_table, v), v));
+        strict.control |= bits(_mm256_cmpeq_epi8(_mm256_max_epu8(v, low), low));
+    }
+    strict
+}
+
 /// Carry-less multiplication by all ones is the prefix xor.
 #[inline]
 #[target_feature(enable = "pclmulqdq")]
@@ -94,10 +138,14 @@ mod tests {
     struct Classify<'a>(&'a [u8; BLOCK], u64);
 
     impl BlockScan for Classify<'_> {
-        type Output = (Masks, u64);
+        type Output = (Masks, u64, super::super::StrictMasks);
         #[inline(always)]
-        fn run<K: Kernel>(&mut self, kernel: K) -> (Masks, u64) {
-            (kernel.classify(self.0), kernel.prefix_xor(self.1))
+        fn run<K: Kernel>(&mut self, kernel: K) -> Self::Output {
+            (
+                kernel.classify(self.0),
+                kernel.prefix_xor(self.1),
+                kernel.classify_strict(self.0),
+            )
         }
     }
 
@@ -110,8 +158,9 @@ mod tests {
             x: u64,
         ) {
             let block: [u8; BLOCK] = bytes.try_into().unwrap();
-            let (masks, parity) = dispatch(&mut Classify(&block, x));
+            let (masks, parity, strict) = dispatch(&mut Classify(&block, x));
             prop_assert_eq!(masks, classify_scalar(&block));
+            prop_assert_eq!(strict, super::super::classify_strict_scalar(&block));
             prop_assert_eq!(parity, super::super::Baseline.prefix_xor(x));
         }
     }

@@ -53,7 +53,10 @@ mod scalar;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
 
-pub use scalar::{classify_scalar, find_quote_or_backslash_scalar, find_string_special_scalar};
+pub use scalar::{
+    classify_scalar, classify_strict_scalar, find_quote_or_backslash_scalar,
+    find_string_special_scalar,
+};
 
 /// The number of bytes [`classify`] looks at.
 pub const BLOCK: usize = 64;
@@ -71,6 +74,20 @@ pub struct Masks {
     pub close: u64,
     /// Bytes equal to `:`.
     pub colon: u64,
+}
+
+/// Bitmasks over one 64-byte block for strict validation: [`Masks`] and the
+/// bytes the grammar also needs to see.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StrictMasks {
+    /// The masks the scans use.
+    pub masks: Masks,
+    /// Bytes equal to `,`.
+    pub comma: u64,
+    /// JSON whitespace: space, `\t`, `\n`, `\r`.
+    pub ws: u64,
+    /// Bytes below 0x20 (control characters; the whitespace among them too).
+    pub control: u64,
 }
 
 /// Classifies a 64-byte block into quote, backslash, opener, closer and colon
@@ -146,6 +163,8 @@ pub trait Kernel: Copy {
     /// Bit `i` of the result is the parity of bits `0..=i` of `x`: with the bits
     /// of unescaped quotes, the bytes inside strings (opening quote included).
     fn prefix_xor(self, x: u64) -> u64;
+    /// Same as [`classify_strict_scalar`], with this kernel's instructions.
+    fn classify_strict(self, block: &[u8; BLOCK]) -> StrictMasks;
 }
 
 /// The kernel every CPU has: SSE2 on x86_64, scalar elsewhere.
@@ -161,6 +180,62 @@ impl Kernel for Baseline {
     #[inline(always)]
     fn prefix_xor(self, x: u64) -> u64 {
         scalar::prefix_xor(x)
+    }
+
+    #[inline(always)]
+    fn classify_strict(self, block: &[u8; BLOCK]) -> StrictMasks {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            // SAFETY: as in `classify`, SSE2 is enabled for the target.
+            unsafe { sse2::classify_strict(block) }
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        {
+            classify_strict_scalar(block)
+        }
+    }
+}
+
+/// The one-byte-at-a-time kernel: the oracle the others are tested against,
+/// run as a whole scan (tests and benches only).
+#[derive(Clone, Copy, Debug)]
+pub struct Scalar;
+
+impl Kernel for Scalar {
+    #[inline(always)]
+    fn classify(self, block: &[u8; BLOCK]) -> Masks {
+        classify_scalar(block)
+    }
+
+    #[inline(always)]
+    fn prefix_xor(self, x: u64) -> u64 {
+        scalar::prefix_xor(x)
+    }
+
+    #[inline(always)]
+    fn classify_strict(self, block: &[u8; BLOCK]) -> StrictMasks {
+        classify_strict_scalar(block)
+    }
+}
+
+/// Which kernel a scan runs with, for tests that check every kernel the
+/// machine has against the scalar one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelChoice {
+    /// What [`dispatch`] picks (AVX2 where the CPU has it).
+    Best,
+    /// SSE2 on x86_64 (the scalar kernel elsewhere).
+    Baseline,
+    /// One byte at a time.
+    Scalar,
+}
+
+/// Runs `scan` with the kernel `choice` names.
+pub fn dispatch_as<S: BlockScan>(scan: &mut S, choice: KernelChoice) -> S::Output {
+    match choice {
+        KernelChoice::Best => dispatch(scan),
+        KernelChoice::Baseline => scan.run(Baseline),
+        KernelChoice::Scalar => scan.run(Scalar),
     }
 }
 
@@ -214,6 +289,7 @@ mod tests {
         #[test]
         fn classify_agrees_with_scalar(b in block()) {
             prop_assert_eq!(classify(&b), classify_scalar(&b));
+            prop_assert_eq!(Baseline.classify_strict(&b), classify_strict_scalar(&b));
         }
 
         #[test]
@@ -242,6 +318,11 @@ mod tests {
                 }
             }
             assert_eq!(classify(&b), classify_scalar(&b), "byte {byte:#x}");
+            assert_eq!(
+                Baseline.classify_strict(&b),
+                classify_strict_scalar(&b),
+                "byte {byte:#x}"
+            );
             for len in 0..40 {
                 let bytes = &b[..len];
                 for from in 0..=len + 1 {

@@ -2,7 +2,7 @@
 //! oracle every SIMD kernel is tested against, and the fallback on targets
 //! without one.
 
-use super::{Masks, BLOCK};
+use super::{Masks, StrictMasks, BLOCK};
 
 /// The naive oracle (and non-x86_64 fallback) for [`classify`](super::classify): one byte at a time.
 pub fn classify_scalar(block: &[u8; BLOCK]) -> Masks {
@@ -19,6 +19,28 @@ pub fn classify_scalar(block: &[u8; BLOCK]) -> Masks {
         }
     }
     masks
+}
+
+/// The naive oracle (and non-x86_64 fallback) for the strict classification:
+/// [`classify_scalar`]'s masks, commas, JSON whitespace and control characters.
+pub fn classify_strict_scalar(block: &[u8; BLOCK]) -> StrictMasks {
+    let mut strict = StrictMasks {
+        masks: classify_scalar(block),
+        ..StrictMasks::default()
+    };
+    for (i, &byte) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        if byte == b',' {
+            strict.comma |= bit;
+        }
+        if matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
+            strict.ws |= bit;
+        }
+        if byte < 0x20 {
+            strict.control |= bit;
+        }
+    }
+    strict
 }
 
 /// The naive oracle (and non-x86_64 fallback) for [`find_quote_or_backslash`](super::find_quote_or_backslash).

@@ -3,7 +3,7 @@
 //!
 //! SSE2 is part of the x86_64 baseline, so these need no run-time detection.
 
-use super::{Masks, BLOCK};
+use super::{Masks, StrictMasks, BLOCK};
 use core::arch::x86_64::{
     __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
     _mm_set1_epi8,
@@ -64,6 +64,35 @@ pub(super) fn classify(block: &[u8; BLOCK]) -> Masks {
         masks.colon |= bits(eq(v, b':')) << shift;
     }
     masks
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn classify_strict(block: &[u8; BLOCK]) -> StrictMasks {
+    let case = _mm_set1_epi8(0x20);
+    let low = _mm_set1_epi8(0x1F);
+    let (chunks, _) = block.as_chunks::<LANES>();
+    let mut strict = StrictMasks::default();
+    for (i, chunk) in chunks.iter().enumerate() {
+        let v = load(chunk);
+        let folded = _mm_or_si128(v, case);
+        let shift = i * LANES;
+        let masks = &mut strict.masks;
+        masks.quote |= bits(eq(v, b'"')) << shift;
+        masks.backslash |= bits(eq(v, b'\\')) << shift;
+        masks.open |= bits(eq(folded, b'{')) << shift;
+        masks.close |= bits(eq(folded, b'}')) << shift;
+        masks.colon |= bits(eq(v, b':')) << shift;
+        strict.comma |= bits(eq(v, b',')) << shift;
+        let ws = _mm_or_si128(
+            _mm_or_si128(eq(v, b' '), eq(v, b'\t')),
+            _mm_or_si128(eq(v, b'\n'), eq(v, b'\r')),
+        );
+        strict.ws |= bits(ws) << shift;
+        // max(v, 0x1F) == 0x1F exactly when v <= 0x1F (unsigned)
+        strict.control |= bits(_mm_cmpeq_epi8(_mm_max_epu8(v, low), low)) << shift;
+    }
+    strict
 }
 
 /// The lanes of `chunk` holding a `needle` byte.

@@ -1,0 +1,219 @@
+//! Strict reads: each key on the path a read takes must stand once in its
+//! object. serde_json rejects a struct whose field is given twice ("duplicate
+//! field"); other parsers take the last, so a message with a repeated key
+//! could be read one way by the filter and another by the service behind it.
+//!
+//! A strict read ([`Strict`](crate::json::Strict)) runs the optic's own
+//! locate under a *watch* (a per-thread flag, so that the optics' code is
+//! the same in both modes), and while it is on:
+//!
+//! - every object lookup walks its object to the end, and a key sought (or
+//!   any of its aliases) met twice is a duplicate; so is the object's first
+//!   key met again, when written plainly with a string value: that member is
+//!   what an internally tagged enum's quick tag check reads without a lookup;
+//! - after the focus is found, a focus that no lookup handed out and that is
+//!   the value of its object's first member (a tag read by the quick check)
+//!   has that key checked.
+//!
+//! A duplicate makes the lookup malformed, so the read returns nothing, and
+//! the watch records it for the caller. Keys off the path are not looked at,
+//! and a map (`key(k)`) keeps serde_json's last-wins reading.
+//!
+//! Cost, while watching: each object on the path is walked to its end
+//! (instead of to its key), plus one walk of the focus's object for its first
+//! key. Trusting reads pay one thread-local load per object lookup.
+
+use core::cell::Cell;
+
+use super::block_walk::FieldScan;
+use super::member_walk::{members_find_once, Members, Step};
+use super::navigate::{Lookup, SMALL_OBJECT};
+use super::simd::KernelChoice;
+use super::skip::skip_value_at;
+use super::whitespace::{skip_ws, trim};
+
+/// The watch of the strict read running on this thread, if any.
+#[derive(Clone, Copy)]
+struct Watch {
+    /// A strict read is running.
+    on: bool,
+    /// It met a duplicate key.
+    met: bool,
+    /// The last value an object lookup handed out: its address and length.
+    last: Option<(usize, usize)>,
+}
+
+const OFF: Watch = Watch {
+    on: false,
+    met: false,
+    last: None,
+};
+
+thread_local! {
+    static WATCH: Cell<Watch> = const { Cell::new(OFF) };
+}
+
+/// Whether a strict read is running on this thread: one thread-local load.
+#[inline(always)]
+pub(crate) fn watching() -> bool {
+    WATCH.with(|watch| watch.get().on)
+}
+
+/// Records a duplicate key; the lookup that met it is malformed.
+#[cold]
+pub(super) fn met<'a>() -> Lookup<'a> {
+    WATCH.with(|watch| {
+        let mut now = watch.get();
+        now.met = true;
+        watch.set(now);
+    });
+    Lookup::Malformed
+}
+
+/// The address and length of `bytes`, to compare views by position.
+fn span(bytes: &[u8]) -> (usize, usize) {
+    (bytes.as_ptr() as usize, bytes.len())
+}
+
+/// The first key of the object `obj` when it could be an internally tagged
+/// enum's tag as the quick check reads it (written plainly, no backslash,
+/// with a string value), and where its opening quote is.
+fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
+    let mut members = Members::open(obj)?;
+    let Step::Member(first) = members.next_member() else {
+        return None;
+    };
+    let key = first.key();
+    if key.contains(&b'\\') || first.value().first() != Some(&b'"') {
+        return None;
+    }
+    Some((core::str::from_utf8(key).ok()?, first.key_open()))
+}
+
+/// `object_field` while watching: the first member whose key is any of
+/// `keys`, with the object walked to its end to confirm that no key sought
+/// and not the first key stands twice.
+pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+    let first = first_plain_key(obj);
+    let found = if obj.len() < SMALL_OBJECT {
+        members_find_once(obj, keys, first)
+    } else {
+        FieldScan::run_with(obj, keys, KernelChoice::Best, Some(first))
+    };
+    if let Lookup::Found(value) = found {
+        WATCH.with(|watch| {
+            let mut now = watch.get();
+            now.last = Some(span(value));
+            watch.set(now);
+        });
+    }
+    found
+}
+
+/// Checks, while watching, that the first key of the object `obj` stands
+/// once (records a duplicate if not).
+fn check_first_key(obj: &[u8]) {
+    let _ = object_field_once(obj, &[]);
+}
+
+/// The object whose member's value is exactly `focus`, searched from
+/// `container` down through the values that hold `focus`, and whether that
+/// member is the object's first; `None` if `focus` is an array's element or
+/// not inside `container`.
+fn object_around<'a>(container: &'a [u8], focus: &[u8]) -> Option<(&'a [u8], bool)> {
+    let (at, len) = span(focus);
+    let holds = |from: usize, to: usize, base: &[u8]| {
+        let start = base.as_ptr() as usize;
+        start + from <= at && at + len <= start + to
+    };
+    let mut current = trim(container);
+    loop {
+        match current.first()? {
+            b'{' => {
+                let mut members = Members::open(current)?;
+                let mut first = true;
+                let value = loop {
+                    match members.next_member() {
+                        Step::Member(member) => {
+                            let (from, to) = member.value_span();
+                            if holds(from, to, current) {
+                                break &current[from..to];
+                            }
+                            first = false;
+                        }
+                        Step::End | Step::Malformed => return None,
+                    }
+                };
+                if span(value) == span(focus) {
+                    return Some((current, first));
+                }
+                current = value;
+            }
+            b'[' => {
+                let mut pos = skip_ws(current, 1);
+                let element = loop {
+                    let end = skip_value_at(current, pos)?;
+                    if holds(pos, end, current) {
+                        break &current[pos..end];
+                    }
+                    pos = skip_ws(current, end);
+                    if current.get(pos) != Some(&b',') {
+                        return None;
+                    }
+                    pos = skip_ws(current, pos + 1);
+                };
+                if span(element) == span(focus) {
+                    return None;
+                }
+                current = element;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Runs `locate` (an optic's locate over `root`) as a strict read: object
+/// lookups confirm their keys stand once, then the focus is checked (see the
+/// module docs). Returns what `locate` found and whether a duplicate key was
+/// met. Nothing is allocated.
+pub(crate) fn watch<'a, F>(root: &'a [u8], locate: F) -> (Option<&'a [u8]>, bool)
+where
+    F: FnOnce() -> Option<&'a [u8]>,
+{
+    /// Puts the watch that was on back, however the read ends.
+    struct Restore(Watch);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            WATCH.with(|watch| watch.set(self.0));
+        }
+    }
+    let _restore = Restore(WATCH.with(|watch| {
+        watch.replace(Watch {
+            on: true,
+            met: false,
+            last: None,
+        })
+    }));
+    let found = locate();
+    if let Some(focus) = found {
+        let last = WATCH.with(|watch| watch.get().last);
+        if last != Some(span(focus)) {
+            // The focus came from a step that makes no lookup: if it is the
+            // value of its object's first member (a tag read by the quick
+            // check), that key must stand once. The object is searched from
+            // the last value a lookup handed out.
+            let from = match last {
+                Some((at, len)) => {
+                    let start = at.wrapping_sub(root.as_ptr() as usize);
+                    root.get(start..start.saturating_add(len)).unwrap_or(root)
+                }
+                None => root,
+            };
+            if let Some((object, true)) = object_around(from, focus) {
+                check_first_key(object);
+            }
+        }
+    }
+    let met = WATCH.with(|watch| watch.get().met);
+    (found, met)
+}

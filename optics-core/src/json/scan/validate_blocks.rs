@@ -1,0 +1,453 @@
+//! Strict mode on the block masks: one document checked against RFC 8259,
+//! 64 bytes at a time, with the same stage-1 masks as the scans, UTF-8 by
+//! simdutf8. Whether it is valid is all this says; where a document is not,
+//! the byte-by-byte validator ([`validate_scalar`](super::validate::validate_scalar))
+//! finds and names the first error, so both always agree on the verdict and
+//! the error is the one the grammar meets first.
+//!
+//! The grammar is checked as a relation between each token and the one
+//! before it, over whole blocks at once. A *token* is a bracket, `:` or `,`
+//! outside strings, a string's opening quote, or the first byte of a scalar
+//! (a run of bytes outside strings that are neither whitespace, structure nor
+//! quotes). Everything between two tokens (whitespace, a string's contents and
+//! closing quote, a scalar's other bytes) is a *gap*. For a class of tokens
+//! `A`, the tokens that follow them are `((A << 1) + gaps) & !gaps`: the
+//! addition carries from each token through the gap after it and lands on the
+//! next token, for every token at once, carrying across block edges
+//! ([`Follow`]). Three classes are followed (a `:`, a key, a value's end);
+//! every other token but the first follows an opener or a `,`.
+//!
+//! ```text
+//!  {"a" : [1,true] }        tokens  { " : [ 1 , t ] }
+//!  after `:`        a value           after a key        `:`, and every `:` after a key
+//!  after a value    `,` or a closer   after `{`, or `,` in an object: a key (`}` right after `{`)
+//!                                     after `[`, or `,` in an array: a value (`]` right after `[`)
+//! ```
+//!
+//! Which container a `,`, `:` or string is in comes from a walk over the
+//! brackets (rare: a few per block), which also matches each closer with its
+//! opener on a bit stack; a string in an object not after a `:` is a key. A
+//! scalar's bytes are checked from its first byte (a number's grammar, or
+//! `true`, `false`, `null`, then a delimiter); a string's control characters
+//! by mask, its escapes one by one where the block has any.
+
+use super::block_walk::escaped_bytes;
+use super::byte_table;
+use super::simd::{self, BlockScan, Kernel, StrictMasks, BLOCK};
+use super::validate::{strict_number, Container, Nesting};
+
+/// Whether `bytes` are exactly one JSON document (RFC 8259), whitespace
+/// around it allowed: the verdict of [`validate`](super::validate), fast.
+///
+/// Cost: O(n), 64 bytes at a time; allocates only past 64 levels of nesting.
+#[inline]
+pub(super) fn is_valid(bytes: &[u8]) -> bool {
+    is_valid_with(bytes, simd::KernelChoice::Best)
+}
+
+/// [`is_valid`] with the kernel `choice` names (tests check each).
+pub(super) fn is_valid_with(bytes: &[u8], choice: simd::KernelChoice) -> bool {
+    // Outside strings only ASCII is valid, so the whole input must be UTF-8.
+    if simdutf8::basic::from_utf8(bytes).is_err() {
+        return false;
+    }
+    let mut scan = BlockValidate { bytes };
+    match choice {
+        simd::KernelChoice::Best => simd::dispatch(&mut scan),
+        other => simd::dispatch_as(&mut scan, other),
+    }
+}
+
+/// The tokens that follow one class of tokens, block after block. `carry` is
+/// 1 when the next block's first gap starts right after one of the class: a
+/// gap that ran on past the block's end, or a token of the class on its last
+/// byte (both add one at bit 0 of the next block's sum).
+#[derive(Clone, Copy, Default)]
+struct Follow {
+    carry: u64,
+}
+
+impl Follow {
+    /// The tokens of this block whose previous token is in `class`.
+    #[inline(always)]
+    fn next(&mut self, class: u64, gaps: u64) -> u64 {
+        // One 128-bit add (an add and an add-with-carry): the high half is
+        // the carry out of the block.
+        let sum = u128::from(class << 1) + u128::from(gaps) + u128::from(self.carry);
+        self.carry = (class >> 63) | (sum >> 64) as u64;
+        sum as u64 & !gaps
+    }
+
+    /// Whether a token of the class has no token after it (at the end).
+    #[cfg(test)]
+    fn pending(&self) -> bool {
+        self.carry != 0
+    }
+}
+
+/// How many blocks are classified before they are walked (1 KiB of input,
+/// 1 KiB of masks on the stack).
+const CHUNK: usize = 16;
+
+/// The strict masks of the last, short block, padded with spaces.
+#[cold]
+#[inline(never)]
+fn classify_tail<K: Kernel>(kernel: K, tail: &[u8]) -> StrictMasks {
+    let mut padded = [b' '; BLOCK];
+    padded[..tail.len()].copy_from_slice(tail);
+    kernel.classify_strict(&padded)
+}
+
+/// Bytes that end a scalar: whitespace, structure, a quote.
+static DELIMITER: [bool; 256] = byte_table(b" \t\n\r{}[]:,\"");
+
+/// Whether the scalar starting at `at` is a valid number or literal, ended by
+/// a delimiter or the end.
+#[inline(always)]
+fn scalar_ok(bytes: &[u8], at: usize) -> bool {
+    let end = match bytes.get(at) {
+        Some(b't') => (bytes.get(at..at + 4) == Some(b"true")).then_some(at + 4),
+        Some(b'f') => (bytes.get(at..at + 5) == Some(b"false")).then_some(at + 5),
+        Some(b'n') => (bytes.get(at..at + 4) == Some(b"null")).then_some(at + 4),
+        // Most numbers are plain integers: their digits found 8 at a time.
+        Some(b'1'..=b'9') => match digits_end(bytes, at + 1) {
+            end if matches!(bytes.get(end), Some(b'.' | b'e' | b'E')) => {
+                strict_number(bytes, at).ok()
+            }
+            end => Some(end),
+        },
+        Some(b'-' | b'0') => strict_number(bytes, at).ok(),
+        _ => None,
+    };
+    end.is_some_and(|end| bytes.get(end).is_none_or(|&b| DELIMITER[b as usize]))
+}
+
+/// The index of the first byte at or after `from` that is not a digit (or
+/// the length), eight bytes at a time: `byte ^ b'0'` is at most 9 for a
+/// digit, and adding 0x76 sets the top bit of every other byte (a carry out
+/// of a byte only reaches bytes after the first non-digit, which do not
+/// count).
+#[inline(always)]
+fn digits_end(bytes: &[u8], from: usize) -> usize {
+    const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
+    const BIAS: u64 = u64::from_le_bytes([0x76; 8]);
+    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut at = from;
+    while let Some(word) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+        let t = u64::from_le_bytes(*word) ^ ZEROS;
+        let other = (t.wrapping_add(BIAS) | t) & TOPS;
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+    }
+    at
+}
+
+/// Whether the escape whose escaped byte is at `at` (the byte after the
+/// backslash) is one JSON allows: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`,
+/// `\t`, or `\u` and four hex digits.
+#[cold]
+fn escape_ok(bytes: &[u8], at: usize) -> bool {
+    match bytes.get(at) {
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => true,
+        Some(b'u') => bytes
+            .get(at + 1..at + 5)
+            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)),
+        _ => false,
+    }
+}
+
+/// The containers a block's bytes are in, from a walk over its brackets.
+struct Context {
+    /// Bits in an object (the innermost open container is an object).
+    object: u64,
+    /// Bits in an array.
+    array: u64,
+}
+
+/// The strict scan: `true` if the bytes are one valid document.
+struct BlockValidate<'a> {
+    bytes: &'a [u8],
+}
+
+/// The open containers: a bit stack, and the innermost one's kind as masks
+/// (all ones or none), kept beside it so that a block without brackets costs
+/// no lookup.
+#[derive(Default)]
+struct Containers {
+    nesting: Nesting,
+    /// All ones if the innermost open container is an object.
+    object: u64,
+    /// All ones if it is an array.
+    array: u64,
+}
+
+impl Containers {
+    #[inline(always)]
+    fn push(&mut self, kind: Container) {
+        self.nesting.push(kind);
+        self.object = u64::from(kind == Container::Object).wrapping_neg();
+        self.array = !self.object;
+    }
+
+    /// Pops a container of `kind`; `false` if the innermost one is not that.
+    #[inline(always)]
+    fn pop(&mut self, kind: Container) -> bool {
+        let top = match kind {
+            Container::Object => self.object,
+            Container::Array => self.array,
+        };
+        if top == 0 {
+            return false;
+        }
+        self.nesting.pop();
+        match self.nesting.top() {
+            Some(kind) => {
+                self.object = u64::from(kind == Container::Object).wrapping_neg();
+                self.array = !self.object;
+            }
+            None => {
+                self.object = 0;
+                self.array = 0;
+            }
+        }
+        true
+    }
+}
+
+/// Walks the brackets of a block (`block`'s bytes, brackets at
+/// `brackets`), pushing and popping the containers, and says which bytes are
+/// in which kind of container. `None` if a closer does not match its opener.
+#[inline(always)]
+fn walk_brackets(block: &[u8], brackets: u64, containers: &mut Containers) -> Option<Context> {
+    let mut context = Context {
+        object: 0,
+        array: 0,
+    };
+    let mut from = 0;
+    let mut rest = brackets;
+    while rest != 0 {
+        let at = rest.trailing_zeros();
+        // The bracket itself is in the container around it: an opener in the
+        // outer one, a closer in the one it closes. (`from <= at < 64`.)
+        let span = (u64::MAX >> (63 - at)) & (u64::MAX << from);
+        context.object |= span & containers.object;
+        context.array |= span & containers.array;
+        let ok = match block.get(at as usize) {
+            Some(b'{') => {
+                containers.push(Container::Object);
+                true
+            }
+            Some(b'[') => {
+                containers.push(Container::Array);
+                true
+            }
+            Some(b'}') => containers.pop(Container::Object),
+            _ => containers.pop(Container::Array),
+        };
+        if !ok {
+            return None;
+        }
+        from = at + 1;
+        rest &= rest - 1;
+    }
+    let span = u64::MAX.checked_shl(from).unwrap_or(0);
+    context.object |= span & containers.object;
+    context.array |= span & containers.array;
+    Some(context)
+}
+
+impl BlockScan for BlockValidate<'_> {
+    type Output = bool;
+
+    #[inline(always)]
+    fn run<K: Kernel>(&mut self, kernel: K) -> bool {
+        let bytes = self.bytes;
+        let mut containers = Containers::default();
+        let mut escape_carry = 0u64;
+        let mut inside_carry = 0u64;
+        let mut scalar_high = 0u64;
+        let mut seen_token = false;
+        // The tokens after: a `:`; a key; a value.
+        let mut after_colon = Follow::default();
+        let mut after_key = Follow::default();
+        let mut after_value = Follow::default();
+        // Whether the last token so far is `{` or `[`.
+        let mut last_token_opens = false;
+        let mut start = 0;
+        // Classified a chunk at a time, then walked: two tight loops rather
+        // than one that keeps vector and scalar state live together.
+        let mut classified = [StrictMasks::default(); CHUNK];
+        while start < bytes.len() {
+            let mut count = 0;
+            while count < CHUNK && start + count * BLOCK < bytes.len() {
+                let from = start + count * BLOCK;
+                classified[count] = match bytes[from..].first_chunk::<BLOCK>() {
+                    Some(block) => kernel.classify_strict(block),
+                    None => classify_tail(kernel, &bytes[from..]),
+                };
+                count += 1;
+            }
+            for (index, m) in classified[..count].iter().enumerate() {
+                let start = start + index * BLOCK;
+                let escaped = escaped_bytes(m.masks.backslash, &mut escape_carry);
+                let quotes = m.masks.quote & !escaped;
+                let inside = kernel.prefix_xor(quotes) ^ inside_carry;
+                inside_carry = ((inside as i64) >> 63) as u64;
+                let outside = !inside;
+
+                // Strings: no control character, only valid escapes.
+                if m.control & inside != 0 {
+                    return false;
+                }
+                let mut escapes = escaped & inside;
+                while escapes != 0 {
+                    if !escape_ok(bytes, start + escapes.trailing_zeros() as usize) {
+                        return false;
+                    }
+                    escapes &= escapes - 1;
+                }
+
+                // Tokens and gaps.
+                let open = m.masks.open & outside;
+                let close = m.masks.close & outside;
+                let colon = m.masks.colon & outside;
+                let comma = m.comma & outside;
+                let string_open = quotes & inside;
+                let scalar = outside
+                    & !(m.ws
+                        | m.masks.open
+                        | m.masks.close
+                        | m.masks.colon
+                        | m.comma
+                        | m.masks.quote);
+                let scalar_start = scalar & !((scalar << 1) | scalar_high);
+                scalar_high = scalar >> 63;
+                let tokens = open | close | colon | comma | string_open | scalar_start;
+                let gaps = !tokens;
+
+                let context = if open | close == 0 {
+                    Context {
+                        object: containers.object,
+                        array: containers.array,
+                    }
+                } else {
+                    match walk_brackets(&bytes[start..], open | close, &mut containers) {
+                        Some(context) => context,
+                        None => return false,
+                    }
+                };
+                // `,` only in a container, `:` only in an object.
+                if comma & !(context.object | context.array) != 0 || colon & !context.object != 0 {
+                    return false;
+                }
+                let values = open | string_open | scalar_start;
+                let mut first = 0;
+                if !seen_token && tokens != 0 {
+                    // The document starts with a value.
+                    first = tokens & tokens.wrapping_neg();
+                    if first & values == 0 {
+                        return false;
+                    }
+                    seen_token = true;
+                }
+
+                // Every token but the first follows exactly one: a `:`, a key, a
+                // value's end, or an opener or `,` (the rest, by elimination).
+                let after_colons = after_colon.next(colon, gaps);
+                let keys = string_open & context.object & !after_colons;
+                let after_keys = after_key.next(keys, gaps);
+                let value_ends = close | (string_open & !keys) | scalar_start;
+                let after_values = after_value.next(value_ends, gaps);
+                let after_openers = tokens & !(after_colons | after_keys | after_values | first);
+                let opened = after_openers & !close;
+                let wrong = (after_colons & !values)
+                    | (after_keys ^ colon)
+                    | (after_values & !(comma | close))
+                    | (opened & context.object & !string_open)
+                    | (opened & context.array & !values);
+                if wrong != 0 {
+                    return false;
+                }
+                // A closer right after an opener or `,`: only `{}` and `[]`.
+                let mut empties = after_openers & close;
+                while empties != 0 {
+                    let at = empties.trailing_zeros();
+                    let before = tokens & ((1u64 << at) - 1);
+                    let opener_before = match before {
+                        0 => last_token_opens,
+                        _ => open >> (63 - before.leading_zeros()) & 1 == 1,
+                    };
+                    if !opener_before {
+                        return false;
+                    }
+                    empties &= empties - 1;
+                }
+                if tokens != 0 {
+                    last_token_opens = open >> (63 - tokens.leading_zeros()) & 1 == 1;
+                }
+
+                let mut scalars = scalar_start;
+                while scalars != 0 {
+                    if !scalar_ok(bytes, start + scalars.trailing_zeros() as usize) {
+                        return false;
+                    }
+                    scalars &= scalars - 1;
+                }
+            }
+            start += count * BLOCK;
+        }
+        // The end: one whole value, nothing left open (a `:`, `,` or key
+        // with nothing after it is in an open container).
+        seen_token && inside_carry == 0 && containers.nesting.top().is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digits_end_stops_at_the_first_other_byte() {
+        let bytes = b"0123456789012345678x9:/ \xff\x00";
+        for from in 0..bytes.len() {
+            for len in from..=bytes.len() {
+                let slice = &bytes[..len];
+                let want = from
+                    + slice[from..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                assert_eq!(digits_end(slice, from), want, "{from} {len}");
+            }
+        }
+        for byte in 0..=255u8 {
+            let mut word = [b'7'; 12];
+            word[5] = byte;
+            let want = if byte.is_ascii_digit() { 12 } else { 5 };
+            assert_eq!(digits_end(&word, 0), want, "{byte:#x}");
+        }
+    }
+
+    #[test]
+    fn follow_finds_the_next_token_across_blocks() {
+        // a token at bit 62, gaps to the end and into the next block up to bit 3
+        let mut follow = Follow::default();
+        let gaps = !(1u64 << 62);
+        assert_eq!(follow.next(1 << 62, gaps), 0);
+        assert_eq!(follow.next(0, !(1u64 << 3)), 1 << 3);
+        assert!(!follow.pending());
+        // a token on the last bit, followed by one at bit 0 of the next block
+        let mut follow = Follow::default();
+        assert_eq!(follow.next(1 << 63, !(1u64 << 63)), 0);
+        assert_eq!(follow.next(0, !1), 1);
+        // a token with nothing after it
+        let mut follow = Follow::default();
+        follow.next(1 << 5, !(1u64 << 5));
+        assert!(follow.pending());
+    }
+}

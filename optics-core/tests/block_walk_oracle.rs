@@ -1,0 +1,227 @@
+//! The structural block walk (`object_field` on objects of 1 KiB and more)
+//! checked against serde_json, with every kernel the machine has: the one
+//! `dispatch` picks (AVX2 where the CPU has it), the SSE2 baseline and the
+//! scalar oracle must give the same answer, and that answer must be what
+//! serde_json reads.
+//!
+//! The documents stress what the walk must keep exact: keys written with
+//! escapes, whitespace around colons, strings that straddle block edges and
+//! hold brackets, colons, quotes and backslashes, nested objects that repeat
+//! the keys sought, and a key that is missing (confirmed by the walk alone).
+
+use optics_core::json::scan::kernels::{object_field_with, skip_container_with, KernelChoice};
+use optics_core::json::scan::{object_field, skip_value, Lookup};
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+
+const KERNELS: [KernelChoice; 3] = [
+    KernelChoice::Best,
+    KernelChoice::Baseline,
+    KernelChoice::Scalar,
+];
+
+/// Text that stresses the string masks.
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            4 => prop::char::range('a', 'e'),
+            2 => prop::sample::select(vec!['"', '\\', '{', '}', '[', ']', ':', ',', ' ', '\n', 'é', '😀', '\u{1}']),
+        ],
+        0..90,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
+}
+
+/// A member value: leaves, and objects that repeat the keys sought inside.
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i32>().prop_map(Value::from),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((prop::sample::select(KEYS), inner), 0..4).prop_map(|members| {
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect(),
+                )
+            }),
+        ]
+    })
+}
+
+/// The keys members are named with; `absent` is never used.
+const KEYS: &[&str] = &[
+    "a",
+    "ab",
+    "detail",
+    "type",
+    "é",
+    "k\"q",
+    "x\\y",
+    "longer_key_name",
+];
+
+/// JSON whitespace, possibly none.
+fn whitespace() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(vec![' ', '\t', '\n', '\r']), 0..3)
+        .prop_map(|chars| chars.into_iter().collect())
+}
+
+/// `key` as a JSON string, each character escaped as `\uXXXX` where `escape` says.
+fn write_key(key: &str, escape: &[bool]) -> String {
+    let mut out = String::from("\"");
+    for (i, ch) in key.chars().enumerate() {
+        if escape.get(i).copied().unwrap_or(false) {
+            let mut units = [0u16; 2];
+            for unit in ch.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            match ch {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c => out.push(c),
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A document of unique top-level keys (so serde_json's map and the first
+/// match agree), at least 1 KiB, written with whitespace and escapes as drawn.
+fn document() -> impl Strategy<Value = (String, Vec<String>)> {
+    (
+        prop::collection::vec(
+            (
+                prop::sample::select(KEYS),
+                value(),
+                prop::collection::vec(any::<bool>(), 16),
+                whitespace(),
+                whitespace(),
+            ),
+            1..10,
+        ),
+        0usize..64,
+        0usize..1300,
+        whitespace(),
+    )
+        .prop_map(|(members, shift, filler, outer)| {
+            let mut seen = std::collections::HashSet::new();
+            let mut doc = format!(
+                "{outer}{{\"{}\":\"{}\"",
+                "f".repeat(shift),
+                "p".repeat(filler)
+            );
+            let mut keys = Vec::new();
+            for (key, value, escape, before, after) in members {
+                if !seen.insert(key) {
+                    continue;
+                }
+                keys.push(key.to_string());
+                let value = serde_json::to_string(&value).expect("serializes");
+                doc.push_str(&format!(
+                    ",{before}{}{before}:{after}{value}{after}",
+                    write_key(key, &escape)
+                ));
+            }
+            doc.push('}');
+            doc.push_str(&outer);
+            (doc, keys)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn every_kernel_finds_what_serde_json_reads((doc, keys) in document()) {
+        let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
+        for key in KEYS.iter().chain(&["absent", "f", ""]) {
+            let want = oracle.get(*key);
+            for kernel in KERNELS {
+                let got = object_field_with(kernel, doc.as_bytes(), &[key]);
+                match (want, got) {
+                    (Some(want), Lookup::Found(bytes)) => {
+                        let got: Value = serde_json::from_slice(bytes).expect("a whole value");
+                        prop_assert_eq!(&got, want, "{:?} {:?} in {}", kernel, key, doc);
+                    }
+                    (None, Lookup::Missing) => {}
+                    (want, got) => prop_assert!(false, "{kernel:?} {key:?}: {got:?}, want {want:?} in {doc}"),
+                }
+            }
+            // The public entry point agrees (member walk below 1 KiB).
+            let public = object_field(doc.as_bytes(), &[key]);
+            prop_assert_eq!(public, object_field_with(KernelChoice::Scalar, doc.as_bytes(), &[key]));
+        }
+        prop_assert!(keys.iter().all(|k| oracle.contains_key(k)));
+        let open = doc.find('{').expect("an object");
+        for kernel in KERNELS {
+            prop_assert_eq!(
+                skip_container_with(kernel, doc.as_bytes(), open),
+                skip_value(doc.as_bytes(), 0),
+                "{:?}", kernel
+            );
+        }
+    }
+
+    /// Every prefix of a document: no kernel returns a value that is cut, or
+    /// calls a key missing from an object that never closes.
+    #[test]
+    fn cut_documents_never_report_missing((doc, _keys) in document(), cut in any::<prop::sample::Index>()) {
+        let whole = doc.trim_end();
+        let cut = cut.index(whole.len());
+        let prefix = &doc.as_bytes()[..cut];
+        for key in KEYS.iter().chain(&["absent"]) {
+            let full = object_field_with(KernelChoice::Scalar, doc.as_bytes(), &[key]);
+            for kernel in KERNELS {
+                match object_field_with(kernel, prefix, &[key]) {
+                    Lookup::Found(bytes) => prop_assert_eq!(Lookup::Found(bytes), full),
+                    Lookup::Missing => prop_assert!(false, "{kernel:?} {key:?} missing from a cut object"),
+                    Lookup::Malformed => {}
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_end_of_the_object_is_exact_in_every_kernel() {
+    // Something after the object: malformed, never a key of the second object.
+    let two = format!(r#"{{"a":"{}"}} {{"detail":1}}"#, "p".repeat(1100));
+    // Brackets in strings, escaped quotes at block edges, a key after a
+    // closing bracket in the same block as the end.
+    let tricky = format!(
+        r#"{{"s":"{}\"]}}","n":{{"detail":[1,{{"detail":2}}]}},"t":"\\","detail" :  3 }}"#,
+        "x".repeat(1090)
+    );
+    for kernel in KERNELS {
+        assert_eq!(
+            object_field_with(kernel, two.as_bytes(), &["detail"]),
+            Lookup::Malformed
+        );
+        assert_eq!(
+            object_field_with(kernel, tricky.as_bytes(), &["detail"]),
+            Lookup::Found(b"3"),
+            "{kernel:?}"
+        );
+        assert_eq!(
+            object_field_with(kernel, tricky.as_bytes(), &["missing"]),
+            Lookup::Missing
+        );
+        // every shift of the block edges
+        for shift in 0..64 {
+            let shifted = format!("{}{tricky}", " ".repeat(shift));
+            assert_eq!(
+                object_field_with(kernel, shifted.as_bytes(), &["det\u{61}il"]),
+                Lookup::Found(b"3")
+            );
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! Strict reads and duplicate keys: a key given twice on the path a read
+//! takes (a top-level key, a nested key, an internally tagged enum's tag, a
+//! key inside an array element) makes the read return nothing and sets the
+//! caller's flag; a duplicate off the path is not reported; trusting reads
+//! are unchanged; nothing is allocated. Small objects (walked member by
+//! member) and large ones (walked by blocks) alike.
+
+use std::collections::BTreeMap;
+
+use optics_core::json::{Duplicates, Strict};
+use optics_core::prelude::*;
+use serde::Deserialize;
+
+#[global_allocator]
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
+
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+struct Issue {
+    id: u64,
+    note: String,
+    detail: Detail,
+    tags: BTreeMap<String, String>,
+}
+
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+#[serde(tag = "type")]
+enum Detail {
+    Incident(Incident),
+    Bug(Bug),
+}
+
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+struct Incident {
+    severity: u8,
+    impact: Impact,
+}
+
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+struct Impact {
+    users: u64,
+    service: Service,
+}
+
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+struct Service {
+    #[serde(alias = "level")]
+    tier: String,
+    name: String,
+}
+
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+struct Bug {
+    frames: Vec<Frame>,
+}
+
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+struct Frame {
+    module: String,
+    line: u32,
+}
+
+/// An incident message; `note` pads it (a long note makes the top-level
+/// object large enough for the block walk).
+fn incident(note_len: usize, detail: &str, extra: &str) -> String {
+    format!(
+        r#"{{"id":7,"note":"{}"{extra},"detail":{detail},"tags":{{"a":"1","a":"2"}}}}"#,
+        "n".repeat(note_len)
+    )
+}
+
+const DETAIL: &str = r#"{"type":"Incident","severity":1,"impact":{"users":5,"service":{"tier":"gold","name":"db"}}}"#;
+
+/// What a strict read of `optic` from the whole issue gives, and whether it
+/// met a duplicate.
+fn strict_read<O>(message: &str, optic: O) -> (Option<O::Focus>, bool)
+where
+    O: for<'de> optics_core::json::JsonDecode<'de> + optics_core::optic::StartsAt<Issue>,
+{
+    let duplicates = Duplicates::new();
+    let issue = Strict::<Issue>::validated(message.as_bytes(), &duplicates).expect("valid JSON");
+    let value = issue.read(optic);
+    (value, duplicates.met())
+}
+
+fn tier() -> impl for<'de> optics_core::json::JsonDecode<'de, Focus = String>
+       + optics_core::optic::StartsAt<Issue>
+       + Preview<Source = Issue, Focus = String> {
+    Issue::detail
+        .then(Detail::incident)
+        .then(Incident::impact)
+        .then(Impact::service)
+        .then(Service::tier)
+}
+
+fn severity() -> impl for<'de> optics_core::json::JsonDecode<'de, Focus = u8>
+       + optics_core::optic::StartsAt<Issue>
+       + Preview<Source = Issue, Focus = u8> {
+    Issue::detail
+        .then(Detail::incident)
+        .then(Incident::severity)
+}
+
+#[test]
+fn a_clean_message_reads_as_trusting_reads_do() {
+    for note in [0, 2000] {
+        let message = incident(note, DETAIL, "");
+        assert_eq!(strict_read(&message, tier()), (Some("gold".into()), false));
+        assert_eq!(strict_read(&message, severity()), (Some(1), false));
+        assert_eq!(
+            strict_read(&message, Issue::detail.then(Detail::kind)),
+            (Some(DetailKind::Incident), false)
+        );
+        assert_eq!(
+            Json::<Issue>::new(message.as_bytes()).read(tier()),
+            Some("gold".into())
+        );
+    }
+}
+
+#[test]
+fn a_duplicate_on_each_step_of_the_path_is_met() {
+    let twice_detail = format!(r#","detail":{DETAIL}"#);
+    let cases: Vec<(&str, String)> = vec![
+        // the top-level key, before the one read
+        ("top-level key", twice_detail.clone()),
+    ];
+    for note in [0, 2000] {
+        for (what, extra) in &cases {
+            let message = incident(note, DETAIL, extra);
+            assert_eq!(
+                strict_read(&message, tier()),
+                (None, true),
+                "{what}, note {note}"
+            );
+            assert_eq!(
+                strict_read(&message, severity()),
+                (None, true),
+                "{what}, note {note}"
+            );
+            // The same bytes read trustingly: the first member, as before.
+            assert_eq!(
+                Json::<Issue>::new(message.as_bytes()).read(tier()),
+                Some("gold".into())
+            );
+        }
+        // A duplicate after the key read, at the end of the message.
+        let message = format!(
+            r#"{{"id":7,"note":"{}","detail":{DETAIL},"detail":{{}}}}"#,
+            "n".repeat(note)
+        );
+        assert_eq!(strict_read(&message, tier()), (None, true));
+        // The first key repeated, with a number: no tag, not on the path.
+        let message = incident(note, DETAIL, r#","id":8"#);
+        assert_eq!(strict_read(&message, tier()), (Some("gold".into()), false));
+    }
+
+    // nested keys: each step of detail -> impact -> service -> tier
+    let nested = [
+        r#"{"type":"Incident","severity":1,"impact":{"users":5,"service":{"tier":"gold","name":"db"}},"impact":{}}"#,
+        r#"{"type":"Incident","severity":1,"impact":{"users":5,"service":{"tier":"gold","name":"db"},"service":{}}}"#,
+        r#"{"type":"Incident","severity":1,"impact":{"users":5,"service":{"tier":"gold","name":"db","tier":"tin"}}}"#,
+        // an alias is the same field to serde
+        r#"{"type":"Incident","severity":1,"impact":{"users":5,"service":{"tier":"gold","level":"tin","name":"db"}}}"#,
+        // a key written with escapes is the same key
+        r#"{"type":"Incident","severity":1,"impact":{"users":5,"service":{"tier":"gold","name":"db","t\u0069er":"tin"}}}"#,
+    ];
+    for detail in nested {
+        for note in [0, 2000] {
+            let message = incident(note, detail, "");
+            assert_eq!(strict_read(&message, tier()), (None, true), "{detail}");
+            // severity's path does not go through impact: not reported
+            assert_eq!(
+                strict_read(&message, severity()),
+                (Some(1), false),
+                "{detail}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_duplicate_tag_is_met_by_every_read_through_the_enum() {
+    for detail in [
+        r#"{"type":"Incident","severity":1,"type":"Bug","impact":{"users":5,"service":{"tier":"gold","name":"db"}}}"#,
+        r#"{"severity":1,"type":"Incident","impact":{"users":5,"service":{"tier":"gold","name":"db"}},"type":"Incident"}"#,
+    ] {
+        for note in [0, 2000] {
+            let message = incident(note, detail, "");
+            assert_eq!(
+                strict_read(&message, Issue::detail.then(Detail::kind)),
+                (None, true),
+                "{detail}"
+            );
+            assert_eq!(strict_read(&message, severity()), (None, true), "{detail}");
+            assert_eq!(strict_read(&message, tier()), (None, true), "{detail}");
+        }
+    }
+    // A large detail: the tag check by blocks.
+    let big = format!(
+        r#"{{"type":"Incident","severity":1,"pad":"{}","impact":{{"users":5,"service":{{"tier":"gold","name":"db"}}}},"type":"Bug"}}"#,
+        "p".repeat(1500)
+    );
+    let message = incident(0, &big, "");
+    assert_eq!(
+        strict_read(&message, Issue::detail.then(Detail::kind)),
+        (None, true)
+    );
+    assert_eq!(strict_read(&message, severity()), (None, true));
+    // Strict views of the detail alone, as a policy would read them.
+    let duplicates = Duplicates::new();
+    let detail = Strict::<Detail>::validated(big.as_bytes(), &duplicates).expect("valid");
+    assert_eq!(detail.read(Detail::kind), None);
+    assert!(duplicates.met());
+}
+
+#[test]
+fn a_duplicate_inside_an_array_element_is_met_only_on_its_path() {
+    let module = Issue::detail
+        .then(Detail::bug)
+        .then(Bug::frames)
+        .then(at(0))
+        .then(Frame::module);
+    let bug = |frames: &str| format!(r#"{{"type":"Bug","frames":{frames}}}"#);
+    let first_dup = bug(r#"[{"module":"auth","line":1,"module":"db"},{"module":"x","line":2}]"#);
+    let second_dup = bug(r#"[{"module":"auth","line":1},{"module":"x","line":2,"module":"y"}]"#);
+    for note in [0, 2000] {
+        assert_eq!(
+            strict_read(&incident(note, &first_dup, ""), module),
+            (None, true)
+        );
+        assert_eq!(
+            strict_read(&incident(note, &second_dup, ""), module),
+            (Some("auth".into()), false)
+        );
+    }
+}
+
+#[test]
+fn duplicates_off_the_path_and_in_maps_are_not_reported() {
+    for note in [0, 2000] {
+        // `x` twice at the top level, `a` twice in the map, `users` twice
+        // beside the path to `tier` (not first in its object: a repeated
+        // first key is reported, as the key a tag check reads).
+        let detail = r#"{"type":"Incident","severity":1,"impact":{"extra":0,"users":5,"users":6,"service":{"tier":"gold","name":"db"}}}"#;
+        let message = incident(note, detail, r#","x":1,"x":2"#);
+        assert_eq!(strict_read(&message, tier()), (Some("gold".into()), false));
+        // A map keeps serde_json's reading: the last `a`.
+        assert_eq!(
+            strict_read(&message, Issue::tags.then(key("a"))),
+            (Some("2".into()), false)
+        );
+        // The path through `users` meets it.
+        assert_eq!(
+            strict_read(
+                &message,
+                Issue::detail
+                    .then(Detail::incident)
+                    .then(Incident::impact)
+                    .then(Impact::users)
+            ),
+            (None, true)
+        );
+    }
+}
+
+#[test]
+fn strict_views_are_readers_and_allocate_nothing() {
+    fn gold(detail: impl Reader<Detail>) -> bool {
+        detail.read(
+            Detail::incident
+                .then(Incident::impact)
+                .then(Impact::service)
+                .then(Service::tier),
+        ) == Some("gold".to_owned())
+            && detail.read(Detail::kind) == Some(DetailKind::Incident)
+    }
+    let clean = incident(2000, DETAIL, "");
+    let twice = incident(2000, DETAIL, &format!(r#","detail":{DETAIL}"#));
+    let messages = [clean.as_bytes(), twice.as_bytes()];
+    // Warm up (the first use of the thread's watch), then count.
+    let duplicates = Duplicates::new();
+    for message in messages {
+        let issue = Strict::<Issue>::validated(message, &duplicates).expect("valid");
+        let _ = issue.view(Issue::detail).map(gold);
+        duplicates.clear();
+    }
+    let ((kept, met), counts) = alloc_counter::measure_thread(|| {
+        let mut kept = [false; 2];
+        let mut met = [false; 2];
+        for (i, message) in messages.iter().enumerate() {
+            let issue = Strict::<Issue>::validated(message, &duplicates).expect("valid");
+            // `String` leaves allocate; compare a view's bytes instead.
+            kept[i] = issue
+                .view(Issue::detail)
+                .and_then(|d| {
+                    d.view(
+                        Detail::incident
+                            .then(Incident::impact)
+                            .then(Impact::service)
+                            .then(Service::tier),
+                    )
+                })
+                .is_some_and(|t| t.bytes() == br#""gold""#);
+            met[i] = duplicates.met();
+            duplicates.clear();
+        }
+        (kept, met)
+    });
+    assert_eq!(counts.allocations, 0);
+    assert_eq!(kept, [true, false]);
+    assert_eq!(met, [false, true]);
+}

@@ -1,0 +1,249 @@
+//! Strict mode's block validator checked against its byte-by-byte oracle
+//! (`validate_scalar`, itself checked against JSONTestSuite and serde_json),
+//! with every kernel the machine has: on valid documents, on documents with
+//! one byte edited, cut short, or made of JSON's punctuation at random, the
+//! verdicts are the same; `validate` reports the oracle's first error.
+
+mod support;
+
+use optics_core::json::scan::kernels::{is_valid_with, validate_scalar, KernelChoice};
+use optics_core::json::scan::validate;
+use proptest::prelude::*;
+use serde_json::Value;
+use support::edit::edit_one_byte;
+
+const KERNELS: [KernelChoice; 3] = [
+    KernelChoice::Best,
+    KernelChoice::Baseline,
+    KernelChoice::Scalar,
+];
+
+/// Every kernel's verdict is the oracle's, and `validate` is the oracle.
+fn agree(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let oracle = validate_scalar(bytes);
+    for kernel in KERNELS {
+        prop_assert_eq!(
+            is_valid_with(kernel, bytes),
+            oracle.is_ok(),
+            "{:?} on {:?} (oracle: {:?})",
+            kernel,
+            String::from_utf8_lossy(bytes),
+            oracle
+        );
+    }
+    prop_assert_eq!(validate(bytes), oracle);
+    Ok(())
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            4 => prop::char::range('a', 'e'),
+            2 => prop::sample::select(vec![
+                '"', '\\', '{', '}', '[', ']', ':', ',', ' ', '\n', '\u{1}', '\u{1f}', 'é', '€',
+                '😀', '\u{7f}',
+            ]),
+        ],
+        0..40,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        (-1000i32..1000, -30i32..30).prop_map(|(m, e)| Value::from(f64::from(m) * 10f64.powi(e))),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(5, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((text(), inner), 0..6)
+                .prop_map(|members| Value::Object(members.into_iter().collect())),
+        ]
+    })
+}
+
+/// A valid document: compact or pretty, with whitespace around it.
+fn document() -> impl Strategy<Value = Vec<u8>> {
+    (value(), any::<bool>(), 0usize..70, "[ \t\n\r]{0,3}").prop_map(|(v, pretty, shift, after)| {
+        let text = if pretty {
+            serde_json::to_string_pretty(&v)
+        } else {
+            serde_json::to_string(&v)
+        }
+        .expect("serializes");
+        format!("{}{text}{after}", " ".repeat(shift)).into_bytes()
+    })
+}
+
+/// Bytes JSON's grammar turns on.
+const ALPHABET: &[u8] = b"{}[]\",:\\ \n\t0123456789-+.eEtrufalsn\x00\x1f\x7f\x80\xc3\xa9\xff/bu";
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn valid_documents(bytes in document()) {
+        prop_assert_eq!(validate_scalar(&bytes), Ok(()));
+        agree(&bytes)?;
+    }
+
+    #[test]
+    fn documents_with_one_byte_edited(
+        bytes in document(),
+        at in any::<prop::sample::Index>(),
+        edit in 0..3u8,
+        byte in prop::sample::select(ALPHABET),
+    ) {
+        let mut bytes = bytes;
+        let at = at.index(bytes.len() + 1);
+        edit_one_byte(&mut bytes, at, edit, byte);
+        agree(&bytes)?;
+    }
+
+    #[test]
+    fn documents_cut_short(bytes in document(), cut in any::<prop::sample::Index>()) {
+        agree(&bytes[..cut.index(bytes.len() + 1)])?;
+    }
+
+    #[test]
+    fn punctuation_at_random(bytes in prop::collection::vec(prop::sample::select(ALPHABET), 0..150)) {
+        agree(&bytes)?;
+        agree(&[b"[", &bytes[..], b"]"].concat())?;
+        agree(&[b"{\"a\":", &bytes[..], b"}"].concat())?;
+    }
+}
+
+#[test]
+fn edges_of_blocks_and_grammar() {
+    let mut cases: Vec<Vec<u8>> = [
+        "",
+        " ",
+        "1",
+        "-0",
+        "01",
+        "1.",
+        ".5",
+        "1e",
+        "1e+",
+        "1e400",
+        "-1.5E-7",
+        "true",
+        "tru",
+        "truex",
+        "nul",
+        "null",
+        "false",
+        "\"\"",
+        "\"",
+        "[]",
+        "{}",
+        "[",
+        "]",
+        "{",
+        "}",
+        "[1,]",
+        "[,1]",
+        "[1 2]",
+        "{\"a\"}",
+        "{\"a\":}",
+        "{\"a\":1,}",
+        "{,}",
+        "{\"a\" 1}",
+        "{1:1}",
+        "[1:2]",
+        "{\"a\":1:2}",
+        "{\"a\":\"b\":\"c\"}",
+        "[1]]",
+        "[[1]",
+        "{]",
+        "[}",
+        "{} {}",
+        "1 2",
+        "\"a\" \"b\"",
+        "[\"a\\x\"]",
+        "[\"\\u12\"]",
+        "[\"\\u12G4\"]",
+        "[\"\\ud800\"]",
+        "\u{feff}[]",
+        "[\"\u{1}\"]",
+        "[1,\n2]",
+        " [ ] ",
+        "[-]",
+        "[--1]",
+        "[1-2]",
+        "[+1]",
+        "[1e5e5]",
+        "[1.2.3]",
+        "[0x1]",
+        "[Infinity]",
+        "[\"a\"\"b\"]",
+        "{\"a\":1\"b\":2}",
+        "[1\"a\"]",
+        "[\\\"]",
+        "\\",
+        "[1,,2]",
+        ",",
+        ":",
+        "[:]",
+        "{:1}",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    cases.push(b"[\"\xff\"]".to_vec());
+    cases.push(b"[\"\xc3\"]".to_vec());
+    cases.push(b"[1]\x00".to_vec());
+    // Strings, escapes and numbers across every block edge.
+    for piece in [
+        "\"abc\\\"def\"",
+        "\"\\\\\"",
+        "\"\\u00e9\"",
+        "12345.678e-9",
+        "true",
+        "{\"k\":[]}",
+        "\"\\\\\\\"\"",
+    ] {
+        for shift in 0..70 {
+            cases.push(format!("[{}{piece}]", " ".repeat(shift)).into_bytes());
+            cases.push(format!("{{\"{}\":{piece}}}", "x".repeat(shift)).into_bytes());
+            cases.push(format!("[{}{piece}", " ".repeat(shift)).into_bytes());
+        }
+    }
+    // Deep nesting, balanced and not, past the inline stack.
+    cases.push(format!("{}{}", "[".repeat(300), "]".repeat(300)).into_bytes());
+    cases.push(format!("{}{}", "[".repeat(300), "]".repeat(299)).into_bytes());
+    cases.push(format!("{}1{}", "[{\"a\":".repeat(100), "}]".repeat(100)).into_bytes());
+    for bytes in &cases {
+        if let Err(error) = agree(bytes) {
+            panic!("{error}");
+        }
+    }
+}
+
+/// JSONTestSuite's parsing tests, when `JSON_TEST_SUITE_DIR` is set: every
+/// file, `i_` ones included, gets the oracle's verdict from every kernel.
+#[test]
+fn json_test_suite_verdicts_agree() {
+    let Some(dir) = std::env::var_os("JSON_TEST_SUITE_DIR") else {
+        println!("JSON_TEST_SUITE_DIR is not set: skipping");
+        return;
+    };
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).expect("a directory") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|ext| ext == "json") {
+            let bytes = std::fs::read(&path).expect("readable");
+            if let Err(error) = agree(&bytes) {
+                panic!("{}: {error}", path.display());
+            }
+            files += 1;
+        }
+    }
+    assert!(files > 300, "only {files} files");
+}
