@@ -6,20 +6,30 @@ use std::borrow::Cow;
 
 use serde::de::{Deserialize, Deserializer, Visitor};
 
-use super::Found;
+use super::locate::Located;
 use crate::optic::{FieldOf, VariantFieldOf};
+
+pub use super::locate::buffered::{decode_with_at, ContentDe};
 
 /// How one field is decoded, missing or present: implemented by
 /// `#[derive(Optics)]` so that `deserialize_with` and `default` apply.
 pub trait FieldDecode<'de, const I: usize>: FieldOf<I> {
-    /// The field's value from what was found for it.
-    fn decode_field(found: Found<'de>) -> Option<Self::Type>;
+    /// The field's value from what was found for it, decoded as serde
+    /// decodes it there (see [`decode_at`]).
+    fn decode_field(found: Located<'de>) -> Option<Self::Type>;
 }
 
 /// How one field of a struct-like variant is decoded.
 pub trait VariantFieldDecode<'de, const I: usize>: VariantFieldOf<I> {
     /// The field's value from what was found for it.
-    fn decode_field(found: Found<'de>) -> Option<Self::Type>;
+    fn decode_field(found: Located<'de>) -> Option<Self::Type>;
+}
+
+/// Decodes a focus found at `spot` with its own `Deserialize`, as serde
+/// decodes it there: straight from the bytes, or as from serde's buffer.
+#[inline]
+pub fn decode_at<'de, T: serde::Deserialize<'de>>(spot: super::locate::Spot<'de>) -> Option<T> {
+    super::locate::buffered::decode_at(spot)
 }
 
 /// Decodes one value from exactly these bytes with a `deserialize_with`

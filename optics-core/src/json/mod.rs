@@ -69,7 +69,7 @@ use serde::de::Deserialize;
 use crate::optic::StartsAt;
 
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
-pub use locate::{JsonDecode, JsonOptic};
+pub use locate::{JsonDecode, JsonOptic, Located, Spot};
 
 /// What one step of a path found in the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,7 +177,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
     where
         O: JsonDecode<'a> + StartsAt<T>,
     {
-        optic.decode(optic.locate(self.bytes))
+        locate::read(&optic, self.bytes)
     }
 
     /// Decodes the bytes as a `T` with its `Deserialize`: the whole value.

@@ -116,12 +116,22 @@ macro_rules! optic {
             fn locate<'a>(&self, bytes: &'a [u8]) -> $crate::json::Found<'a> {
                 $crate::json::JsonOptic::locate(&$path, bytes)
             }
+
+            #[inline]
+            fn locate_at<'a>(&self, at: $crate::json::Spot<'a>) -> $crate::json::Located<'a> {
+                $crate::json::JsonOptic::locate_at(&$path, at)
+            }
         }
 
         impl<'de> $crate::json::JsonDecode<'de> for $name {
             #[inline]
             fn decode(&self, found: $crate::json::Found<'de>) -> ::core::option::Option<$focus> {
                 $crate::json::JsonDecode::decode(&$path, found)
+            }
+
+            #[inline]
+            fn decode_at(&self, found: $crate::json::Located<'de>) -> ::core::option::Option<$focus> {
+                $crate::json::JsonDecode::decode_at(&$path, found)
             }
         }
     };
