@@ -166,12 +166,18 @@ const fn str_eq(a: &str, b: &str) -> bool {
 /// derive can check, at compile time, that a flattened field reads only keys
 /// serde gives it. Implemented by `#[derive(Optics)]` for every struct and
 /// enum, and here for `()`, `Option` and the smart pointers serde sees through.
+///
+/// `X` is only there to be generic over: the derive's impls are generic in
+/// it, so that their bounds on other types (a payload's keys) are checked
+/// where the keys are used, not where the impl is written: a model whose enum
+/// has a map payload, or is recursive, compiles as long as it is not
+/// flattened. Users name `JsonKeys` (that is, `JsonKeys<()>`).
 #[diagnostic::on_unimplemented(
     message = "the keys `{Self}` reads are not known to #[derive(Optics)]",
     label = "its keys are not known",
     note = "a flattened field, and the newtype payloads of a flattened enum, must be structs or enums that derive Optics: serde hands them the members no other field takes, and the derive must know which those are; a map (or a type that does not derive Optics) would take every member left over"
 )]
-pub trait JsonKeys {
+pub trait JsonKeys<X: ?Sized = ()> {
     /// Every key the type may read from the object it is laid out in.
     const KEYS: KeySet;
     /// The keys it takes from serde's buffer when it is flattened: a
@@ -187,29 +193,29 @@ pub trait JsonKeys {
     note = "serde gives a flattened field the members no other field takes; a byte optic can follow that only for a struct or an enum that derives Optics, whose keys are known",
     note = "derive Optics on the flattened type, or give the field a key of its own (remove #[serde(flatten)])"
 )]
-pub trait Flatten: JsonKeys {}
+pub trait Flatten<X: ?Sized = ()>: JsonKeys<X> {}
 
-impl JsonKeys for () {
+impl<X: ?Sized> JsonKeys<X> for () {
     const KEYS: KeySet = KeySet::EMPTY;
     const TAKES: KeySet = KeySet::EMPTY;
 }
-impl Flatten for () {}
+impl<X: ?Sized> Flatten<X> for () {}
 
 /// An internally tagged newtype payload `Option<T>` is `Some` of the payload
 /// read from the enum's members: it reads `T`'s keys. (Flattening an `Option`
 /// itself is refused: it is not [`Flatten`].)
-impl<T: JsonKeys> JsonKeys for Option<T> {
+impl<X: ?Sized, T: JsonKeys<X>> JsonKeys<X> for Option<T> {
     const KEYS: KeySet = T::KEYS;
     const TAKES: KeySet = T::TAKES;
 }
 
 macro_rules! transparent_pointers {
     ($($pointer:ident)*) => {$(
-        impl<T: ?Sized + JsonKeys> JsonKeys for $pointer<T> {
+        impl<X: ?Sized, T: ?Sized + JsonKeys<X>> JsonKeys<X> for $pointer<T> {
             const KEYS: KeySet = T::KEYS;
             const TAKES: KeySet = T::TAKES;
         }
-        impl<T: ?Sized + Flatten> Flatten for $pointer<T> {}
+        impl<X: ?Sized, T: ?Sized + Flatten<X>> Flatten<X> for $pointer<T> {}
     )*};
 }
 

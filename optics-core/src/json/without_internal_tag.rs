@@ -176,10 +176,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Open<V> {
             Then::SingleEntry => single_entry_enum(&mut visible, self.visitor),
             Then::FlatEnum(variants) => {
                 visible.filter.fields = Some(variants);
-                let value = match self.visitor.visit_enum(MapEnum { map: &mut visible }) {
-                    Ok(value) => value,
-                    Err(error) => return Err(error),
-                };
+                let value = self.visitor.visit_enum(MapEnum { map: &mut visible })?;
                 // The other members stay in serde's buffer, unread.
                 visible.filter = Filter {
                     hidden: visible.filter.hidden,

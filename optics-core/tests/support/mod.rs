@@ -3,4 +3,5 @@
 #![allow(dead_code)]
 
 pub mod edit;
+pub mod oracle;
 pub mod scan_calls;

@@ -3,12 +3,14 @@
 //! (`Flatten`), and the check, at compile time, that a struct's flattened
 //! fields read only keys serde gives them.
 //!
-//! A bound on another type (a flattened field's, a newtype payload's) is
-//! written `for<'__x> T: Trait`: a bound that names no parameter of the impl
-//! would be checked where the impl is written, and a model whose enum has a
-//! map payload must still compile as long as it is not flattened. The bound
-//! is checked where the keys are used, which is where a flattened field
-//! needs them.
+//! The `JsonKeys` and `Flatten` impls are generic in the traits' parameter
+//! `__X`, and their bounds on other types (a flattened field's, a newtype
+//! payload's) name it: a bound that named no parameter of the impl would be
+//! checked where the impl is written, and a model whose enum has a map
+//! payload, or is recursive, must still compile as long as it is not
+//! flattened. The bounds are checked where the keys are used, which is where
+//! a flattened field needs them. The lenses of flattened fields, which have no
+//! such parameter, bound with `for<'__x>`, which defers the same way.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
@@ -118,11 +120,11 @@ pub fn struct_keys(input: &Input, style: Style, fields: &[Field]) -> TokenStream
             (
                 quote!(#p::KeySet {
                     keys: &[#(#own),*],
-                    nested: &[#(<#flat as #p::JsonKeys>::KEYS),*],
+                    nested: &[#(<#flat as #p::JsonKeys<__X>>::KEYS),*],
                 }),
                 takes,
                 flat.iter()
-                    .map(|ty| quote!(for<'__x> #ty: #p::JsonKeys))
+                    .map(|ty| quote!(#ty: #p::JsonKeys<__X>))
                     .collect(),
                 true,
             )
@@ -180,12 +182,12 @@ pub fn enum_keys(input: &Input, variants: &[Variant]) -> TokenStream {
             (
                 quote!(#p::KeySet {
                     keys: &[#(#own),*],
-                    nested: &[#(<#payloads as #p::JsonKeys>::KEYS),*],
+                    nested: &[#(<#payloads as #p::JsonKeys<__X>>::KEYS),*],
                 }),
                 quote!(#p::KeySet::EMPTY),
                 payloads
                     .iter()
-                    .map(|ty| quote!(for<'__x> #ty: #p::JsonKeys))
+                    .map(|ty| quote!(#ty: #p::JsonKeys<__X>))
                     .collect(),
             )
         }
@@ -207,17 +209,22 @@ fn keys_impls(
 ) -> TokenStream {
     let p = private();
     let ident = input.ident;
-    let (impl_generics, ty_generics, _) = input.original.generics.split_for_impl();
+    let mut generics = input.original.generics.clone();
+    generics
+        .params
+        .push(syn::parse_quote!(__X: ?::core::marker::Sized));
+    let (impl_generics, _, _) = generics.split_for_impl();
+    let (_, ty_generics, _) = input.original.generics.split_for_impl();
     let where_clause = where_with(&input.original.generics, bounds);
     let flatten = flattens.then(|| {
         quote! {
             #[automatically_derived]
-            impl #impl_generics #p::Flatten for #ident #ty_generics #where_clause {}
+            impl #impl_generics #p::Flatten<__X> for #ident #ty_generics #where_clause {}
         }
     });
     quote! {
         #[automatically_derived]
-        impl #impl_generics #p::JsonKeys for #ident #ty_generics #where_clause {
+        impl #impl_generics #p::JsonKeys<__X> for #ident #ty_generics #where_clause {
             const KEYS: #p::KeySet = #keys;
             const TAKES: #p::KeySet = #takes;
         }

@@ -358,6 +358,9 @@ enum Walk {
     Done,
 }
 
+/// One member: its raw key and its value; `Err` where the object is malformed.
+pub(crate) type Member<'a> = Result<(&'a [u8], &'a [u8]), ()>;
+
 impl<'a> MemberIter<'a> {
     /// The members of the object `bytes` (whitespace around it allowed).
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
@@ -380,13 +383,13 @@ impl<'a> MemberIter<'a> {
         self.state == Walk::Done && self.pos == usize::MAX
     }
 
-    fn fail(&mut self) -> Option<Result<(&'a [u8], &'a [u8]), ()>> {
+    fn fail(&mut self) -> Option<Member<'a>> {
         self.state = Walk::Done;
         self.pos = 0;
         Some(Err(()))
     }
 
-    fn close(&mut self, at: usize) -> Option<Result<(&'a [u8], &'a [u8]), ()>> {
+    fn close(&mut self, at: usize) -> Option<Member<'a>> {
         self.state = Walk::Done;
         if skip_ws(self.bytes, at + 1) == self.bytes.len() {
             self.pos = usize::MAX;
@@ -398,7 +401,7 @@ impl<'a> MemberIter<'a> {
 }
 
 impl<'a> Iterator for MemberIter<'a> {
-    type Item = Result<(&'a [u8], &'a [u8]), ()>;
+    type Item = Member<'a>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let bytes = self.bytes;
