@@ -285,6 +285,28 @@ fn class_4_container_attributes_of_flattened_types_apply() {
     );
 }
 
+/// A flattened type parameter: the checks run where the lens reads bytes.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct Generic<T> {
+    name: String,
+    #[serde(flatten)]
+    body: T,
+}
+
+#[test]
+fn class_4_a_flattened_type_parameter() {
+    let doc = r#"{"user":"ann","name":"n","admin":true}"#;
+    agree(doc, Generic::<Login>::body.then(Login::admin));
+    agree(doc, Generic::<Login>::body);
+    let doc = r#"{"type":"Idle","secs":2,"name":"n"}"#;
+    agree(doc, Generic::<Int>::body.then(Int::idle_secs));
+    let value = Generic {
+        name: "x".to_owned(),
+        body: Inner2 { id: 1 },
+    };
+    assert_eq!(Generic::body.then(Inner2::id).get(&value), &1);
+}
+
 // ---------------------------------------------------------------------------
 // Class 5: internally tagged newtype variants whose payload is `()`, a unit
 // struct, an `Option`, a map or another enum.

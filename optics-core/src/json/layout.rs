@@ -244,50 +244,45 @@ pub const fn flattened<T: ?Sized + Flatten>(field: &'static str) -> Flattened {
     }
 }
 
-/// Checks, at compile time, that every flattened field of `outer` reads only
-/// keys serde gives it: none of the struct's own keys (`own`), and none that
-/// a flattened field before it takes. Panics (a compile error where it is
-/// evaluated) naming the key and the fields, and saying what to write instead.
-pub const fn check_flatten(outer: &str, own: &KeySet, flattened: &[Flattened]) {
-    let mut j = 0;
-    while j < flattened.len() {
-        let later = &flattened[j];
-        if let Some(key) = own.shared_with(&later.keys) {
+/// Checks, at compile time, that the flattened field `this` of `outer` reads
+/// only keys serde gives it: none of the struct's own keys (`own`), and none
+/// that a flattened field before it (`earlier`) takes. Panics (a compile error
+/// where it is evaluated) naming the key and the fields, and saying what to
+/// write instead.
+pub const fn check_flatten(outer: &str, own: &KeySet, earlier: &[Flattened], this: &Flattened) {
+    if let Some(key) = own.shared_with(&this.keys) {
+        fail(&[
+            "#[derive(Optics)] cannot read the flattened field `",
+            this.field,
+            "` in place: it reads the key `",
+            key,
+            "`, which is also a field of `",
+            outer,
+            "`; serde gives that member to `",
+            outer,
+            "`'s own field and never to `",
+            this.field,
+            "`, so a byte optic through it would read the wrong member; rename one of them (#[serde(rename = \"...\")])",
+        ]);
+    }
+    let mut i = 0;
+    while i < earlier.len() {
+        if let Some(key) = earlier[i].takes.shared_with(&this.keys) {
             fail(&[
                 "#[derive(Optics)] cannot read the flattened field `",
-                later.field,
+                this.field,
                 "` in place: it reads the key `",
                 key,
-                "`, which is also a field of `",
-                outer,
-                "`; serde gives that member to `",
-                outer,
-                "`'s own field and never to `",
-                later.field,
-                "`, so a byte optic through it would read the wrong member; rename one of them (#[serde(rename = \"...\")])",
+                "`, which the flattened field `",
+                earlier[i].field,
+                "` before it takes; serde gives that member to `",
+                earlier[i].field,
+                "` only, so a byte optic through `",
+                this.field,
+                "` would read a member serde never gives it; rename one of the keys, or give one field a key of its own instead of flattening it",
             ]);
         }
-        let mut i = 0;
-        while i < j {
-            let earlier = &flattened[i];
-            if let Some(key) = earlier.takes.shared_with(&later.keys) {
-                fail(&[
-                    "#[derive(Optics)] cannot read the flattened field `",
-                    later.field,
-                    "` in place: it reads the key `",
-                    key,
-                    "`, which the flattened field `",
-                    earlier.field,
-                    "` before it takes; serde gives that member to `",
-                    earlier.field,
-                    "` only, so a byte optic through `",
-                    later.field,
-                    "` would read a member serde never gives it; rename one of the keys, or give one field a key of its own instead of flattening it",
-                ]);
-            }
-            i += 1;
-        }
-        j += 1;
+        i += 1;
     }
 }
 

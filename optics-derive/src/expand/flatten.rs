@@ -53,36 +53,54 @@ pub fn flatten_bounds(fields: &[Field]) -> Vec<TokenStream> {
         .collect()
 }
 
-/// The check that the flattened fields read only keys serde gives them, as
-/// an expression (`()`). Each flattened type is named where the field's type
-/// is written, so that a type that cannot be flattened is reported there.
-pub fn check(input: &Input, fields: &[Field]) -> TokenStream {
+/// The checks that each flattened field reads only keys serde gives it, one
+/// expression (`()`) per flattened field, spanned on it. Each flattened type
+/// is named where the field's type is written, so that a type that cannot be
+/// flattened is reported there.
+pub fn checks(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
     let p = private();
     let outer = input.ident.to_string();
     let own = own_keys(fields);
-    let each = flattened(fields).into_iter().map(|field| {
-        let ty = field.ty;
-        let name = field.member.to_token_stream().to_string();
-        quote_spanned!(ty.span()=> #p::flattened::<#ty>(#name))
-    });
-    quote! {
-        #p::check_flatten(
-            #outer,
-            &#p::KeySet { keys: &[#(#own),*], nested: &[] },
-            &[#(#each),*],
-        )
-    }
+    let flattened: Vec<TokenStream> = flattened(fields)
+        .into_iter()
+        .map(|field| {
+            let ty = field.ty;
+            let name = field.member.to_token_stream().to_string();
+            quote_spanned!(ty.span()=> ::optics_core::__private::flattened::<#ty>(#name))
+        })
+        .collect();
+    let fields = self::flattened(fields);
+    (0..flattened.len())
+        .map(|j| {
+            let (earlier, this) = (&flattened[..j], &flattened[j]);
+            // The path is written here, not spliced, so that the call (whose
+            // span is its first token's) points at the field.
+            let span = fields[j]
+                .original
+                .ident
+                .as_ref()
+                .map_or_else(|| fields[j].ty.span(), syn::Ident::span);
+            quote_spanned! {span=>
+                ::optics_core::__private::check_flatten(
+                    #outer,
+                    &#p::KeySet { keys: &[#(#own),*], nested: &[] },
+                    &[#(#earlier),*],
+                    &#this,
+                )
+            }
+        })
+        .collect()
 }
 
-/// The check as an item, for a struct without parameters; nothing
-/// otherwise (the layout of each flattened field makes it then).
-pub fn check_item(input: &Input, fields: &[Field]) -> TokenStream {
-    if flattened(fields).is_empty() || is_generic(input) {
+/// The checks as items, for a struct without parameters; nothing otherwise
+/// (the layout of each flattened field makes them then).
+pub fn check_items(input: &Input, fields: &[Field]) -> TokenStream {
+    if is_generic(input) {
         return TokenStream::new();
     }
-    let check = check(input, fields);
+    let checks = checks(input, fields);
     quote! {
-        const _: () = #check;
+        #(const _: () = #checks;)*
     }
 }
 

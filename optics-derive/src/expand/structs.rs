@@ -22,7 +22,11 @@ pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
     // What a flattened field's layout needs: the keys of every flattened
     // type, and (for a type with parameters) the check itself.
     let flatten_bounds = flatten::flatten_bounds(fields);
-    let flatten_check = flatten::is_generic(input).then(|| flatten::check(input, fields));
+    let flatten_checks = if flatten::is_generic(input) {
+        flatten::checks(input, fields)
+    } else {
+        Vec::new()
+    };
     let mut optics = Optics::new();
     // The position among the fields serde reads: a skipped field takes no
     // element of an array.
@@ -31,7 +35,7 @@ pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
     for (index, field) in fields.iter().enumerate() {
         let mut json = field_json(field, &layout, element, &flattened_before);
         let bounds: &[TokenStream] = if field.flattens() {
-            if let Some(check) = &flatten_check {
+            if let Some(check) = flatten_checks.get(flattened_before.len()) {
                 json = quote!({ #check; #json });
             }
             &flatten_bounds
@@ -61,7 +65,7 @@ pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
         ));
     }
     let keys = flatten::struct_keys(input, style, fields);
-    let check = flatten::check_item(input, fields);
+    let check = flatten::check_items(input, fields);
     let (inherent, impls) = optics.finish(input);
     quote! {
         #inherent
