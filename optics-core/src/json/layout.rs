@@ -346,30 +346,28 @@ mod tests {
         );
     }
 
+    const FIRST: Flattened = Flattened {
+        field: "first",
+        keys: INNER,
+        takes: INNER,
+    };
+
     #[test]
     fn disjoint_flattened_fields_pass() {
-        check_flatten(
-            "Outer",
-            &KeySet {
-                keys: &["id"],
+        let own = KeySet {
+            keys: &["id"],
+            nested: &[],
+        };
+        let second = Flattened {
+            field: "second",
+            keys: KeySet {
+                keys: &["c"],
                 nested: &[],
             },
-            &[
-                Flattened {
-                    field: "a",
-                    keys: INNER,
-                    takes: INNER,
-                },
-                Flattened {
-                    field: "b",
-                    keys: KeySet {
-                        keys: &["c"],
-                        nested: &[],
-                    },
-                    takes: KeySet::EMPTY,
-                },
-            ],
-        );
+            takes: KeySet::EMPTY,
+        };
+        check_flatten("Outer", &own, &[], &FIRST);
+        check_flatten("Outer", &own, &[FIRST], &second);
     }
 
     #[test]
@@ -377,38 +375,21 @@ mod tests {
         expected = "it reads the key `a`, which the flattened field `first` before it takes"
     )]
     fn a_key_taken_before_is_refused() {
-        check_flatten(
-            "Outer",
-            &KeySet::EMPTY,
-            &[
-                Flattened {
-                    field: "first",
-                    keys: INNER,
-                    takes: INNER,
-                },
-                Flattened {
-                    field: "second",
-                    keys: OUTER,
-                    takes: KeySet::EMPTY,
-                },
-            ],
-        );
+        let second = Flattened {
+            field: "second",
+            keys: OUTER,
+            takes: KeySet::EMPTY,
+        };
+        check_flatten("Outer", &KeySet::EMPTY, &[FIRST], &second);
     }
 
     #[test]
     #[should_panic(expected = "which is also a field of `Outer`")]
     fn an_own_key_is_refused() {
-        check_flatten(
-            "Outer",
-            &KeySet {
-                keys: &["b"],
-                nested: &[],
-            },
-            &[Flattened {
-                field: "inner",
-                keys: INNER,
-                takes: INNER,
-            }],
-        );
+        let own = KeySet {
+            keys: &["b"],
+            nested: &[],
+        };
+        check_flatten("Outer", &own, &[], &FIRST);
     }
 }
