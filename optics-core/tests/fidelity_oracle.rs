@@ -503,11 +503,18 @@ impl<'de> Deserialize<'de> for J {
                 Ok(J::Arr(out))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J, A::Error> {
-                let mut out = Vec::new();
+                let mut out: Vec<(String, J)> = Vec::new();
                 while let Some(entry) = map.next_entry()? {
                     out.push(entry);
                 }
-                Ok(J::Obj(out))
+                // Under `arbitrary_precision` serde_json hands a number over
+                // as a map of one private key.
+                match out.as_slice() {
+                    [(key, J::Str(number))] if key == "$serde_json::private::Number" => {
+                        Ok(J::Num(number.clone()))
+                    }
+                    _ => Ok(J::Obj(out)),
+                }
             }
         }
         d.deserialize_any(V)
@@ -938,6 +945,13 @@ struct Keys {
     letter: char,
 }
 
+/// Whether serde_json was built with `arbitrary_precision` (it keeps a
+/// number's text).
+fn arbitrary_precision() -> bool {
+    // Without it, `1e2` is the float 100.0.
+    serde_json::from_str::<serde_json::Value>("1e2").is_ok_and(|n| !n.to_string().contains("100"))
+}
+
 #[test]
 fn every_path_reads_as_serde_json_decodes() {
     let accepted = RefCell::new([0usize; EDITS.len()]);
@@ -963,10 +977,11 @@ fn every_path_reads_as_serde_json_decodes() {
         };
         for (n, (bytes, edits)) in writings(&value, &mut r).into_iter().enumerate() {
             let decoded = serde_json::from_slice::<Root>(&bytes);
-            if n == 0 {
+            if n == 0 && !arbitrary_precision() {
                 // serde_json's writing decodes. (Without `float_roundtrip` a
                 // float may come back a bit off, so the value is not
-                // compared.)
+                // compared. Under `arbitrary_precision` serde reads no float
+                // from its buffer, so its own writing may not decode.)
                 if let Err(error) = &decoded {
                     let text = String::from_utf8_lossy(&bytes);
                     let line = text
@@ -1002,6 +1017,9 @@ fn every_path_reads_as_serde_json_decodes() {
     eprintln!("writings: {seen}, accepted by serde_json: {decoded}");
     for (edit, count) in EDITS.iter().zip(accepted) {
         eprintln!("  {edit:?}: {count} accepted");
+        if arbitrary_precision() {
+            continue;
+        }
         assert!(
             count >= MIN_ACCEPTED,
             "{edit:?} reached only {count} writings serde accepts"
