@@ -87,7 +87,7 @@ pub use reader::Reader;
 pub mod __private {
     pub use crate::json::field_decode::{
         borrow_cow_bytes, borrow_cow_str, decode_absent, decode_at, decode_with, decode_with_at,
-        ContentDe, FieldDecode, VariantFieldDecode,
+        ContentDe, FieldDecode, FieldThrough, VariantFieldDecode, VariantFieldThrough,
     };
     pub use crate::json::layout::{
         check_flatten, flattened, Encoding, FieldJson, Flatten, Flattened, JsonKeys, KeySet,

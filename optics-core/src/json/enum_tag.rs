@@ -222,7 +222,7 @@ fn external<S: Tagged>(at: Spot<'_>) -> Option<Resolved<'_>> {
             members.ended_well().then_some(())?;
             first?
         }
-        Form::Rest { .. } => return None,
+        Form::Rest { .. } | Form::Opaque { .. } => return None,
     };
     let variant = match at.form() {
         Form::Members { flat: true, .. } => variant_named::<S>(key)?,
@@ -285,6 +285,7 @@ fn internal<'a, S: Tagged>(at: Spot<'a>, tag: &'static str) -> Option<Resolved<'
                 payload: Payload::At(Spot::rest(bytes, skip + 1)),
             })
         }
+        Form::Opaque { .. } => None,
     }
 }
 
@@ -304,6 +305,7 @@ fn adjacent<'a, S: Tagged>(
         },
         Form::Members { hidden, .. } => (hidden, true),
         Form::Rest { skip } => return adjacent_seq::<S>(bytes, skip, true),
+        Form::Opaque { .. } => return None,
     };
     if hidden.hides(tag)? {
         return None;
@@ -479,7 +481,7 @@ pub(super) fn locate_variant<S: Tagged>(
                         Located::Miss
                     }
                 }
-                Form::Value { .. } | Form::Members { .. } => unit,
+                Form::Value { .. } | Form::Members { .. } | Form::Opaque { .. } => unit,
             }
         }
         (Encoding::Adjacent { .. }, VariantJson::Unit, Payload::Missing) => unit,

@@ -19,6 +19,26 @@ pub trait FieldDecode<'de, const I: usize>: FieldOf<I> {
     fn decode_field(found: Located<'de>) -> Option<Self::Type>;
 }
 
+/// Field `I` is read by its own `Deserialize` (no `with` or
+/// `deserialize_with`): its bytes are its type's JSON, so a byte read may go
+/// on past it. Implemented by `#[derive(Optics)]`.
+#[diagnostic::on_unimplemented(
+    message = "a byte read cannot go on past field number {I} of `{Self}`: it is read `with` a function",
+    label = "this struct's field is read `with` a function",
+    note = "serde's value is what the function makes of the field's bytes, which need not be the JSON of the field's type (a function may parse a string, or reverse a list), so a path that went on in the bytes could find what serde's value does not hold",
+    note = "read the field itself from the bytes (`json.read(Type::field)`), then go on on the value it decodes to; on values the whole path works"
+)]
+pub trait FieldThrough<const I: usize> {}
+
+/// [`FieldThrough`] for a field of a struct-like variant.
+#[diagnostic::on_unimplemented(
+    message = "a byte read cannot go on past field number {I} of `{Self}`'s variants: it is read `with` a function",
+    label = "this enum's variant field is read `with` a function",
+    note = "serde's value is what the function makes of the field's bytes, which need not be the JSON of the field's type, so a path that went on in the bytes could find what serde's value does not hold",
+    note = "read the field itself from the bytes, then go on on the value it decodes to; on values the whole path works"
+)]
+pub trait VariantFieldThrough<const I: usize> {}
+
 /// How one field of a struct-like variant is decoded.
 pub trait VariantFieldDecode<'de, const I: usize>: VariantFieldOf<I> {
     /// The field's value from what was found for it.

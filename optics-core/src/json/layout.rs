@@ -33,6 +33,9 @@ pub enum FieldJson {
     Element(usize),
     /// Never in the JSON (`skip`, `skip_deserializing`): always its default.
     Skipped,
+    /// A field read `with` a function, standing where `place` says: only the
+    /// function reads its bytes, and no byte read goes on past it.
+    With(&'static FieldJson),
 }
 
 /// How serde writes an enum.

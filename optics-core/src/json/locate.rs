@@ -17,7 +17,9 @@ pub use self::spot::{Located, Spot};
 use self::buffered::decode_at;
 use self::spot::{Form, MemberIter};
 use super::enum_tag::{kind_of_tag, locate_tag, locate_variant};
-use super::field_decode::{decode_absent, FieldDecode, VariantFieldDecode};
+use super::field_decode::{
+    decode_absent, FieldDecode, FieldThrough, VariantFieldDecode, VariantFieldThrough,
+};
 use super::scan::{self, Lookup};
 use super::{FieldJson, Found, VariantJson};
 use crate::optic::{
@@ -47,10 +49,25 @@ pub trait JsonOptic: Optic {
                 Found::Absent => Located::Absent,
                 Found::Miss => Located::Miss,
             },
-            Form::Members { .. } | Form::Rest { .. } => Located::Miss,
+            Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. } => Located::Miss,
         }
     }
 }
+
+/// An optic a byte read may go on past: the bytes it finds are the JSON of
+/// its focus's type, in which the next step can look. Every optic of this
+/// crate but the lens on a field read `with` (or `deserialize_with`) a
+/// function: serde's value there is what the function makes of the bytes,
+/// which need not be the JSON of the field's type (a function may parse a
+/// string, or reverse a list), so a path that goes on in those bytes could
+/// find something serde's value does not hold. Such a path reads values, but
+/// does not compile for bytes.
+#[diagnostic::on_unimplemented(
+    message = "a byte read cannot go on past `{Self}`",
+    label = "a field read `with` a function, or an optic that does not say its bytes are its focus's JSON",
+    note = "a field read `with` (or `deserialize_with`) a function is what the function makes of its bytes, which need not be the JSON of the field's type; read the field itself from the bytes (`json.read(Type::field)`), then go on on the value it decodes to"
+)]
+pub trait JsonThrough: JsonOptic {}
 
 /// An optic that can decode its focus from the bytes [`JsonOptic::locate`]
 /// found, borrowing from them for `'de`.
@@ -70,7 +87,7 @@ pub trait JsonDecode<'de>: JsonOptic {
     fn decode_at(&self, found: Located<'de>) -> Option<Self::Focus> {
         match found {
             Located::At(spot) => match spot.form() {
-                Form::Value { .. } => self.decode(Found::At(spot.bytes())),
+                Form::Value { .. } | Form::Opaque { .. } => self.decode(Found::At(spot.bytes())),
                 Form::Members { .. } | Form::Rest { .. } => None,
             },
             Located::Absent => self.decode(Found::Absent),
@@ -125,12 +142,16 @@ pub(crate) fn locate_field(at: Spot<'_>, json: FieldJson) -> Located<'_> {
         FieldJson::Flatten { hidden } => at.flattened(hidden),
         FieldJson::Element(i) => at.tuple_element(i),
         FieldJson::Skipped => Located::Absent,
+        FieldJson::With(place) => match locate_field(at, *place) {
+            Located::At(spot) => Located::At(spot.opaque()),
+            other => other,
+        },
     }
 }
 
 impl<A, B> JsonOptic for Then<A, B>
 where
-    A: JsonOptic,
+    A: JsonThrough,
     B: JsonOptic,
     A::Focus: Through<B::Source>,
 {
@@ -146,9 +167,17 @@ where
     }
 }
 
+impl<A, B> JsonThrough for Then<A, B>
+where
+    A: JsonThrough,
+    B: JsonThrough,
+    A::Focus: Through<B::Source>,
+{
+}
+
 impl<'de, A, B> JsonDecode<'de> for Then<A, B>
 where
-    A: JsonOptic,
+    A: JsonThrough,
     B: JsonDecode<'de>,
     A::Focus: Through<B::Source>,
 {
@@ -169,6 +198,8 @@ impl<S: FieldOf<I>, const I: usize> JsonOptic for Field<S, I> {
     }
 }
 
+impl<S: FieldOf<I> + FieldThrough<I>, const I: usize> JsonThrough for Field<S, I> {}
+
 impl<'de, S: FieldDecode<'de, I>, const I: usize> JsonDecode<'de> for Field<S, I> {
     decode_directly!();
 
@@ -186,6 +217,8 @@ impl<S: VariantOf<I>, const I: usize> JsonOptic for Variant<S, I> {
         locate_variant::<S>(at, I, S::JSON)
     }
 }
+
+impl<S: VariantOf<I>, const I: usize> JsonThrough for Variant<S, I> {}
 
 impl<'de, S: VariantOf<I>, const I: usize> JsonDecode<'de> for Variant<S, I>
 where
@@ -217,6 +250,11 @@ impl<S: VariantFieldOf<I>, const I: usize> JsonOptic for VariantField<S, I> {
     }
 }
 
+impl<S: VariantFieldOf<I> + VariantFieldThrough<I>, const I: usize> JsonThrough
+    for VariantField<S, I>
+{
+}
+
 impl<'de, S: VariantFieldDecode<'de, I>, const I: usize> JsonDecode<'de> for VariantField<S, I> {
     decode_directly!();
 
@@ -237,6 +275,8 @@ impl<S: Tagged> JsonOptic for Discriminant<S> {
         locate_tag::<S>(at)
     }
 }
+
+impl<S: Tagged> JsonThrough for Discriminant<S> {}
 
 impl<'de, S: Tagged> JsonDecode<'de> for Discriminant<S> {
     decode_directly!();
@@ -259,6 +299,8 @@ impl<C: ?Sized + Indexed> JsonOptic for At<C> {
     }
 }
 
+impl<C: ?Sized + Indexed> JsonThrough for At<C> {}
+
 impl<'de, C: ?Sized + Indexed> JsonDecode<'de> for At<C>
 where
     C::Element: Deserialize<'de>,
@@ -280,6 +322,8 @@ impl<M: Keyed<Q>, Q: ?Sized + JsonKey> JsonOptic for Key<'_, M, Q> {
     }
 }
 
+impl<M: Keyed<Q>, Q: ?Sized + JsonKey> JsonThrough for Key<'_, M, Q> {}
+
 impl<'de, M: Keyed<Q>, Q: ?Sized + JsonKey> JsonDecode<'de> for Key<'_, M, Q>
 where
     M::Value: Deserialize<'de>,
@@ -298,7 +342,7 @@ fn locate_key<'a, Q: ?Sized + JsonKey>(at: Spot<'a>, key: &Q) -> Located<'a> {
     let (buffered, hidden) = match at.form() {
         Form::Value { buffered } => (buffered, None),
         Form::Members { hidden, .. } => (true, Some(hidden)),
-        Form::Rest { .. } => return Located::Miss,
+        Form::Rest { .. } | Form::Opaque { .. } => return Located::Miss,
     };
     let bytes = at.bytes();
     if let Some(text) = key.text() {
@@ -344,6 +388,8 @@ impl<T> JsonOptic for Some_<T> {
         at.some()
     }
 }
+
+impl<T> JsonThrough for Some_<T> {}
 
 impl<'de, T: Deserialize<'de>> JsonDecode<'de> for Some_<T> {
     decode_directly!();

@@ -69,7 +69,7 @@ use serde::de::Deserialize;
 use crate::optic::StartsAt;
 
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
-pub use locate::{JsonDecode, JsonOptic, Located, Spot};
+pub use locate::{JsonDecode, JsonOptic, JsonThrough, Located, Spot};
 
 /// What one step of a path found in the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

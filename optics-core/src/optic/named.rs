@@ -123,6 +123,11 @@ macro_rules! optic {
             }
         }
 
+        // A named path is one a byte read may go on past: if it ends at a
+        // field read `with` a function, the bytes it finds are opaque and
+        // every step after it misses.
+        impl $crate::json::JsonThrough for $name {}
+
         impl<'de> $crate::json::JsonDecode<'de> for $name {
             #[inline]
             fn decode(&self, found: $crate::json::Found<'de>) -> ::core::option::Option<$focus> {

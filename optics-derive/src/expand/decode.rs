@@ -37,6 +37,43 @@ pub fn field_json(
     flattened_before: &[&syn::Type],
 ) -> TokenStream {
     let p = private();
+    let place = field_place(field, layout, element, flattened_before);
+    // Only its function reads a field read `with` one (see `FieldThrough`).
+    if field.attrs.deserialize_with.is_some() && !field.attrs.skip_deserializing {
+        quote!(#p::FieldJson::With(&#place))
+    } else {
+        place
+    }
+}
+
+/// Whether a byte read may go on past the field: its bytes are its type's
+/// JSON (it is not read `with` a function). The impl of `through_trait`
+/// (`FieldThrough` or `VariantFieldThrough`) number `index` that says so.
+pub fn through_impl(
+    input: &Input,
+    through_trait: TokenStream,
+    index: usize,
+    field: &Field,
+) -> Option<TokenStream> {
+    if field.attrs.deserialize_with.is_some() {
+        return None;
+    }
+    let p = private();
+    let ident = input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
+    Some(quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::#through_trait<#index> for #ident #ty_generics #where_clause {}
+    })
+}
+
+fn field_place(
+    field: &Field,
+    layout: &Layout,
+    element: usize,
+    flattened_before: &[&syn::Type],
+) -> TokenStream {
+    let p = private();
     if field.attrs.skip_deserializing {
         return quote!(#p::FieldJson::Skipped);
     }

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use super::decode::{decode_impl, field_json, Layout};
+use super::decode::{decode_impl, field_json, through_impl, Layout};
 use super::flatten::enum_keys;
 use super::kind::{kind_enum, kind_getter, tagged_impl};
 use super::{names_text, optic_mod, optic_name, private, type_text, Optics};
@@ -223,6 +223,12 @@ fn variant_fields(
             field,
             None,
             &[],
+        ));
+        optics.impls.extend(through_impl(
+            input,
+            quote!(VariantFieldThrough),
+            number,
+            field,
         ));
     }
 }

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use super::decode::{decode_impl, field_json, Layout};
+use super::decode::{decode_impl, field_json, through_impl, Layout};
 use super::flatten::{self, where_with};
 use super::{names_text, optic_mod, optic_name, private, type_text, Optics};
 use crate::ast::{Field, Input, Style};
@@ -63,6 +63,9 @@ pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
             Some(&input.attrs.default),
             bounds,
         ));
+        optics
+            .impls
+            .extend(through_impl(input, quote!(FieldThrough), index, field));
     }
     let keys = flatten::struct_keys(input, style, fields);
     let check = flatten::check_items(input, fields);

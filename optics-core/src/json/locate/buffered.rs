@@ -648,7 +648,7 @@ enum Content<'a, 'de> {
 impl<'a, 'de> ContentDe<'a, 'de> {
     fn new(de: &'a mut JsonDe<'de>, form: Form) -> Self {
         ContentDe(match form {
-            Form::Value { .. } => Content::Value(Buffered(de)),
+            Form::Value { .. } | Form::Opaque { .. } => Content::Value(Buffered(de)),
             Form::Members { hidden, flat } => Content::Members(MembersDe::new(de, hidden, flat)),
             Form::Rest { skip } => Content::Rest(RestDe { de, skip }),
         })
@@ -716,8 +716,12 @@ impl<'de> Deserializer<'de> for ContentDe<'_, 'de> {
 #[inline]
 pub(crate) fn decode_at<'de, T: Deserialize<'de>>(spot: Spot<'de>) -> Option<T> {
     match spot.form() {
-        Form::Value { buffered: false } => super::super::decode(spot.bytes()),
-        Form::Value { buffered: true } if reads_alike::<T>(spot.bytes()) => {
+        Form::Value { buffered: false } | Form::Opaque { buffered: false } => {
+            super::super::decode(spot.bytes())
+        }
+        Form::Value { buffered: true } | Form::Opaque { buffered: true }
+            if reads_alike::<T>(spot.bytes()) =>
+        {
             super::super::decode(spot.bytes())
         }
         form => content(spot.bytes(), form, |de| T::deserialize(de)),
@@ -732,7 +736,7 @@ pub fn decode_with_at<'de, T>(
     buffered: impl for<'a> FnOnce(ContentDe<'a, 'de>) -> Result<T, serde_json::Error>,
 ) -> Option<T> {
     match spot.form() {
-        Form::Value { buffered: false } => {
+        Form::Value { buffered: false } | Form::Opaque { buffered: false } => {
             super::super::field_decode::decode_with(spot.bytes(), direct)
         }
         form => content(spot.bytes(), form, buffered),

@@ -58,6 +58,10 @@ pub(crate) enum Form {
     /// sequence in serde's buffer: an internally tagged variant's payload
     /// when the enum is written as an array (`["Variant", ...fields]`).
     Rest { skip: usize },
+    /// The bytes of a field read `with` a function: they are what the
+    /// function reads, not necessarily the JSON of the field's type, so only
+    /// the field's own decoding reads them and no step finds anything in them.
+    Opaque { buffered: bool },
 }
 
 /// Keys a [`Form::Members`] spot does not see: the tags and the flattened
@@ -188,7 +192,22 @@ impl<'a> Spot<'a> {
     /// Whether serde reads this spot from its buffer.
     #[inline]
     pub(crate) const fn is_buffered(&self) -> bool {
-        !matches!(self.form, Form::Value { buffered: false })
+        !matches!(
+            self.form,
+            Form::Value { buffered: false } | Form::Opaque { buffered: false }
+        )
+    }
+
+    /// The same bytes, for a field read `with` a function (see
+    /// [`Form::Opaque`]).
+    #[inline]
+    pub(crate) const fn opaque(self) -> Self {
+        Spot {
+            bytes: self.bytes,
+            form: Form::Opaque {
+                buffered: self.is_buffered(),
+            },
+        }
     }
 
     /// The struct field under `names` (or element `position` of an array
@@ -219,6 +238,7 @@ impl<'a> Spot<'a> {
                 Some(position) => self.element_or_absent(skip + position, true),
                 None => Located::Miss,
             },
+            Form::Opaque { .. } => Located::Miss,
         }
     }
 
@@ -231,7 +251,7 @@ impl<'a> Spot<'a> {
                 self.element_or_absent(i, buffered)
             }
             Form::Rest { skip } => self.element_or_absent(skip + i, true),
-            Form::Value { .. } | Form::Members { .. } => Located::Miss,
+            Form::Value { .. } | Form::Members { .. } | Form::Opaque { .. } => Located::Miss,
         }
     }
 
@@ -241,7 +261,7 @@ impl<'a> Spot<'a> {
         let (index, buffered) = match self.form {
             Form::Value { buffered } => (i, buffered),
             Form::Rest { skip } => (skip + i, true),
-            Form::Members { .. } => return Located::Miss,
+            Form::Members { .. } | Form::Opaque { .. } => return Located::Miss,
         };
         match scan::array_element(self.bytes, index) {
             Some(element) => Located::At(Spot::value(element, buffered)),
@@ -273,7 +293,7 @@ impl<'a> Spot<'a> {
                 outer.with(HiddenKeys::Set(hidden)),
                 true,
             )),
-            Form::Value { .. } | Form::Rest { .. } => Located::Miss,
+            Form::Value { .. } | Form::Rest { .. } | Form::Opaque { .. } => Located::Miss,
         }
     }
 
@@ -285,6 +305,7 @@ impl<'a> Spot<'a> {
             Form::Value { .. } if self.bytes.is_empty() || scan::is_null(self.bytes) => {
                 Located::Miss
             }
+            Form::Opaque { .. } => Located::Miss,
             _ => Located::At(self),
         }
     }
