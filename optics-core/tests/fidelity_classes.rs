@@ -849,3 +849,24 @@ fn non_string_map_keys_on_values_and_bytes() {
         Some(1)
     );
 }
+
+// ---------------------------------------------------------------------------
+// The one documented difference of views: a view read on by itself is a
+// document of its own, which serde_json reads directly.
+
+#[test]
+fn views_read_on_as_documents() {
+    let doc = r#"{"kind":"Wrap","inner":{"type":"Logout"},"marker":{},"ratio":1,"small":2,"list":[],"choice":"Ping"}"#;
+    // The whole path reads as serde does, from its buffer: `{}` is a unit struct.
+    assert_eq!(agree(doc, Outer::wrap.then(Wrapped::marker)), Some(Nothing));
+    // A view of the payload is the enum's object; read on by itself, its
+    // `marker` is read as serde_json reads a document, where `{}` is no unit
+    // struct.
+    let payload = Json::<Outer>::new(doc.as_bytes())
+        .view(Outer::wrap)
+        .expect("the payload's view");
+    assert_eq!(payload.bytes(), doc.as_bytes());
+    assert_eq!(payload.read(Wrapped::marker), None);
+    // Where the forms are the ones serde_json reads too, a view reads on alike.
+    assert_eq!(payload.read(Wrapped::small), Some(2));
+}

@@ -728,7 +728,7 @@ pub(crate) fn decode_at<'de, T: Deserialize<'de>>(spot: Spot<'de>) -> Option<T> 
     }
 }
 
-/// [`decode_at`] for a field read `with` a function: `direct` where serde_json
+/// `decode_at` for a field read `with` a function: `direct` where serde_json
 /// reads the bytes itself, `buffered` where serde reads them from its buffer.
 pub fn decode_with_at<'de, T>(
     spot: Spot<'de>,
