@@ -69,7 +69,11 @@ use serde::de::Deserialize;
 use crate::optic::{Preview, StartsAt};
 use crate::Reader;
 
-pub use iter::{EachFoci, JsonTraverse, JsonTraverseDecode, ReadEach, ThenFoci, Views};
+#[doc(hidden)]
+pub use iter::at_most_one;
+pub use iter::{
+    EachFoci, JsonTraverse, JsonTraverseDecode, JsonTraverseThrough, ReadEach, ThenFoci, Views,
+};
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
 pub use locate::{JsonDecode, JsonOptic, JsonThrough, Located, Spot};
 pub use write::{JsonWrite, Slot, Splice};
