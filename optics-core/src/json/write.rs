@@ -37,10 +37,28 @@
 //! absent, then a field inside it) has no bytes to write in: it misses, where
 //! a set on the decoded value would write into the default.
 //!
-//! **A path through a field written with a function** (`serialize_with`,
-//! `with`) writes the inner focus as its own type's `Serialize` writes it,
-//! which need not be what the function would write: as on the read side, the
-//! bytes are taken as they are written.
+//! **A path through a field read with a function** (`with`,
+//! `deserialize_with`) does not compile, as on the read side: the bytes there
+//! are what the function reads, not necessarily the JSON of the field's type.
+//! The field itself is written with its function.
+//!
+//! **Where a write refuses.** Each step finds its focus as a read does, from
+//! a [`Spot`](super::Spot) that says how serde reads it there. A write splices
+//! only where the new bytes are read back as the value-side set gives: a
+//! plain JSON value (also one serde reads from its buffer: what serde writes
+//! for the new value is what its buffer reads back), a member of an object
+//! (the struct's own, or among the members serde hands an internally tagged
+//! payload or a flattened field), an element of a tuple struct's array, an
+//! internally tagged enum's own object. Anything else has no slot, and the
+//! write returns `None` (`false`) rather than guess: a struct read from a
+//! JSON array (`[1, "a"]`), a struct variant written as
+//! `["Variant", ...fields]`, a field whose key the spot hides (a tag or a
+//! key of the outer struct, so an appended member would not be read as the
+//! field), an internally tagged enum that is itself flattened (its object is
+//! the outer struct's), a focus that is not one JSON value (a flattened
+//! field's or an internally tagged payload's members under `some()`,
+//! `at(i)`, `key(k)`), and an adjacently tagged newtype variant whose content
+//! is missing.
 //!
 //! **Duplicate keys and malformed bytes.** A struct field is written where a
 //! read finds it, in the first member with its key (serde_json rejects a
