@@ -82,9 +82,7 @@ use super::field_write::{write_json, FieldWrite, VariantFieldWrite};
 use super::iter::{JsonTraverse, JsonTraverseThrough};
 use super::locate::spot::Form;
 use super::scan::{self, skip_ws};
-use super::{
-    Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, Located, Spot, VariantJson,
-};
+use super::{Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, Located, Spot, VariantJson};
 use crate::json::iter::JsonTraverseDecode;
 use crate::optic::{
     At, Discriminant, Each, Elements, Field, Indexed, JsonKey, Key, Keyed, Optic, Some_, StartsAt,
@@ -365,16 +363,15 @@ fn field_slot<'a>(at: Spot<'a>, json: FieldJson, key: &str) -> Option<Slot<'a>> 
             let slot = field_slot(at, *inner, key)?;
             return Some(Slot::new(slot.place, focus));
         }
-        (FieldJson::Key { .. }, Form::Value { .. }) if object.first() == Some(&b'{') => {
-            match focus {
-                Located::At(value) => Place::Member {
-                    object,
-                    value: value.bytes(),
-                },
-                Located::Absent => Place::Missing { object },
-                Located::Miss => return None,
-            }
-        }
+        (FieldJson::Key { .. }, Form::Value { .. }) if object.first() == Some(&b'{') => match focus
+        {
+            Located::At(value) => Place::Member {
+                object,
+                value: value.bytes(),
+            },
+            Located::Absent => Place::Missing { object },
+            Located::Miss => return None,
+        },
         (FieldJson::Key { .. }, Form::Members { hidden, .. }) => {
             if hidden.hides(key) != Some(false) {
                 return None;
@@ -499,9 +496,7 @@ where
             }
             (Encoding::Internal { .. }, _, _) => return true,
             (_, _, Form::Value { .. }) => Place::Value(payload.bytes()),
-            (_, _, Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. }) => {
-                return true
-            }
+            (_, _, Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. }) => return true,
         };
         each(Slot::new(place, focus))
     }
