@@ -43,7 +43,7 @@
 //! The field itself is written with its function.
 //!
 //! **Where a write refuses.** Each step finds its focus as a read does, from
-//! a [`Spot`](super::Spot) that says how serde reads it there. A write splices
+//! a [`Spot`] that says how serde reads it there. A write splices
 //! only where the new bytes are read back as the value-side set gives: a
 //! plain JSON value (also one serde reads from its buffer: what serde writes
 //! for the new value is what its buffer reads back), a member of an object

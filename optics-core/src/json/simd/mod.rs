@@ -222,7 +222,7 @@ impl Kernel for Scalar {
 /// machine has against the scalar one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelChoice {
-    /// What [`dispatch`] picks (AVX2 where the CPU has it).
+    /// What `dispatch` picks (AVX2 where the CPU has it).
     Best,
     /// SSE2 on x86_64 (the scalar kernel elsewhere).
     Baseline,
