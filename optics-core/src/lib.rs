@@ -92,11 +92,15 @@ pub use reader::Reader;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::json::field_decode::{
-        borrow_cow_bytes, borrow_cow_str, decode_absent, decode_with, FieldDecode,
-        VariantFieldDecode,
+        borrow_cow_bytes, borrow_cow_str, decode_absent, decode_at, decode_with, decode_with_at,
+        ContentDe, FieldDecode, FieldThrough, VariantFieldDecode, VariantFieldThrough,
     };
     pub use crate::json::field_write::{write_json, write_with, FieldWrite, VariantFieldWrite};
-    pub use crate::json::layout::{Encoding, FieldJson, VariantJson, VariantTags};
+    pub use crate::json::layout::{
+        check_flatten, flattened, Encoding, FieldJson, Flatten, Flattened, JsonKeys, KeySet,
+        VariantJson, VariantTags,
+    };
+    pub use crate::json::{Located, Spot};
     pub use crate::optic::field::FieldOf;
     pub use crate::optic::variant::{Tagged, VariantFieldOf, VariantOf};
     pub use core::option::Option;

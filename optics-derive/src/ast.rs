@@ -204,3 +204,42 @@ impl Variant<'_> {
         }
     }
 }
+
+impl Field<'_> {
+    /// Whether the derive reads this field as flattened: `#[serde(flatten)]`
+    /// on a field it does not refuse (a map, an `Option`, a field read `with`
+    /// a function are refused in `valid.rs`, and then laid out as before so
+    /// that the refusal is the only error).
+    pub fn flattens(&self) -> bool {
+        self.attrs.flatten
+            && self.original.ident.is_some()
+            && !self.attrs.skip_deserializing
+            && self.attrs.deserialize_with.is_none()
+            && !is_map_type(self.ty)
+            && !is_option_type(self.ty)
+    }
+}
+
+/// Whether a type is spelled as one of the maps serde flattens members into.
+/// (A map behind an alias gets the `Flatten` bound's message instead.)
+pub fn is_map_type(ty: &Type) -> bool {
+    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap", "Map", "Value"];
+    last_segment_is(ty, MAPS)
+}
+
+/// Whether a type is spelled `Option<...>`.
+pub fn is_option_type(ty: &Type) -> bool {
+    last_segment_is(ty, &["Option"])
+}
+
+fn last_segment_is(ty: &Type, names: &[&str]) -> bool {
+    match ty {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|segment| names.iter().any(|name| segment.ident == name)),
+        Type::Group(group) => last_segment_is(&group.elem, names),
+        _ => false,
+    }
+}

@@ -7,7 +7,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::ast::{unraw, Data, Field, Input, Style};
+use crate::ast::{is_map_type, is_option_type, unraw, Data, Field, Input, Style};
 use crate::attr::Rejected;
 use crate::ctxt::Ctxt;
 
@@ -58,6 +58,16 @@ pub fn check(cx: &Ctxt, input: &Input) {
             for variant in variants {
                 reject_all(cx, &variant.attrs.rejected);
                 check_fields(cx, &variant.fields);
+                for field in variant.fields.iter().filter(|f| f.attrs.flatten) {
+                    cx.error_spanned_by(
+                        field.original,
+                        "#[derive(Optics)] does not support #[serde(flatten)] in an enum variant: \
+                         the variant's own fields and the flattened one share the variant's \
+                         members, which the derive follows for structs only; move the fields \
+                         into a struct that flattens, and make it the variant's payload \
+                         (`Variant(Payload)`)",
+                    );
+                }
                 if variant.attrs.other && variant.style != Style::Unit {
                     cx.error_spanned_by(variant.ident, "#[serde(other)] goes on a unit variant");
                 }
@@ -91,6 +101,24 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
         if field.attrs.flatten && field.original.ident.is_none() {
             cx.error_spanned_by(field.original, "#[serde(flatten)] needs a named field");
         }
+        if field.attrs.flatten && is_option_type(field.ty) {
+            cx.error_spanned_by(
+                field.ty,
+                "#[derive(Optics)] does not support #[serde(flatten)] on an `Option`: serde \
+                 gives `None` when the flattened struct cannot be decoded from the members \
+                 left over, which a byte optic cannot tell without decoding them all; flatten \
+                 the struct itself and make its fields `Option`s (or `#[serde(default)]`)",
+            );
+        }
+        if field.attrs.flatten && field.attrs.deserialize_with.is_some() {
+            cx.error_spanned_by(
+                field.original,
+                "#[derive(Optics)] does not support #[serde(flatten)] with `with` or \
+                 `deserialize_with`: the function would be handed the members no other field \
+                 takes, which a byte optic cannot hand it; give the field a key of its own, \
+                 or move the function to a field of the flattened struct",
+            );
+        }
         if field.attrs.flatten && is_map_type(field.ty) {
             cx.error_spanned_by(
                 field.ty,
@@ -100,20 +128,6 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
                  the extra members in a struct, or give the map a key of its own",
             );
         }
-    }
-}
-
-/// Whether a type is spelled as one of the maps serde flattens members into.
-/// (A map behind an alias is not seen; the docs say so.)
-fn is_map_type(ty: &syn::Type) -> bool {
-    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap", "Map", "Value"];
-    match ty {
-        syn::Type::Path(path) => path
-            .path
-            .segments
-            .last()
-            .is_some_and(|segment| MAPS.iter().any(|map| segment.ident == map)),
-        _ => false,
     }
 }
 

@@ -4,8 +4,10 @@
 
 use core::marker::PhantomData;
 
+use super::locate::spot::Form;
+use super::locate::spot::{Hidden, Located, MemberIter, Spot};
 use super::scan::{self, skip_ws, Lookup};
-use super::{Encoding, Found, VariantJson};
+use super::{Encoding, VariantJson};
 use crate::optic::Tagged;
 
 /// The number of the variant a tag names, as serde would resolve it. `raw` is
@@ -140,81 +142,389 @@ pub(super) fn leading_variant<S: Tagged>(bytes: &[u8]) -> Option<(usize, &[u8])>
     }
 }
 
-/// The variant an enum's JSON is, as serde would resolve it, and for the
-/// externally tagged object form, the payload beside the tag.
-#[inline]
-fn variant_at<S: Tagged>(bytes: &[u8]) -> Option<(usize, Option<&[u8]>)> {
-    if let Some((index, _)) = leading_variant::<S>(bytes) {
-        return Some((index, None));
-    }
-    let (tag, external_payload) = tag_of::<S>(bytes)?;
-    Some((variant_of_tag::<S>(tag)?, external_payload))
+/// Which variant an enum's JSON is, as serde reads it where it lies, the
+/// tag's bytes, and where the payload is.
+#[derive(Clone, Copy, Debug)]
+struct Resolved<'a> {
+    variant: usize,
+    /// What serde reads the variant from: the tag as written (a string, a
+    /// number, `{"Variant":null}`), or for the externally tagged object form
+    /// its key with the quotes.
+    tag: &'a [u8],
+    payload: Payload<'a>,
 }
 
-/// The unit value's JSON, for the payload of a unit variant.
-const NULL: &[u8] = b"null";
+#[derive(Clone, Copy, Debug)]
+enum Payload<'a> {
+    /// The enum is its variant's name alone: no payload.
+    Name,
+    /// An adjacently tagged enum without its content.
+    Missing,
+    At(Spot<'a>),
+}
 
-/// The tag of an enum's JSON: its raw text (escapes as written) and, for the
-/// externally tagged object form, the payload beside it.
-#[inline]
-pub(super) fn tag_of<S: Tagged>(bytes: &[u8]) -> Option<(&[u8], Option<&[u8]>)> {
+/// The variant the enum at `at` is, read as serde reads it there.
+fn resolve<S: Tagged>(at: Spot<'_>) -> Option<Resolved<'_>> {
     match S::ENCODING {
-        Encoding::External => {
-            let bytes = scan::trim(bytes);
-            match bytes.first()? {
-                b'"' => Some((scan::string_raw(bytes)?, None)),
-                b'{' => {
-                    let (key, value) = scan::first_member(bytes)?;
-                    Some((key, Some(value)))
-                }
-                _ => None,
-            }
-        }
-        Encoding::Internal { tag } | Encoding::Adjacent { tag, .. } => {
-            match scan::object_field(bytes, &[tag]) {
-                Lookup::Found(value) => Some((scan::string_raw(value)?, None)),
-                Lookup::Missing | Lookup::Malformed => None,
-            }
-        }
+        Encoding::External => external::<S>(at),
+        Encoding::Internal { tag } => internal::<S>(at, tag),
+        Encoding::Adjacent { tag, content } => adjacent::<S>(at, tag, content),
     }
 }
 
-/// The payload of variant `index` in an enum's JSON, if the JSON is that variant.
+/// `"Variant"` or `{"Variant": payload}`; flattened, the first member named
+/// like a variant among the struct's others.
+fn external<S: Tagged>(at: Spot<'_>) -> Option<Resolved<'_>> {
+    let bytes = at.bytes();
+    let buffered = at.is_buffered();
+    let (key, value) = match at.form() {
+        Form::Value { .. } => match bytes.first()? {
+            b'"' => {
+                return Some(Resolved {
+                    variant: variant_of_tag::<S>(scan::string_raw(bytes)?)?,
+                    tag: bytes,
+                    payload: Payload::Name,
+                })
+            }
+            b'{' => scan::first_member(bytes)?,
+            _ => return None,
+        },
+        // serde's buffer reads an enum from a map of exactly one entry.
+        Form::Members {
+            hidden,
+            flat: false,
+        } => {
+            let mut members = MemberIter::new(bytes);
+            let mut only = None;
+            for member in members.by_ref() {
+                let (key, value) = member.ok()?;
+                if hidden.hides_raw(key)? {
+                    continue;
+                }
+                if only.replace((key, value)).is_some() {
+                    return None;
+                }
+            }
+            members.ended_well().then_some(())?;
+            only?
+        }
+        // Flattened: the first member whose key is a variant's name or alias
+        // (`other` takes no part: serde looks for the names).
+        Form::Members { hidden, flat: true } => {
+            let mut members = MemberIter::new(bytes);
+            let mut first = None;
+            for member in members.by_ref() {
+                let (key, value) = member.ok()?;
+                if first.is_none() && !hidden.hides_raw(key)? && variant_named::<S>(key).is_some() {
+                    first = Some((key, value));
+                }
+            }
+            members.ended_well().then_some(())?;
+            first?
+        }
+        Form::Rest { .. } | Form::Opaque { .. } => return None,
+    };
+    let variant = match at.form() {
+        Form::Members { flat: true, .. } => variant_named::<S>(key)?,
+        _ => variant_of_tag::<S>(key)?,
+    };
+    Some(Resolved {
+        variant,
+        tag: widen_by_quotes(bytes, key)?,
+        payload: Payload::At(Spot::value(value, buffered)),
+    })
+}
+
+/// `{"tag": "Variant", ...payload}`, or `["Variant", ...payload]`.
+fn internal<'a, S: Tagged>(at: Spot<'a>, tag: &'static str) -> Option<Resolved<'a>> {
+    let bytes = at.bytes();
+    match at.form() {
+        Form::Value { buffered } => match bytes.first()? {
+            b'{' => {
+                let payload = Payload::At(Spot::members(bytes, Hidden::NONE.with_tag(tag), false));
+                if let Some((variant, quoted)) = leading_variant::<S>(bytes) {
+                    return Some(Resolved {
+                        variant,
+                        tag: quoted,
+                        payload,
+                    });
+                }
+                let value = found(scan::object_field(bytes, &[tag]))?;
+                Some(Resolved {
+                    variant: tag_value::<S>(value, buffered)?,
+                    tag: value,
+                    payload,
+                })
+            }
+            b'[' => {
+                let value = scan::array_element(bytes, 0)?;
+                Some(Resolved {
+                    variant: tag_value::<S>(value, buffered)?,
+                    tag: value,
+                    payload: Payload::At(Spot::rest(bytes, 1)),
+                })
+            }
+            _ => None,
+        },
+        Form::Members { hidden, .. } => {
+            if hidden.hides(tag)? {
+                return None;
+            }
+            let value = found(scan::object_field(bytes, &[tag]))?;
+            Some(Resolved {
+                variant: tag_value::<S>(value, true)?,
+                tag: value,
+                payload: Payload::At(Spot::members(bytes, hidden.with_tag(tag), false)),
+            })
+        }
+        Form::Rest { skip } => {
+            let value = scan::array_element(bytes, skip)?;
+            Some(Resolved {
+                variant: tag_value::<S>(value, true)?,
+                tag: value,
+                payload: Payload::At(Spot::rest(bytes, skip + 1)),
+            })
+        }
+        Form::Opaque { .. } => None,
+    }
+}
+
+/// `{"tag": "Variant", "content": payload}` in either order, or
+/// `["Variant", payload]`.
+fn adjacent<'a, S: Tagged>(
+    at: Spot<'a>,
+    tag: &'static str,
+    content: &'static str,
+) -> Option<Resolved<'a>> {
+    let bytes = at.bytes();
+    let (hidden, buffered) = match at.form() {
+        Form::Value { buffered } => match bytes.first()? {
+            b'{' => (Hidden::NONE, buffered),
+            b'[' => return adjacent_seq::<S>(bytes, 0, buffered),
+            _ => return None,
+        },
+        Form::Members { hidden, .. } => (hidden, true),
+        Form::Rest { skip } => return adjacent_seq::<S>(bytes, skip, true),
+        Form::Opaque { .. } => return None,
+    };
+    if hidden.hides(tag)? {
+        return None;
+    }
+    let (variant, tag_bytes) = match leading_variant::<S>(bytes) {
+        Some(quick) if matches!(at.form(), Form::Value { .. }) => quick,
+        _ => {
+            let value = found(scan::object_field(bytes, &[tag]))?;
+            (tag_as_enum::<S>(value, buffered)?, value)
+        }
+    };
+    let payload = if hidden.hides(content)? {
+        Payload::Missing
+    } else {
+        match scan::object_field(bytes, &[content]) {
+            // Content written before the tag is buffered until the tag is read.
+            Lookup::Found(value) => {
+                let before = (value.as_ptr() as usize) < (tag_bytes.as_ptr() as usize);
+                Payload::At(Spot::value(value, buffered || before))
+            }
+            Lookup::Missing => Payload::Missing,
+            Lookup::Malformed => return None,
+        }
+    };
+    Some(Resolved {
+        variant,
+        tag: tag_bytes,
+        payload,
+    })
+}
+
+/// `[tag, content]` from element `skip` of `bytes`: exactly two elements.
+fn adjacent_seq<S: Tagged>(bytes: &[u8], skip: usize, buffered: bool) -> Option<Resolved<'_>> {
+    let tag = scan::array_element(bytes, skip)?;
+    let content = scan::array_element(bytes, skip + 1)?;
+    if scan::array_element(bytes, skip + 2).is_some() {
+        return None;
+    }
+    Some(Resolved {
+        // Read as the variant's identifier here, not as an enum.
+        variant: tag_value::<S>(tag, buffered)?,
+        tag,
+        payload: Payload::At(Spot::value(content, buffered)),
+    })
+}
+
+fn found(lookup: Lookup<'_>) -> Option<&[u8]> {
+    match lookup {
+        Lookup::Found(value) => Some(value),
+        Lookup::Missing | Lookup::Malformed => None,
+    }
+}
+
+/// The variant a tag value names, read as a variant identifier: its name
+/// (or an alias, or `other`), and from serde's buffer also its number.
+fn tag_value<S: Tagged>(value: &[u8], buffered: bool) -> Option<usize> {
+    match value.first()? {
+        b'"' => variant_of_tag::<S>(scan::string_raw(value)?),
+        b'0'..=b'9' if buffered => variant_of_index::<S>(unsigned(value)?),
+        _ => None,
+    }
+}
+
+/// The variant an adjacently tagged enum's tag names, read as serde reads
+/// it, as an enum: `"Variant"`, or `{"Variant": null}` (in serde's buffer
+/// also `{"Variant": {}}`).
+fn tag_as_enum<S: Tagged>(value: &[u8], buffered: bool) -> Option<usize> {
+    match value.first()? {
+        b'"' => variant_of_tag::<S>(scan::string_raw(value)?),
+        b'{' => {
+            let (key, unit) = scan::first_member(value)?;
+            is_unit(unit, buffered).then_some(())?;
+            variant_of_tag::<S>(key)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `value` is the unit value as serde reads it: `null`, and in its
+/// buffer also `{}`.
+fn is_unit(value: &[u8], buffered: bool) -> bool {
+    scan::is_null(value) || (buffered && is_empty_object(value))
+}
+
+fn is_empty_object(value: &[u8]) -> bool {
+    let value = scan::trim(value);
+    value.first() == Some(&b'{')
+        && value.last() == Some(&b'}')
+        && scan::trim(&value[1..value.len() - 1]).is_empty()
+}
+
+/// A JSON integer without sign, fraction or exponent that fits a `u64`: what
+/// serde_json hands serde's buffer as an unsigned number.
+fn unsigned(value: &[u8]) -> Option<u64> {
+    let value = scan::trim(value);
+    if value.len() > 1 && value[0] == b'0' {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &byte in value {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(digit))?;
+    }
+    (!value.is_empty()).then_some(n)
+}
+
+/// The variant numbered `n` among those serde reads (skipped variants take
+/// no number), or the `other` variant past them.
+fn variant_of_index<S: Tagged>(n: u64) -> Option<usize> {
+    let mut read = S::VARIANTS
+        .iter()
+        .enumerate()
+        .filter(|(_, tags)| !tags.names.is_empty());
+    let numbered = usize::try_from(n).ok().and_then(|n| read.clone().nth(n));
+    match numbered {
+        Some((index, _)) => Some(index),
+        None => read.find(|(_, tags)| tags.other).map(|(index, _)| index),
+    }
+}
+
+/// The variant one of whose names is the raw key, without `other`.
+fn variant_named<S: Tagged>(raw: &[u8]) -> Option<usize> {
+    let escaped = raw.contains(&b'\\');
+    S::VARIANTS.iter().position(|tags| {
+        tags.names.iter().any(|name| {
+            if escaped {
+                scan::raw_eq(raw, name.as_bytes())
+            } else {
+                raw == name.as_bytes()
+            }
+        })
+    })
+}
+
+/// The payload of variant `index` in the enum at `at`, if the enum is that
+/// variant with a payload of the shape `json` says.
 #[inline]
 pub(super) fn locate_variant<S: Tagged>(
-    bytes: &[u8],
+    at: Spot<'_>,
     index: usize,
     json: VariantJson,
-) -> Found<'_> {
-    let Some((variant, external_payload)) = variant_at::<S>(bytes) else {
-        return Found::Miss;
+) -> Located<'_> {
+    let Some(resolved) = resolve::<S>(at) else {
+        return Located::Miss;
     };
-    if variant != index {
-        return Found::Miss;
+    if resolved.variant != index {
+        return Located::Miss;
     }
-    match (S::ENCODING, json) {
-        (Encoding::External, VariantJson::Unit) => match external_payload {
-            None => Found::At(NULL),
-            Some(payload) if scan::is_null(payload) => Found::At(NULL),
-            Some(_) => Found::Miss,
-        },
-        (Encoding::External, _) => match external_payload {
-            Some(payload) => Found::At(payload),
-            None => Found::Miss,
-        },
-        (Encoding::Internal { .. }, VariantJson::Unit) => Found::At(NULL),
-        (Encoding::Internal { .. }, _) => Found::At(scan::trim(bytes)),
-        (Encoding::Adjacent { content, .. }, VariantJson::Unit) => {
-            match scan::object_field(bytes, &[content]) {
-                Lookup::Found(payload) if scan::is_null(payload) => Found::At(NULL),
-                Lookup::Missing => Found::At(NULL),
-                Lookup::Found(_) | Lookup::Malformed => Found::Miss,
+    let buffered = at.is_buffered();
+    let unit = Located::At(Spot::null(buffered));
+    match (S::ENCODING, json, resolved.payload) {
+        (_, VariantJson::Unit, Payload::Name) => unit,
+        (Encoding::External, VariantJson::Unit, Payload::At(value)) => {
+            if is_unit(value.bytes(), value.is_buffered()) {
+                unit
+            } else {
+                Located::Miss
             }
         }
-        (Encoding::Adjacent { content, .. }, _) => match scan::object_field(bytes, &[content]) {
-            Lookup::Found(payload) => Found::At(payload),
-            Lookup::Missing | Lookup::Malformed => Found::Miss,
-        },
+        // Any members may stand beside the tag of a unit variant; written as
+        // an array, nothing may follow the tag.
+        (Encoding::Internal { .. }, VariantJson::Unit, Payload::At(payload)) => {
+            match payload.form() {
+                Form::Rest { skip } => {
+                    let bytes = payload.bytes();
+                    let well_formed = scan::skip_value(bytes, 0) == Some(bytes.len());
+                    if well_formed && scan::array_element(bytes, skip).is_none() {
+                        unit
+                    } else {
+                        Located::Miss
+                    }
+                }
+                Form::Value { .. } | Form::Members { .. } | Form::Opaque { .. } => unit,
+            }
+        }
+        (Encoding::Adjacent { .. }, VariantJson::Unit, Payload::Missing) => unit,
+        (Encoding::Adjacent { .. }, VariantJson::Unit, Payload::At(content)) => {
+            if scan::is_null(content.bytes()) {
+                unit
+            } else {
+                Located::Miss
+            }
+        }
+        (_, VariantJson::Newtype | VariantJson::Fields, Payload::At(payload)) => {
+            Located::At(payload)
+        }
+        // serde reads a missing content as a missing field: `None` for an
+        // `Option`, an error for anything else.
+        (Encoding::Adjacent { .. }, VariantJson::Newtype, Payload::Missing) => Located::Absent,
+        (_, _, Payload::Name | Payload::Missing) => Located::Miss,
+    }
+}
+
+/// The tag of the enum at `at`: what its kind is read from.
+#[inline]
+pub(super) fn locate_tag<S: Tagged>(at: Spot<'_>) -> Located<'_> {
+    match resolve::<S>(at) {
+        Some(resolved) => Located::At(Spot::value(resolved.tag, at.is_buffered())),
+        None => Located::Miss,
+    }
+}
+
+/// The variant a tag [`locate_tag`] found names.
+#[inline]
+pub(super) fn kind_of_tag<S: Tagged>(tag: &[u8]) -> Option<usize> {
+    match tag.first()? {
+        b'"' => {
+            // A variant's name as it stands, quotes and all, is that variant.
+            match PlainTags::<S>::NAMES.then(|| variant_quoted_at::<S>(tag, 0)) {
+                Some(Some((index, end))) if end == tag.len() => Some(index),
+                _ => variant_of_tag::<S>(scan::string_raw(tag)?),
+            }
+        }
+        b'0'..=b'9' => variant_of_index::<S>(unsigned(tag)?),
+        b'{' => variant_of_tag::<S>(scan::first_member(tag)?.0),
+        _ => None,
     }
 }
 
@@ -269,8 +579,8 @@ mod tests {
 
     /// The tag read in full: the variant and the tag with its quotes.
     fn in_full(bytes: &[u8]) -> Option<(usize, &[u8])> {
-        let (raw, _) = tag_of::<Kinds>(bytes)?;
-        Some((variant_of_tag::<Kinds>(raw)?, widen_by_quotes(bytes, raw)?))
+        let value = found(scan::object_field(bytes, &["type"]))?;
+        Some((tag_value::<Kinds>(value, false)?, value))
     }
 
     /// Whenever the quick read answers, it answers what the full read does.

@@ -6,20 +6,50 @@ use std::borrow::Cow;
 
 use serde::de::{Deserialize, Deserializer, Visitor};
 
-use super::Found;
+use super::locate::Located;
 use crate::optic::{FieldOf, VariantFieldOf};
+
+pub use super::locate::buffered::{decode_with_at, ContentDe};
 
 /// How one field is decoded, missing or present: implemented by
 /// `#[derive(Optics)]` so that `deserialize_with` and `default` apply.
 pub trait FieldDecode<'de, const I: usize>: FieldOf<I> {
-    /// The field's value from what was found for it.
-    fn decode_field(found: Found<'de>) -> Option<Self::Type>;
+    /// The field's value from what was found for it, decoded as serde
+    /// decodes it there (see [`decode_at`]).
+    fn decode_field(found: Located<'de>) -> Option<Self::Type>;
 }
+
+/// Field `I` is read by its own `Deserialize` (no `with` or
+/// `deserialize_with`): its bytes are its type's JSON, so a byte read may go
+/// on past it. Implemented by `#[derive(Optics)]`.
+#[diagnostic::on_unimplemented(
+    message = "a byte read cannot go on past field number {I} of `{Self}`: it is read `with` a function",
+    label = "this struct's field is read `with` a function",
+    note = "serde's value is what the function makes of the field's bytes, which need not be the JSON of the field's type (a function may parse a string, or reverse a list), so a path that went on in the bytes could find what serde's value does not hold",
+    note = "read the field itself from the bytes (`json.read(Type::field)`), then go on on the value it decodes to; on values the whole path works"
+)]
+pub trait FieldThrough<const I: usize> {}
+
+/// [`FieldThrough`] for a field of a struct-like variant.
+#[diagnostic::on_unimplemented(
+    message = "a byte read cannot go on past field number {I} of `{Self}`'s variants: it is read `with` a function",
+    label = "this enum's variant field is read `with` a function",
+    note = "serde's value is what the function makes of the field's bytes, which need not be the JSON of the field's type, so a path that went on in the bytes could find what serde's value does not hold",
+    note = "read the field itself from the bytes, then go on on the value it decodes to; on values the whole path works"
+)]
+pub trait VariantFieldThrough<const I: usize> {}
 
 /// How one field of a struct-like variant is decoded.
 pub trait VariantFieldDecode<'de, const I: usize>: VariantFieldOf<I> {
     /// The field's value from what was found for it.
-    fn decode_field(found: Found<'de>) -> Option<Self::Type>;
+    fn decode_field(found: Located<'de>) -> Option<Self::Type>;
+}
+
+/// Decodes a focus found at `spot` with its own `Deserialize`, as serde
+/// decodes it there: straight from the bytes, or as from serde's buffer.
+#[inline]
+pub fn decode_at<'de, T: serde::Deserialize<'de>>(spot: super::locate::Spot<'de>) -> Option<T> {
+    super::locate::buffered::decode_at(spot)
 }
 
 /// Decodes one value from exactly these bytes with a `deserialize_with`

@@ -17,11 +17,13 @@
 
 use serde::de::Deserialize;
 
+use super::locate::buffered::decode_at;
+use super::locate::spot::{Form, Hidden};
 use super::scan::{self, skip_ws};
-use super::{decode, Found, Json, JsonDecode, JsonOptic};
+use super::{Found, Json, JsonDecode, JsonOptic, JsonThrough, Located, Spot};
 use crate::optic::{
-    At, Discriminant, Each, Elements, Field, FieldOf, Indexed, Key, Keyed, Optic, Some_, StartsAt,
-    Tagged, Then, Variant, VariantField, VariantFieldOf, VariantOf,
+    At, Discriminant, Each, Elements, Field, FieldOf, Indexed, JsonKey, Key, Keyed, Optic, Some_,
+    StartsAt, Tagged, Then, Variant, VariantField, VariantFieldOf, VariantOf,
 };
 
 /// An optic that finds every one of its foci in the JSON bytes of its source,
@@ -34,14 +36,32 @@ use crate::optic::{
 )]
 pub trait JsonTraverse: Optic {
     /// The iterator over the foci.
-    type Foci<'a>: Iterator<Item = Found<'a>>;
+    type Foci<'a>: Iterator<Item = Located<'a>>;
 
     /// Every focus in `bytes`, the JSON of a `Source`, in document order: each
-    /// is [`Found::At`] (its bytes) or [`Found::Absent`] (a struct field the
-    /// object does not have, which serde fills in). Malformed bytes end the
-    /// iteration where the walk meets them. Nothing is decoded or allocated.
-    fn foci<'a>(&self, bytes: &'a [u8]) -> Self::Foci<'a>;
+    /// is [`Located::At`] (where it lies, and how serde reads it there) or
+    /// [`Located::Absent`] (a struct field the object does not have, which
+    /// serde fills in). Malformed bytes end the iteration where the walk
+    /// meets them. Nothing is decoded or allocated.
+    #[inline]
+    fn foci<'a>(&self, bytes: &'a [u8]) -> Self::Foci<'a> {
+        self.foci_at(Spot::document(bytes))
+    }
+
+    /// Every focus from `at`, where the source lies, reading on as serde
+    /// reads there (see [`Spot`]), as [`JsonOptic::locate_at`] finds one.
+    fn foci_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a>;
 }
+
+/// A traversal a byte walk may go on past, as [`JsonThrough`] is for a
+/// single-focus optic: every one but the lens on a field read `with` a
+/// function (whose bytes need not be the JSON of the field's type).
+#[diagnostic::on_unimplemented(
+    message = "a byte traversal cannot go on past `{Self}`",
+    label = "a field read `with` a function, or an optic that does not say its bytes are its focus's JSON",
+    note = "a field read `with` (or `deserialize_with`) a function is what the function makes of its bytes, which need not be the JSON of the field's type; read the field itself, then go on on the value it decodes to"
+)]
+pub trait JsonTraverseThrough: JsonTraverse {}
 
 /// An optic that decodes each focus [`JsonTraverse::foci`] found, as
 /// [`JsonDecode`] decodes the one focus of a single-focus optic.
@@ -50,9 +70,16 @@ pub trait JsonTraverse: Optic {
     note = "the focus type must implement serde::Deserialize<'de>; use `iter` to get views of the bytes instead"
 )]
 pub trait JsonTraverseDecode<'de>: JsonTraverse {
-    /// One focus, decoded from what `foci` found, as serde would decode it as
-    /// part of the whole.
-    fn decode_focus(&self, found: Found<'de>) -> Option<Self::Focus>;
+    /// One focus, decoded from the bytes `found` gives, read by serde_json
+    /// directly (as a document of their own).
+    #[inline]
+    fn decode_focus(&self, found: Found<'de>) -> Option<Self::Focus> {
+        self.decode_focus_at(Located::direct(found))
+    }
+
+    /// One focus, decoded from what `foci` found, as serde decodes it as part
+    /// of the whole.
+    fn decode_focus_at(&self, found: Located<'de>) -> Option<Self::Focus>;
 }
 
 /// The elements of a JSON array, or the values of a JSON object's members, in
@@ -60,6 +87,12 @@ pub trait JsonTraverseDecode<'de>: JsonTraverse {
 #[derive(Clone, Debug)]
 pub struct EachFoci<'a> {
     bytes: &'a [u8],
+    /// Whether serde reads the elements from its buffer.
+    buffered: bool,
+    /// The keys an object's members are read without (a flattened map's).
+    hidden: Option<Hidden>,
+    /// Elements to pass over first (an array read from its `skip`th on).
+    skip: usize,
     /// Where the next element (or key) starts, whitespace allowed before it.
     pos: usize,
     /// Object members (`"key": value`) rather than array elements.
@@ -76,6 +109,9 @@ impl<'a> EachFoci<'a> {
         let (opener, closer) = if object { (b'{', b'}') } else { (b'[', b']') };
         let mut elements = EachFoci {
             bytes,
+            buffered: false,
+            hidden: None,
+            skip: 0,
             pos: open + 1,
             object,
             done: bytes.get(open) != Some(&opener),
@@ -86,15 +122,53 @@ impl<'a> EachFoci<'a> {
         elements
     }
 
+    /// The elements of the container at `at`, as serde reads them there: the
+    /// members a flattened map is handed (those `hidden` does not name), the
+    /// elements of an array from its `skip`th; none in a field read `with` a
+    /// function.
+    fn at(at: Spot<'a>, object: bool) -> Self {
+        let (buffered, hidden, skip) = match at.form() {
+            Form::Value { buffered } => (buffered, None, 0),
+            Form::Members { hidden, .. } if object => (true, Some(hidden), 0),
+            Form::Rest { skip } if !object => (true, None, skip),
+            Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. } => {
+                return EachFoci::empty();
+            }
+        };
+        let mut elements = EachFoci::new(at.bytes(), object);
+        elements.buffered = buffered;
+        elements.hidden = hidden;
+        elements.skip = skip;
+        elements
+    }
+
+    fn empty() -> Self {
+        EachFoci {
+            bytes: &[],
+            buffered: false,
+            hidden: None,
+            skip: 0,
+            pos: 0,
+            object: false,
+            done: true,
+        }
+    }
+
     /// The next element's bytes, or `None` at the end or where the bytes break.
-    fn step(&mut self) -> Option<&'a [u8]> {
+    fn step(&mut self) -> Option<(&'a [u8], bool)> {
         let bytes = self.bytes;
         let mut at = skip_ws(bytes, self.pos);
+        let mut hidden = false;
         if self.object {
             if bytes.get(at) != Some(&b'"') {
                 return None;
             }
-            at = skip_ws(bytes, scan::skip_value(bytes, at)?);
+            let key_end = scan::skip_value(bytes, at)?;
+            if let Some(keys) = &self.hidden {
+                // Past the hidden keys' capacity nothing can be told: stop.
+                hidden = keys.hides_raw(scan::string_raw(&bytes[at..key_end])?)?;
+            }
+            at = skip_ws(bytes, key_end);
             if bytes.get(at) != Some(&b':') {
                 return None;
             }
@@ -107,23 +181,29 @@ impl<'a> EachFoci<'a> {
             (Some(b']'), false) | (Some(b'}'), true) => self.done = true,
             _ => return None,
         }
-        bytes.get(at..end)
+        Some((bytes.get(at..end)?, hidden))
     }
 }
 
 impl<'a> Iterator for EachFoci<'a> {
-    type Item = Found<'a>;
+    type Item = Located<'a>;
 
     #[inline]
-    fn next(&mut self) -> Option<Found<'a>> {
-        if self.done {
-            return None;
-        }
-        match self.step() {
-            Some(element) => Some(Found::At(element)),
-            None => {
-                self.done = true;
-                None
+    fn next(&mut self) -> Option<Located<'a>> {
+        loop {
+            if self.done {
+                return None;
+            }
+            match self.step() {
+                Some((_, true)) => continue,
+                Some(_) if self.skip > 0 => self.skip -= 1,
+                Some((element, false)) => {
+                    return Some(Located::At(Spot::value(element, self.buffered)))
+                }
+                None => {
+                    self.done = true;
+                    return None;
+                }
             }
         }
     }
@@ -143,17 +223,17 @@ where
     A: JsonTraverse,
     B: JsonTraverse,
 {
-    type Item = Found<'a>;
+    type Item = Located<'a>;
 
     #[inline]
-    fn next(&mut self) -> Option<Found<'a>> {
+    fn next(&mut self) -> Option<Located<'a>> {
         loop {
             if let Some(found) = self.inner.as_mut().and_then(Iterator::next) {
                 return Some(found);
             }
             match self.outer.next()? {
-                Found::At(bytes) => self.inner = Some(self.second.foci(bytes)),
-                Found::Absent | Found::Miss => self.inner = None,
+                Located::At(spot) => self.inner = Some(self.second.foci_at(spot)),
+                Located::Absent | Located::Miss => self.inner = None,
             }
         }
     }
@@ -161,29 +241,36 @@ where
 
 impl<A, B> JsonTraverse for Then<A, B>
 where
-    A: JsonTraverse,
+    A: JsonTraverseThrough,
     B: JsonTraverse<Source = A::Focus> + Clone,
 {
     type Foci<'a> = ThenFoci<'a, A, B>;
 
     #[inline]
-    fn foci<'a>(&self, bytes: &'a [u8]) -> Self::Foci<'a> {
+    fn foci_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
         ThenFoci {
-            outer: self.first().foci(bytes),
+            outer: self.first().foci_at(at),
             inner: None,
             second: self.second().clone(),
         }
     }
 }
 
+impl<A, B> JsonTraverseThrough for Then<A, B>
+where
+    A: JsonTraverseThrough,
+    B: JsonTraverseThrough<Source = A::Focus> + Clone,
+{
+}
+
 impl<'de, A, B> JsonTraverseDecode<'de> for Then<A, B>
 where
-    A: JsonTraverse,
+    A: JsonTraverseThrough,
     B: JsonTraverseDecode<'de, Source = A::Focus> + Clone,
 {
     #[inline]
-    fn decode_focus(&self, found: Found<'de>) -> Option<Self::Focus> {
-        self.second().decode_focus(found)
+    fn decode_focus_at(&self, found: Located<'de>) -> Option<Self::Focus> {
+        self.second().decode_focus_at(found)
     }
 }
 
@@ -191,29 +278,31 @@ impl<C: ?Sized + Elements> JsonTraverse for Each<C> {
     type Foci<'a> = EachFoci<'a>;
 
     #[inline]
-    fn foci<'a>(&self, bytes: &'a [u8]) -> EachFoci<'a> {
-        EachFoci::new(bytes, C::OBJECT)
+    fn foci_at<'a>(&self, at: Spot<'a>) -> EachFoci<'a> {
+        EachFoci::at(at, C::OBJECT)
     }
 }
+
+impl<C: ?Sized + Elements> JsonTraverseThrough for Each<C> {}
 
 impl<'de, C: ?Sized + Elements> JsonTraverseDecode<'de> for Each<C>
 where
     C::Element: Deserialize<'de>,
 {
     #[inline]
-    fn decode_focus(&self, found: Found<'de>) -> Option<C::Element> {
+    fn decode_focus_at(&self, found: Located<'de>) -> Option<C::Element> {
         match found {
-            Found::At(bytes) => decode(bytes),
-            Found::Absent | Found::Miss => None,
+            Located::At(spot) => decode_at(spot),
+            Located::Absent | Located::Miss => None,
         }
     }
 }
 
 /// The one focus a single-focus optic finds, if any.
 #[inline]
-fn at_most_one(found: Found<'_>) -> core::option::IntoIter<Found<'_>> {
+pub fn at_most_one(found: Located<'_>) -> core::option::IntoIter<Located<'_>> {
     match found {
-        Found::Miss => None,
+        Located::Miss => None,
         found => Some(found),
     }
     .into_iter()
@@ -224,19 +313,20 @@ fn at_most_one(found: Found<'_>) -> core::option::IntoIter<Found<'_>> {
 macro_rules! at_most_one {
     ($(impl[$($gen:tt)*] $ty:ty;)*) => {$(
         impl<$($gen)*> JsonTraverse for $ty {
-            type Foci<'a> = core::option::IntoIter<Found<'a>>;
+            type Foci<'a> = core::option::IntoIter<Located<'a>>;
             #[inline]
-            fn foci<'a>(&self, bytes: &'a [u8]) -> Self::Foci<'a> {
-                at_most_one(self.locate(bytes))
+            fn foci_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
+                at_most_one(self.locate_at(at))
             }
         }
+        impl<$($gen)*> JsonTraverseThrough for $ty where Self: JsonThrough {}
         impl<'de, $($gen)*> JsonTraverseDecode<'de> for $ty
         where
             Self: JsonDecode<'de>,
         {
             #[inline]
-            fn decode_focus(&self, found: Found<'de>) -> Option<Self::Focus> {
-                self.decode(found)
+            fn decode_focus_at(&self, found: Located<'de>) -> Option<Self::Focus> {
+                self.decode_at(found)
             }
         }
     )*};
@@ -247,7 +337,7 @@ at_most_one! {
     impl[S: VariantOf<I>, const I: usize] Variant<S, I>;
     impl[S: VariantFieldOf<I>, const I: usize] VariantField<S, I>;
     impl[C: ?Sized + Indexed] At<C>;
-    impl[M: Keyed<Q>, Q: ?Sized + AsRef<str>] Key<'_, M, Q>;
+    impl[M: Keyed<Q>, Q: ?Sized + JsonKey] Key<'_, M, Q>;
     impl[T] Some_<T>;
     impl[S: Tagged] Discriminant<S>;
 }
@@ -259,23 +349,20 @@ at_most_one! {
 macro_rules! __json_traverse_at_most_one {
     ($name:ident : $source:ty => $focus:ty) => {
         impl $crate::json::JsonTraverse for $name {
-            type Foci<'a> = ::core::option::IntoIter<$crate::json::Found<'a>>;
+            type Foci<'a> = ::core::option::IntoIter<$crate::json::Located<'a>>;
             #[inline]
-            fn foci<'a>(&self, bytes: &'a [u8]) -> Self::Foci<'a> {
-                match $crate::json::JsonOptic::locate(self, bytes) {
-                    $crate::json::Found::Miss => ::core::option::Option::None,
-                    found => ::core::option::Option::Some(found),
-                }
-                .into_iter()
+            fn foci_at<'a>(&self, at: $crate::json::Spot<'a>) -> Self::Foci<'a> {
+                $crate::json::at_most_one($crate::json::JsonOptic::locate_at(self, at))
             }
         }
+        impl $crate::json::JsonTraverseThrough for $name {}
         impl<'de> $crate::json::JsonTraverseDecode<'de> for $name {
             #[inline]
-            fn decode_focus(
+            fn decode_focus_at(
                 &self,
-                found: $crate::json::Found<'de>,
+                found: $crate::json::Located<'de>,
             ) -> ::core::option::Option<$focus> {
-                $crate::json::JsonDecode::decode(self, found)
+                $crate::json::JsonDecode::decode_at(self, found)
             }
         }
     };
@@ -294,8 +381,8 @@ impl<'a, O: JsonTraverse> Iterator for Views<'a, O> {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             match self.foci.next()? {
-                Found::At(bytes) => return Some(Json::new(bytes)),
-                Found::Absent | Found::Miss => continue,
+                Located::At(spot) => return Some(Json::new(spot.bytes())),
+                Located::Absent | Located::Miss => continue,
             }
         }
     }
@@ -314,7 +401,7 @@ impl<'a, O: JsonTraverseDecode<'a>> Iterator for ReadEach<'a, O> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let found = self.foci.next()?;
-        Some(self.optic.decode_focus(found))
+        Some(self.optic.decode_focus_at(found))
     }
 }
 

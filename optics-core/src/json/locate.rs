@@ -1,18 +1,30 @@
 //! The byte interpretation of every optic kind: how each finds its focus in
 //! the JSON of its source ([`JsonOptic`]) and decodes it ([`JsonDecode`]).
+//!
+//! Each step reads on from where the step before it left off, a [`Spot`]:
+//! serde reads some values straight from serde_json and others from its own
+//! buffer, and some foci are not one JSON value (an internally tagged
+//! variant's payload is its object without the tag, a flattened field's value
+//! the members its struct leaves it). See `spot.rs` for the picture.
+
+pub(crate) mod buffered;
+pub(crate) mod spot;
 
 use serde::de::Deserialize;
 
-use super::enum_tag::{
-    leading_variant, locate_variant, tag_of, variant_of_tag, variant_quoted_at, widen_by_quotes,
-    PlainTags,
+pub use self::spot::{Located, Spot};
+
+use self::buffered::decode_at;
+use self::spot::{Form, MemberIter};
+use super::enum_tag::{kind_of_tag, locate_tag, locate_variant};
+use super::field_decode::{
+    decode_absent, FieldDecode, FieldThrough, VariantFieldDecode, VariantFieldThrough,
 };
-use super::field_decode::{FieldDecode, VariantFieldDecode};
 use super::scan::{self, Lookup};
-use super::{decode, without_internal_tag, Encoding, FieldJson, Found, VariantJson};
+use super::{FieldJson, Found, VariantJson};
 use crate::optic::{
-    At, Discriminant, Field, FieldOf, Indexed, Key, Keyed, Optic, Some_, Tagged, Then, Variant,
-    VariantField, VariantFieldOf, VariantOf,
+    At, Discriminant, Field, FieldOf, Indexed, JsonKey, Key, Keyed, Optic, Some_, Tagged, Then,
+    Through, Variant, VariantField, VariantFieldOf, VariantOf,
 };
 
 /// An optic that can find its focus in the JSON bytes of its source.
@@ -25,7 +37,38 @@ pub trait JsonOptic: Optic {
     /// Finds the focus in `bytes`, the JSON of a `Source`: one scan of the
     /// bytes in front of it, nothing decoded, nothing copied.
     fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a>;
+
+    /// Finds the focus from `at`, where its source lies, reading on as serde
+    /// reads there (see [`Spot`]). The optics of this crate implement it; the
+    /// default reads a source that is one JSON value with [`locate`](Self::locate)
+    /// and misses on any other.
+    #[inline]
+    fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        match at.form() {
+            Form::Value { buffered } => match self.locate(at.bytes()) {
+                Found::At(bytes) => Located::At(Spot::value(bytes, buffered)),
+                Found::Absent => Located::Absent,
+                Found::Miss => Located::Miss,
+            },
+            Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. } => Located::Miss,
+        }
+    }
 }
+
+/// An optic a byte read may go on past: the bytes it finds are the JSON of
+/// its focus's type, in which the next step can look. Every optic of this
+/// crate but the lens on a field read `with` (or `deserialize_with`) a
+/// function: serde's value there is what the function makes of the bytes,
+/// which need not be the JSON of the field's type (a function may parse a
+/// string, or reverse a list), so a path that goes on in those bytes could
+/// find something serde's value does not hold. Such a path reads values, but
+/// does not compile for bytes.
+#[diagnostic::on_unimplemented(
+    message = "a byte read cannot go on past `{Self}`",
+    label = "a field read `with` a function, or an optic that does not say its bytes are its focus's JSON",
+    note = "a field read `with` (or `deserialize_with`) a function is what the function makes of its bytes, which need not be the JSON of the field's type; read the field itself from the bytes (`json.read(Type::field)`), then go on on the value it decodes to"
+)]
+pub trait JsonThrough: JsonOptic {}
 
 /// An optic that can decode its focus from the bytes [`JsonOptic::locate`]
 /// found, borrowing from them for `'de`.
@@ -37,209 +80,323 @@ pub trait JsonDecode<'de>: JsonOptic {
     /// The focus, decoded from what `locate` found, as serde would decode it
     /// as part of the whole.
     fn decode(&self, found: Found<'de>) -> Option<Self::Focus>;
-}
 
-#[inline]
-fn lookup(found: Lookup<'_>) -> Found<'_> {
-    match found {
-        Lookup::Found(bytes) => Found::At(bytes),
-        Lookup::Missing => Found::Absent,
-        Lookup::Malformed => Found::Miss,
+    /// The focus, decoded from what [`JsonOptic::locate_at`] found, as serde
+    /// decodes it there. The optics of this crate implement it; the default
+    /// decodes a focus that is one JSON value with [`decode`](Self::decode).
+    #[inline]
+    fn decode_at(&self, found: Located<'de>) -> Option<Self::Focus> {
+        match found {
+            Located::At(spot) => match spot.form() {
+                Form::Value { .. } | Form::Opaque { .. } => self.decode(Found::At(spot.bytes())),
+                Form::Members { .. } | Form::Rest { .. } => None,
+            },
+            Located::Absent => self.decode(Found::Absent),
+            Located::Miss => None,
+        }
     }
 }
 
-/// The focus decoded with its own `Deserialize` from the bytes found; `None`
-/// where there are none. How the generic optics (`at`, `key`, `some`) decode.
+/// Reads `optic`'s focus from the document `bytes`: what [`Json::read`](super::Json::read) does.
 #[inline]
-fn decode_found<'de, T: Deserialize<'de>>(found: Found<'de>) -> Option<T> {
+pub(crate) fn read<'de, O: JsonDecode<'de>>(optic: &O, bytes: &'de [u8]) -> Option<O::Focus> {
+    optic.decode_at(optic.locate_at(Spot::document(bytes)))
+}
+
+/// `locate`, for an optic that implements `locate_at`.
+macro_rules! locate_from_document {
+    () => {
+        #[inline]
+        fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
+            self.locate_at(Spot::document(bytes)).found()
+        }
+    };
+}
+
+/// `decode`, for an optic that implements `decode_at`.
+macro_rules! decode_directly {
+    () => {
+        #[inline]
+        fn decode(&self, found: Found<'de>) -> Option<Self::Focus> {
+            self.decode_at(Located::direct(found))
+        }
+    };
+}
+
+/// The focus decoded with its own `Deserialize` from where it was found;
+/// `None` where there is none. How the generic optics (`at`, `key`, `some`)
+/// decode.
+#[inline]
+fn decode_found<'de, T: Deserialize<'de>>(found: Located<'de>) -> Option<T> {
     match found {
-        Found::At(bytes) => decode(bytes),
-        Found::Absent | Found::Miss => None,
+        Located::At(spot) => decode_at(spot),
+        Located::Absent | Located::Miss => None,
     }
 }
 
+/// Where a field's value stands, from where its struct lies.
 #[inline]
-fn locate_field(bytes: &[u8], json: FieldJson) -> Found<'_> {
+pub(crate) fn locate_field(at: Spot<'_>, json: FieldJson) -> Located<'_> {
     match json {
-        FieldJson::Key(keys) => lookup(scan::object_field(bytes, keys)),
-        FieldJson::Inline => Found::At(scan::trim(bytes)),
-        FieldJson::Element(i) => match scan::array_element(bytes, i) {
-            Some(element) => Found::At(element),
-            None => Found::Miss,
+        FieldJson::Key { names, position } => at.member(names, position),
+        FieldJson::Inline => Located::At(at),
+        FieldJson::Flatten { hidden } => at.flattened(hidden),
+        FieldJson::Element(i) => at.tuple_element(i),
+        FieldJson::Skipped => Located::Absent,
+        FieldJson::With(place) => match locate_field(at, *place) {
+            Located::At(spot) => Located::At(spot.opaque()),
+            other => other,
         },
-        FieldJson::Skipped => Found::Absent,
     }
 }
 
 impl<A, B> JsonOptic for Then<A, B>
 where
-    A: JsonOptic,
-    B: JsonOptic<Source = A::Focus>,
+    A: JsonThrough,
+    B: JsonOptic,
+    A::Focus: Through<B::Source>,
 {
+    locate_from_document!();
+
     #[inline]
-    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
-        match self.first().locate(bytes) {
-            Found::At(inner) => self.second().locate(inner),
-            Found::Absent | Found::Miss => Found::Miss,
+    fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        // A smart pointer between the two is transparent in the bytes.
+        match self.first().locate_at(at) {
+            Located::At(inner) => self.second().locate_at(inner),
+            Located::Absent | Located::Miss => Located::Miss,
         }
     }
 }
 
+impl<A, B> JsonThrough for Then<A, B>
+where
+    A: JsonThrough,
+    B: JsonThrough,
+    A::Focus: Through<B::Source>,
+{
+}
+
 impl<'de, A, B> JsonDecode<'de> for Then<A, B>
 where
-    A: JsonOptic,
-    B: JsonDecode<'de, Source = A::Focus>,
+    A: JsonThrough,
+    B: JsonDecode<'de>,
+    A::Focus: Through<B::Source>,
 {
+    decode_directly!();
+
     #[inline]
-    fn decode(&self, found: Found<'de>) -> Option<Self::Focus> {
-        self.second().decode(found)
+    fn decode_at(&self, found: Located<'de>) -> Option<Self::Focus> {
+        self.second().decode_at(found)
     }
 }
 
 impl<S: FieldOf<I>, const I: usize> JsonOptic for Field<S, I> {
+    locate_from_document!();
+
     #[inline]
-    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
-        locate_field(bytes, S::JSON)
+    fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        locate_field(at, S::JSON)
     }
 }
 
+impl<S: FieldOf<I> + FieldThrough<I>, const I: usize> JsonThrough for Field<S, I> {}
+
 impl<'de, S: FieldDecode<'de, I>, const I: usize> JsonDecode<'de> for Field<S, I> {
+    decode_directly!();
+
     #[inline]
-    fn decode(&self, found: Found<'de>) -> Option<S::Type> {
+    fn decode_at(&self, found: Located<'de>) -> Option<S::Type> {
         S::decode_field(found)
     }
 }
 
 impl<S: VariantOf<I>, const I: usize> JsonOptic for Variant<S, I> {
+    locate_from_document!();
+
     #[inline]
-    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
-        locate_variant::<S>(bytes, I, S::JSON)
+    fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        locate_variant::<S>(at, I, S::JSON)
     }
 }
+
+impl<S: VariantOf<I>, const I: usize> JsonThrough for Variant<S, I> {}
 
 impl<'de, S: VariantOf<I>, const I: usize> JsonDecode<'de> for Variant<S, I>
 where
     S::Payload: Deserialize<'de>,
 {
+    decode_directly!();
+
     #[inline]
-    fn decode(&self, found: Found<'de>) -> Option<S::Payload> {
-        match (found, S::ENCODING, S::JSON) {
-            // The payload's bytes are the enum's object, tag included; serde
-            // hands the payload the other members only.
-            (Found::At(bytes), Encoding::Internal { tag }, VariantJson::Newtype) => {
-                without_internal_tag::decode(bytes, tag)
-            }
-            (Found::At(bytes), _, _) => decode(bytes),
-            (Found::Absent | Found::Miss, _, _) => None,
+    fn decode_at(&self, found: Located<'de>) -> Option<S::Payload> {
+        match found {
+            Located::At(spot) => decode_at(spot),
+            // An adjacently tagged newtype variant without its content: serde
+            // reads the payload as a missing field (`None` for an `Option`).
+            Located::Absent => decode_absent(),
+            Located::Miss => None,
         }
     }
 }
 
 impl<S: VariantFieldOf<I>, const I: usize> JsonOptic for VariantField<S, I> {
+    locate_from_document!();
+
     #[inline]
-    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
-        match locate_variant::<S>(bytes, S::VARIANT, VariantJson::Fields) {
-            Found::At(payload) => locate_field(payload, S::JSON),
-            Found::Absent | Found::Miss => Found::Miss,
+    fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        match locate_variant::<S>(at, S::VARIANT, VariantJson::Fields) {
+            Located::At(payload) => locate_field(payload, S::JSON),
+            Located::Absent | Located::Miss => Located::Miss,
         }
     }
 }
 
+impl<S: VariantFieldOf<I> + VariantFieldThrough<I>, const I: usize> JsonThrough
+    for VariantField<S, I>
+{
+}
+
 impl<'de, S: VariantFieldDecode<'de, I>, const I: usize> JsonDecode<'de> for VariantField<S, I> {
+    decode_directly!();
+
     #[inline]
-    fn decode(&self, found: Found<'de>) -> Option<S::Type> {
+    fn decode_at(&self, found: Located<'de>) -> Option<S::Type> {
         S::decode_field(found)
     }
 }
 
 impl<S: Tagged> JsonOptic for Discriminant<S> {
-    /// The tag's own bytes: the string serde wrote (for the externally tagged
-    /// object form, the key, quotes included).
+    locate_from_document!();
+
+    /// The tag's own bytes: what serde reads the variant from (the string it
+    /// wrote; for the externally tagged object form, the key, quotes
+    /// included).
     #[inline]
-    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
-        if let Some((_, quoted)) = leading_variant::<S>(bytes) {
-            return Found::At(quoted);
-        }
-        let Some((raw, _)) = tag_of::<S>(bytes) else {
-            return Found::Miss;
-        };
-        match widen_by_quotes(bytes, raw) {
-            Some(quoted) => Found::At(quoted),
-            None => Found::Miss,
-        }
+    fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        locate_tag::<S>(at)
     }
 }
 
-impl<S: Tagged> JsonDecode<'_> for Discriminant<S> {
+impl<S: Tagged> JsonThrough for Discriminant<S> {}
+
+impl<'de, S: Tagged> JsonDecode<'de> for Discriminant<S> {
+    decode_directly!();
+
     #[inline]
-    fn decode(&self, found: Found<'_>) -> Option<S::Kind> {
-        let Found::At(quoted) = found else {
+    fn decode_at(&self, found: Located<'de>) -> Option<S::Kind> {
+        let Located::At(tag) = found else {
             return None;
         };
-        // A variant's name as it stands, quotes and all, is that variant.
-        let index = match PlainTags::<S>::NAMES.then(|| variant_quoted_at::<S>(quoted, 0)) {
-            Some(Some((index, end))) if end == quoted.len() => index,
-            _ => variant_of_tag::<S>(scan::string_raw(quoted)?)?,
-        };
-        S::KINDS.get(index).copied()
+        S::KINDS.get(kind_of_tag::<S>(tag.bytes())?).copied()
     }
 }
 
 impl<C: ?Sized + Indexed> JsonOptic for At<C> {
+    locate_from_document!();
+
     #[inline]
-    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
-        match scan::array_element(bytes, self.index()) {
-            Some(element) => Found::At(element),
-            None => Found::Miss,
-        }
+    fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        at.list_element(self.index())
     }
 }
+
+impl<C: ?Sized + Indexed> JsonThrough for At<C> {}
 
 impl<'de, C: ?Sized + Indexed> JsonDecode<'de> for At<C>
 where
     C::Element: Deserialize<'de>,
 {
+    decode_directly!();
+
     #[inline]
-    fn decode(&self, found: Found<'de>) -> Option<C::Element> {
+    fn decode_at(&self, found: Located<'de>) -> Option<C::Element> {
         decode_found(found)
     }
 }
 
-impl<M: Keyed<Q>, Q: ?Sized + AsRef<str>> JsonOptic for Key<'_, M, Q> {
+impl<M: Keyed<Q>, Q: ?Sized + JsonKey> JsonOptic for Key<'_, M, Q> {
+    locate_from_document!();
+
     #[inline]
-    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
-        match scan::object_last(bytes, self.key().as_ref()) {
-            Lookup::Found(value) => Found::At(value),
-            Lookup::Missing | Lookup::Malformed => Found::Miss,
-        }
+    fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        locate_key(at, self.key())
     }
 }
 
-impl<'de, M: Keyed<Q>, Q: ?Sized + AsRef<str>> JsonDecode<'de> for Key<'_, M, Q>
+impl<M: Keyed<Q>, Q: ?Sized + JsonKey> JsonThrough for Key<'_, M, Q> {}
+
+impl<'de, M: Keyed<Q>, Q: ?Sized + JsonKey> JsonDecode<'de> for Key<'_, M, Q>
 where
     M::Value: Deserialize<'de>,
 {
+    decode_directly!();
+
     #[inline]
-    fn decode(&self, found: Found<'de>) -> Option<M::Value> {
+    fn decode_at(&self, found: Located<'de>) -> Option<M::Value> {
         decode_found(found)
+    }
+}
+
+/// The entry under `key` in the map at `at`: the last member serde reads as
+/// that key (a map keeps the last of duplicates).
+fn locate_key<'a, Q: ?Sized + JsonKey>(at: Spot<'a>, key: &Q) -> Located<'a> {
+    let (buffered, hidden) = match at.form() {
+        Form::Value { buffered } => (buffered, None),
+        Form::Members { hidden, .. } => (true, Some(hidden)),
+        Form::Rest { .. } | Form::Opaque { .. } => return Located::Miss,
+    };
+    let bytes = at.bytes();
+    if let Some(text) = key.text() {
+        // Keys written as themselves: compared raw, nothing decoded.
+        if let Some(hidden) = hidden {
+            if hidden.hides(text) != Some(false) {
+                return Located::Miss;
+            }
+        }
+        return match scan::object_last(bytes, text) {
+            Lookup::Found(value) => Located::At(Spot::value(value, buffered)),
+            Lookup::Missing | Lookup::Malformed => Located::Miss,
+        };
+    }
+    let mut members = MemberIter::new(bytes);
+    let mut last = None;
+    for member in members.by_ref() {
+        let Ok((raw, value)) = member else {
+            return Located::Miss;
+        };
+        if let Some(hidden) = hidden {
+            match hidden.hides_raw(raw) {
+                Some(false) => {}
+                Some(true) => continue,
+                None => return Located::Miss,
+            }
+        }
+        if key.is_key(raw, buffered) {
+            last = Some(value);
+        }
+    }
+    match last {
+        Some(value) if members.ended_well() => Located::At(Spot::value(value, buffered)),
+        _ => Located::Miss,
     }
 }
 
 impl<T> JsonOptic for Some_<T> {
+    locate_from_document!();
+
     #[inline]
-    fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a> {
-        let bytes = scan::trim(bytes);
-        if bytes.is_empty() || scan::is_null(bytes) {
-            Found::Miss
-        } else {
-            Found::At(bytes)
-        }
+    fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        at.some()
     }
 }
 
+impl<T> JsonThrough for Some_<T> {}
+
 impl<'de, T: Deserialize<'de>> JsonDecode<'de> for Some_<T> {
+    decode_directly!();
+
     #[inline]
-    fn decode(&self, found: Found<'de>) -> Option<T> {
+    fn decode_at(&self, found: Located<'de>) -> Option<T> {
         decode_found(found)
     }
 }

@@ -19,7 +19,7 @@
 //! | tuple-struct field `i`    | element `i` of the array                                             |
 //! | variant                   | checks the tag where serde writes it; the payload's bytes             |
 //! | `at(i)`                   | skips `i` elements                                                   |
-//! | `key(k)`                  | the last member named `k` (serde_json keeps the last duplicate)      |
+//! | `key(k)`                  | the last member serde reads as `k` (serde_json keeps the last)       |
 //! | `some()`                  | misses on `null`                                                     |
 //! | `each()`                  | every element of the array (or value of the object), in order       |
 //!
@@ -37,27 +37,16 @@
 //! a read through it that meets a key given twice on its path returns nothing
 //! and records it in the caller's [`Duplicates`].
 //!
-//! **A defaulted field that is missing.** Reading it decodes the default, as
-//! serde does. Reading *through* it (a path that goes on into a missing
-//! defaulted struct) misses: there are no bytes to go on in.
-//!
-//! **A field read with a function** (`deserialize_with`, `with`). Reading it
-//! calls the function on the field's bytes, as serde does. A path that goes on
-//! *through* it reads the bytes as they are written, which need not be the
-//! JSON of the field's type: it misses where serde's value has a focus.
-//!
-//! **An internally tagged newtype variant.** Its payload is decoded from the
-//! enum's object without the tag member, as serde does. Its view is the whole
-//! object, tag included (nothing is copied), so `key(k)` in a map payload can
-//! find the tag where serde's map has no such entry.
-//!
-//! **Flatten.** A flattened struct reads its own keys in the outer object,
-//! which is what serde gives it unless it shares a key with the struct around
-//! it (serde gives such a key to the outer field). A flattened map would be
-//! read from the whole object, members of the other fields included, so the
-//! derive rejects `#[serde(flatten)]` on a field spelled as a map
-//! (`HashMap`, `BTreeMap`, `IndexMap`, `Map`, `Value`); a map behind a type
-//! alias is not recognized and would read the whole object.
+//! **What is read is what serde reads.** A step reads on as serde reads where
+//! it stands: from serde_json, or from serde's own buffer (inside an
+//! internally tagged variant, a flattened field, an adjacently tagged content
+//! written before its tag), which accepts other forms. On any document
+//! serde_json decodes, a byte read equals serde_json's decode previewed with
+//! the same path; what the derive cannot read in place it refuses at compile
+//! time. The crate's docs have the table of serde's attributes, and of the
+//! few cases where the reader and serde_json still differ (documents
+//! serde_json rejects, a path through a missing defaulted field, views read
+//! on by themselves).
 
 mod enum_tag;
 pub(crate) mod field_decode;
@@ -80,9 +69,13 @@ use serde::de::Deserialize;
 use crate::optic::{Preview, StartsAt};
 use crate::Reader;
 
-pub use iter::{EachFoci, JsonTraverse, JsonTraverseDecode, ReadEach, ThenFoci, Views};
+#[doc(hidden)]
+pub use iter::at_most_one;
+pub use iter::{
+    EachFoci, JsonTraverse, JsonTraverseDecode, JsonTraverseThrough, ReadEach, ThenFoci, Views,
+};
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
-pub use locate::{JsonDecode, JsonOptic};
+pub use locate::{JsonDecode, JsonOptic, JsonThrough, Located, Spot};
 pub use write::{JsonWrite, Slot, Splice};
 
 /// What one step of a path found in the bytes.
@@ -191,7 +184,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
     where
         O: JsonDecode<'a> + StartsAt<T>,
     {
-        optic.decode(optic.locate(self.bytes))
+        locate::read(&optic, self.bytes)
     }
 
     /// Decodes the bytes as a `T` with its `Deserialize`: the whole value.

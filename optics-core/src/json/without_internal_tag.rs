@@ -1,44 +1,49 @@
-//! Decoding the payload of an internally tagged newtype variant as serde does:
-//! from the enum's object without its tag member, so that a map payload does
-//! not get the tag as an entry and a `deny_unknown_fields` struct accepts it.
+//! Decoding what serde reads from an object's members without some of its
+//! keys: the payload of an internally tagged variant (the enum's object
+//! without its tag), and a flattened field's value (its struct's object
+//! without the struct's own keys and those the flattened fields before it
+//! take). Both come from serde's buffer; [`MembersDe`] streams them from the
+//! bytes with the same rules, so that a map payload does not get the tag as
+//! an entry, `()` and unit structs read an object with nothing else in it,
+//! and a `deny_unknown_fields` struct sees only its members.
 
-use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
+use serde::de::value::StringDeserializer;
 use serde::de::{
-    Deserialize, DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, Visitor,
+    Deserialize, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, Unexpected,
+    Visitor,
 };
 
-type Inner<'a, 'de> = &'a mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>;
+use super::locate::buffered::{single_entry_enum, BufferedSeed, JsonDe, MapEnum};
+use super::locate::spot::Hidden;
 
-/// `bytes`, an object, decoded as a `T` without its members named `tag`.
-pub(crate) fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8], tag: &'static str) -> Option<T> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = T::deserialize(WithoutTag { de: &mut de, tag }).ok()?;
-    de.end().ok()?;
-    Some(value)
+/// serde's buffered reading of the members of the object under `de` that
+/// `hidden` does not name: as a map (`flat: false`, an internally tagged
+/// payload) or as a flattened field's value (`flat: true`).
+pub(crate) struct MembersDe<'a, 'de> {
+    de: &'a mut JsonDe<'de>,
+    hidden: Hidden,
+    flat: bool,
 }
 
-/// serde_json's deserializer over an object, hiding the tag member.
-struct WithoutTag<'a, 'de> {
-    de: Inner<'a, 'de>,
-    tag: &'static str,
-}
-
-/// A visitor that sees the object's members without the tag.
-struct Hide<V> {
-    visitor: V,
-    tag: &'static str,
-}
-
-/// The members of the object, without the tag.
-struct Members<A> {
-    map: A,
-    tag: &'static str,
+impl<'a, 'de> MembersDe<'a, 'de> {
+    pub(crate) fn new(de: &'a mut JsonDe<'de>, hidden: Hidden, flat: bool) -> Self {
+        MembersDe { de, hidden, flat }
+    }
 }
 
 /// A key as written: borrowed from the input unless it had escapes.
 enum Key<'de> {
     Borrowed(&'de str),
     Owned(String),
+}
+
+impl Key<'_> {
+    fn text(&self) -> &str {
+        match self {
+            Key::Borrowed(key) => key,
+            Key::Owned(key) => key,
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for Key<'de> {
@@ -49,13 +54,13 @@ impl<'de> Deserialize<'de> for Key<'de> {
             fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.write_str("a key")
             }
-            fn visit_borrowed_str<E: Error>(self, key: &'de str) -> Result<Key<'de>, E> {
+            fn visit_borrowed_str<E: serde::de::Error>(self, key: &'de str) -> Result<Key<'de>, E> {
                 Ok(Key::Borrowed(key))
             }
-            fn visit_str<E: Error>(self, key: &str) -> Result<Key<'de>, E> {
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key<'de>, E> {
                 Ok(Key::Owned(key.to_owned()))
             }
-            fn visit_string<E: Error>(self, key: String) -> Result<Key<'de>, E> {
+            fn visit_string<E: serde::de::Error>(self, key: String) -> Result<Key<'de>, E> {
                 Ok(Key::Owned(key))
             }
         }
@@ -63,40 +68,94 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for Members<A> {
+/// Which members a [`Visible`] map hands on.
+#[derive(Clone, Copy)]
+struct Filter {
+    hidden: Hidden,
+    /// A flattened struct's fields: serde hands it only these.
+    fields: Option<&'static [&'static str]>,
+}
+
+impl Filter {
+    fn passes<E: serde::de::Error>(&self, key: &str) -> Result<bool, E> {
+        let hidden = self
+            .hidden
+            .hides(key)
+            .ok_or_else(|| E::custom("too many flattened levels"))?;
+        Ok(!hidden && self.fields.is_none_or(|fields| fields.contains(&key)))
+    }
+}
+
+/// The members of a map that `filter` passes, values buffered.
+struct Visible<A> {
+    map: A,
+    filter: Filter,
+}
+
+impl<'de, A: MapAccess<'de>> Visible<A> {
+    /// The next key that passes, skipping the values of those that do not.
+    fn next_visible(&mut self) -> Result<Option<Key<'de>>, A::Error> {
+        while let Some(key) = self.map.next_key::<Key<'de>>()? {
+            if self.filter.passes::<A::Error>(key.text())? {
+                return Ok(Some(key));
+            }
+            self.map.next_value::<IgnoredAny>()?;
+        }
+        Ok(None)
+    }
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Visible<A> {
     type Error = A::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        loop {
-            let key = match self.map.next_key::<Key<'de>>()? {
-                None => return Ok(None),
-                Some(key) => key,
-            };
-            let is_tag = match &key {
-                Key::Borrowed(key) => *key == self.tag,
-                Key::Owned(key) => key == self.tag,
-            };
-            if is_tag {
-                self.map.next_value::<IgnoredAny>()?;
-                continue;
-            }
-            return match key {
-                Key::Borrowed(key) => seed.deserialize(BorrowedStrDeserializer::new(key)),
-                Key::Owned(key) => seed.deserialize(StringDeserializer::new(key)),
-            }
-            .map(Some);
+        // A key in serde's buffer is a string, whatever it is read as.
+        match self.next_visible()? {
+            None => Ok(None),
+            Some(Key::Borrowed(key)) => seed
+                .deserialize(super::locate::buffered::Buffered(
+                    serde::de::value::BorrowedStrDeserializer::<A::Error>::new(key),
+                ))
+                .map(Some),
+            Some(Key::Owned(key)) => seed
+                .deserialize(super::locate::buffered::Buffered(StringDeserializer::<
+                    A::Error,
+                >::new(
+                    key
+                )))
+                .map(Some),
         }
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
-        self.map.next_value_seed(seed)
+        self.map.next_value_seed(BufferedSeed(seed))
     }
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for Hide<V> {
+/// What is done with the object once serde_json opens it.
+#[derive(Clone, Copy)]
+enum Then {
+    /// Hand the visible members to the visitor as a map.
+    Map,
+    /// `()` or a unit struct: no visible member.
+    Unit,
+    /// An enum written `{"Variant": payload}`: exactly one visible member.
+    SingleEntry,
+    /// A flattened externally tagged enum: the first visible member named
+    /// like a variant; the others are left.
+    FlatEnum(&'static [&'static str]),
+}
+
+struct Open<V> {
+    visitor: V,
+    filter: Filter,
+    then: Then,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for Open<V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -104,52 +163,174 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Hide<V> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.visitor.visit_map(Members { map, tag: self.tag })
+        let mut visible = Visible {
+            map,
+            filter: self.filter,
+        };
+        match self.then {
+            Then::Map => self.visitor.visit_map(visible),
+            Then::Unit => match visible.next_visible()? {
+                None => self.visitor.visit_unit(),
+                Some(_) => Err(A::Error::invalid_type(Unexpected::Map, &self.visitor)),
+            },
+            Then::SingleEntry => single_entry_enum(&mut visible, self.visitor),
+            Then::FlatEnum(variants) => {
+                visible.filter.fields = Some(variants);
+                let value = self.visitor.visit_enum(MapEnum { map: &mut visible })?;
+                // The other members stay in serde's buffer, unread.
+                visible.filter = Filter {
+                    hidden: visible.filter.hidden,
+                    fields: None,
+                };
+                while visible
+                    .map
+                    .next_entry::<IgnoredAny, IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(value)
+            }
+        }
     }
 }
 
-impl<'de> Deserializer<'de> for WithoutTag<'_, 'de> {
+impl<'de> MembersDe<'_, 'de> {
+    fn open<V: Visitor<'de>>(
+        self,
+        visitor: V,
+        fields: Option<&'static [&'static str]>,
+        then: Then,
+    ) -> Result<V::Value, serde_json::Error> {
+        self.de.deserialize_map(Open {
+            visitor,
+            filter: Filter {
+                hidden: self.hidden,
+                fields,
+            },
+            then,
+        })
+    }
+
+    /// Reads past the object and makes the unit call: what serde's
+    /// flattened reading does for `()`, a unit struct and an ignored value.
+    fn unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+        self.de.deserialize_ignored_any(IgnoredAny)?;
+        visitor.visit_unit()
+    }
+
+    fn refuse<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, serde_json::Error> {
+        if self.flat {
+            Err(serde_json::Error::custom(
+                "can only flatten structs and maps",
+            ))
+        } else {
+            Err(serde_json::Error::invalid_type(Unexpected::Map, &visitor))
+        }
+    }
+}
+
+macro_rules! refused {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $(_: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
+            self.refuse(visitor)
+        }
+    )*};
+}
+
+impl<'de> Deserializer<'de> for MembersDe<'_, 'de> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        self.deserialize_map(visitor)
+        self.open(visitor, None, Then::Map)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        self.de.deserialize_map(Hide {
-            visitor,
-            tag: self.tag,
-        })
+        self.open(visitor, None, Then::Map)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
-        _fields: &'static [&'static str],
+        _: &'static str,
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        self.deserialize_map(visitor)
+        let fields = self.flat.then_some(fields);
+        self.open(visitor, fields, Then::Map)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        let _ = name;
+        if self.flat {
+            self.open(visitor, None, Then::FlatEnum(variants))
+        } else {
+            self.open(visitor, None, Then::SingleEntry)
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        if self.flat {
+            self.unit(visitor)
+        } else {
+            self.open(visitor, None, Then::Unit)
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.deserialize_unit(visitor)
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        // The bytes are an object, never `null`.
-        visitor.visit_some(self)
+        if self.flat {
+            // A flattened `Option` is refused by the derive: serde decides
+            // `Some` or `None` by trying to decode it.
+            self.refuse(visitor)
+        } else {
+            visitor.visit_some(self)
+        }
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        _: &'static str,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
         visitor.visit_newtype_struct(self)
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        self.de.deserialize_ignored_any(visitor)
+        self.unit(visitor)
     }
 
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct enum identifier
+    refused! {
+        deserialize_bool();
+        deserialize_i8();
+        deserialize_i16();
+        deserialize_i32();
+        deserialize_i64();
+        deserialize_i128();
+        deserialize_u8();
+        deserialize_u16();
+        deserialize_u32();
+        deserialize_u64();
+        deserialize_u128();
+        deserialize_f32();
+        deserialize_f64();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_seq();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_identifier();
     }
 }

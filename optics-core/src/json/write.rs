@@ -37,10 +37,28 @@
 //! absent, then a field inside it) has no bytes to write in: it misses, where
 //! a set on the decoded value would write into the default.
 //!
-//! **A path through a field written with a function** (`serialize_with`,
-//! `with`) writes the inner focus as its own type's `Serialize` writes it,
-//! which need not be what the function would write: as on the read side, the
-//! bytes are taken as they are written.
+//! **A path through a field read with a function** (`with`,
+//! `deserialize_with`) does not compile, as on the read side: the bytes there
+//! are what the function reads, not necessarily the JSON of the field's type.
+//! The field itself is written with its function.
+//!
+//! **Where a write refuses.** Each step finds its focus as a read does, from
+//! a [`Spot`] that says how serde reads it there. A write splices
+//! only where the new bytes are read back as the value-side set gives: a
+//! plain JSON value (also one serde reads from its buffer: what serde writes
+//! for the new value is what its buffer reads back), a member of an object
+//! (the struct's own, or among the members serde hands an internally tagged
+//! payload or a flattened field), an element of a tuple struct's array, an
+//! internally tagged enum's own object. Anything else has no slot, and the
+//! write returns `None` (`false`) rather than guess: a struct read from a
+//! JSON array (`[1, "a"]`), a struct variant written as
+//! `["Variant", ...fields]`, a field whose key the spot hides (a tag or a
+//! key of the outer struct, so an appended member would not be read as the
+//! field), an internally tagged enum that is itself flattened (its object is
+//! the outer struct's), a focus that is not one JSON value (a flattened
+//! field's or an internally tagged payload's members under `some()`,
+//! `at(i)`, `key(k)`), and an adjacently tagged newtype variant whose content
+//! is missing.
 //!
 //! **Duplicate keys and malformed bytes.** A struct field is written where a
 //! read finds it, in the first member with its key (serde_json rejects a
@@ -61,13 +79,14 @@ use serde::Serialize;
 
 use super::enum_tag::locate_variant;
 use super::field_write::{write_json, FieldWrite, VariantFieldWrite};
-use super::iter::JsonTraverse;
-use super::scan::{self, skip_ws, Lookup};
-use super::{Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, VariantJson};
+use super::iter::{JsonTraverse, JsonTraverseThrough};
+use super::locate::spot::Form;
+use super::scan::{self, skip_ws};
+use super::{Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, Located, Spot, VariantJson};
 use crate::json::iter::JsonTraverseDecode;
 use crate::optic::{
-    At, Discriminant, Each, Elements, Field, Indexed, Key, Keyed, Optic, Some_, StartsAt, Then,
-    Variant, VariantField, VariantOf,
+    At, Discriminant, Each, Elements, Field, Indexed, JsonKey, Key, Keyed, Optic, Some_, StartsAt,
+    Then, Variant, VariantField, VariantOf,
 };
 
 /// Where one focus stands in the bytes, for writing: found by
@@ -76,6 +95,8 @@ use crate::optic::{
 #[derive(Clone, Copy, Debug)]
 pub struct Slot<'a> {
     place: Place<'a>,
+    /// What a read finds there, for decoding the old focus.
+    focus: Located<'a>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -93,24 +114,20 @@ enum Place<'a> {
     Tagged { object: &'a [u8], tag: &'a [u8] },
 }
 
-/// The unit value's JSON, what a unit variant's payload decodes from.
-const NULL: &[u8] = b"null";
-
 impl<'a> Slot<'a> {
-    const fn new(place: Place<'a>) -> Self {
-        Slot { place }
+    const fn new(place: Place<'a>, focus: Located<'a>) -> Self {
+        Slot { place, focus }
     }
 
     /// What a read would have found here: the bytes the focus is decoded from
     /// ([`Found::At`]), or [`Found::Absent`] for a missing field.
     pub fn found(&self) -> Found<'a> {
-        match self.place {
-            Place::Value(bytes)
-            | Place::Member { value: bytes, .. }
-            | Place::Tagged { object: bytes, .. } => Found::At(bytes),
-            Place::Missing { .. } => Found::Absent,
-            Place::Unit => Found::At(NULL),
-        }
+        self.focus.found()
+    }
+
+    /// What a read would have found here, and how serde reads it there.
+    pub fn located(&self) -> Located<'a> {
+        self.focus
     }
 }
 
@@ -277,8 +294,16 @@ fn member_at(object: &[u8], value: usize) -> Option<MemberAt> {
 pub trait JsonWrite: Optic {
     /// Calls `each` with the slot of every focus in `bytes` (the JSON of a
     /// `Source`), in document order, while it returns `true`; returns
-    /// `false` if it stopped. Nothing is decoded or allocated.
-    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool;
+    /// `false` if it stopped. Nothing is decoded or allocated. A focus that
+    /// cannot be written faithfully where it lies (see the
+    /// [module docs](crate::json::write)) has no slot.
+    #[inline]
+    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
+        self.slots_at(Spot::document(bytes), each)
+    }
+
+    /// [`slots`](Self::slots) from `at`, where the source lies (see [`Spot`]).
+    fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool;
 
     /// Writes `value` at `slot` (one this optic found) into `splice`.
     /// `None` where it cannot be written (serde refuses the value, or the
@@ -293,14 +318,14 @@ pub trait JsonWrite: Optic {
 
 impl<A, B> JsonWrite for Then<A, B>
 where
-    A: JsonTraverse,
+    A: JsonTraverseThrough,
     B: JsonWrite<Source = A::Focus>,
 {
     #[inline]
-    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
-        for found in self.first().foci(bytes) {
-            if let Found::At(inner) = found {
-                if !self.second().slots(inner, each) {
+    fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
+        for found in self.first().foci_at(at) {
+            if let Located::At(inner) = found {
+                if !self.second().slots_at(inner, each) {
                     return false;
                 }
             }
@@ -319,24 +344,55 @@ where
     }
 }
 
-/// The slot of a field laid out as `json` in `bytes`, its struct's (or
-/// variant's) JSON.
+/// The slot of a field laid out as `json` in its struct (or variant) at
+/// `at`, written under `key`. `None` where the read finds no focus, or where
+/// the focus does not lie in a form a write can splice faithfully: only a
+/// member of an object (the struct's own, or the members serde hands an
+/// internally tagged payload or a flattened field), an element of a tuple
+/// struct's array and a whole plain value are written. A struct written as an
+/// array, a struct variant written as `["Variant", ...fields]`, a field whose
+/// key the spot hides (an appended member would not be read as the field)
+/// and a flattened field's whole value are refused.
 #[inline]
-fn field_slot(bytes: &[u8], json: FieldJson) -> Option<Slot<'_>> {
-    let place = match json {
-        FieldJson::Key(keys) => {
-            let object = scan::trim(bytes);
-            match scan::object_field(object, keys) {
-                Lookup::Found(value) => Place::Member { object, value },
-                Lookup::Missing => Place::Missing { object },
-                Lookup::Malformed => return None,
+fn field_slot<'a>(at: Spot<'a>, json: FieldJson, key: &str) -> Option<Slot<'a>> {
+    let focus = crate::json::locate::locate_field(at, json);
+    let object = at.bytes();
+    let place = match (json, at.form()) {
+        // Written with its function: the place is the field's own.
+        (FieldJson::With(inner), _) => {
+            let slot = field_slot(at, *inner, key)?;
+            return Some(Slot::new(slot.place, focus));
+        }
+        (FieldJson::Key { .. }, Form::Value { .. }) if object.first() == Some(&b'{') => match focus
+        {
+            Located::At(value) => Place::Member {
+                object,
+                value: value.bytes(),
+            },
+            Located::Absent => Place::Missing { object },
+            Located::Miss => return None,
+        },
+        (FieldJson::Key { .. }, Form::Members { hidden, .. }) => {
+            if hidden.hides(key) != Some(false) {
+                return None;
+            }
+            match focus {
+                Located::At(value) => Place::Member {
+                    object,
+                    value: value.bytes(),
+                },
+                Located::Absent => Place::Missing { object },
+                Located::Miss => return None,
             }
         }
-        FieldJson::Inline => Place::Value(scan::trim(bytes)),
-        FieldJson::Element(i) => Place::Value(scan::array_element(bytes, i)?),
-        FieldJson::Skipped => return None,
+        (FieldJson::Inline, Form::Value { .. }) => Place::Value(object),
+        (FieldJson::Element(_), Form::Value { .. }) => match focus {
+            Located::At(value) => Place::Value(value.bytes()),
+            Located::Absent | Located::Miss => return None,
+        },
+        _ => return None,
     };
-    Some(Slot::new(place))
+    Some(Slot::new(place, focus))
 }
 
 /// Writes a field's value (with `write_field`, unless `skips`) at its slot.
@@ -370,8 +426,8 @@ fn at_most_one<'a, F: FnMut(Slot<'a>) -> bool>(slot: Option<Slot<'a>>, each: &mu
 
 impl<S: FieldWrite<I>, const I: usize> JsonWrite for Field<S, I> {
     #[inline]
-    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
-        at_most_one(field_slot(bytes, S::JSON), each)
+    fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
+        at_most_one(field_slot(at, S::JSON, S::KEY), each)
     }
 
     #[inline]
@@ -389,10 +445,10 @@ impl<S: FieldWrite<I>, const I: usize> JsonWrite for Field<S, I> {
 
 impl<S: VariantFieldWrite<I>, const I: usize> JsonWrite for VariantField<S, I> {
     #[inline]
-    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
-        let slot = match locate_variant::<S>(bytes, S::VARIANT, VariantJson::Fields) {
-            Found::At(payload) => field_slot(payload, S::JSON),
-            Found::Absent | Found::Miss => None,
+    fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
+        let slot = match locate_variant::<S>(at, S::VARIANT, VariantJson::Fields) {
+            Located::At(payload) => field_slot(payload, S::JSON, S::KEY),
+            Located::Absent | Located::Miss => None,
         };
         at_most_one(slot, each)
     }
@@ -415,22 +471,34 @@ where
     S::Payload: Serialize,
 {
     #[inline]
-    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
-        let Found::At(payload) = locate_variant::<S>(bytes, I, S::JSON) else {
+    fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
+        let focus = locate_variant::<S>(at, I, S::JSON);
+        let Located::At(payload) = focus else {
             return true;
         };
-        let place = match (S::ENCODING, S::JSON) {
-            (_, VariantJson::Unit) => Place::Unit,
-            (Encoding::Internal { .. }, _) => match Discriminant::<S>::new().locate(bytes) {
-                Found::At(tag) => Place::Tagged {
-                    object: payload,
-                    tag,
-                },
-                Found::Absent | Found::Miss => return true,
-            },
-            _ => Place::Value(payload),
+        let place = match (S::ENCODING, S::JSON, payload.form()) {
+            (_, VariantJson::Unit, _) => Place::Unit,
+            // The enum's own object is rewritten: only where it is one plain
+            // object (not the members a flattened field is handed, nor
+            // `["Variant", ...]`).
+            (Encoding::Internal { .. }, _, Form::Members { .. }) => {
+                match (at.form(), at.bytes().first()) {
+                    (Form::Value { .. }, Some(b'{')) => {}
+                    _ => return true,
+                }
+                match Discriminant::<S>::new().locate_at(at) {
+                    Located::At(tag) => Place::Tagged {
+                        object: at.bytes(),
+                        tag: tag.bytes(),
+                    },
+                    Located::Absent | Located::Miss => return true,
+                }
+            }
+            (Encoding::Internal { .. }, _, _) => return true,
+            (_, _, Form::Value { .. }) => Place::Value(payload.bytes()),
+            (_, _, Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. }) => return true,
         };
-        each(Slot::new(place))
+        each(Slot::new(place, focus))
     }
 
     #[inline]
@@ -491,11 +559,8 @@ macro_rules! replaced_whole {
             $($bound)*
         {
             #[inline]
-            fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
-                match self.locate(bytes) {
-                    Found::At(value) => each(Slot::new(Place::Value(value))),
-                    Found::Absent | Found::Miss => true,
-                }
+            fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
+                value_slot(self.locate_at(at), each)
             }
 
             #[inline]
@@ -514,9 +579,22 @@ macro_rules! replaced_whole {
     )*};
 }
 
+/// Calls `each` with the slot of `focus`, if it is one plain value (not the
+/// members serde hands an internally tagged payload or a flattened field, nor
+/// the bytes of a field read `with` a function).
+#[inline]
+fn value_slot<'a, F: FnMut(Slot<'a>) -> bool>(focus: Located<'a>, each: &mut F) -> bool {
+    match focus {
+        Located::At(spot) if matches!(spot.form(), Form::Value { .. }) => {
+            each(Slot::new(Place::Value(spot.bytes()), focus))
+        }
+        Located::At(_) | Located::Absent | Located::Miss => true,
+    }
+}
+
 replaced_whole! {
     impl[C: ?Sized + Indexed] At<C> where [C::Element: Serialize];
-    impl[M: Keyed<Q>, Q: ?Sized + AsRef<str>] Key<'_, M, Q> where [M::Value: Serialize];
+    impl[M: Keyed<Q>, Q: ?Sized + JsonKey] Key<'_, M, Q> where [M::Value: Serialize];
     impl[T] Some_<T> where [T: Serialize];
 }
 
@@ -525,15 +603,8 @@ where
     C::Element: Serialize,
 {
     #[inline]
-    fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
-        for found in self.foci(bytes) {
-            if let Found::At(element) = found {
-                if !each(Slot::new(Place::Value(element))) {
-                    return false;
-                }
-            }
-        }
-        true
+    fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
+        self.foci_at(at).all(|found| value_slot(found, each))
     }
 
     #[inline]
@@ -663,7 +734,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
         F: FnOnce(O::Focus) -> O::Focus,
     {
         let slot = only_slot(&optic, self.bytes())?;
-        let value = f(optic.decode(slot.found())?);
+        let value = f(optic.decode_at(slot.located())?);
         let mut out = Vec::with_capacity(self.bytes().len() + 64);
         let mut splice = Splice::new(self.bytes(), &mut out);
         optic.write(&value, slot, &mut splice)?;
@@ -746,7 +817,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
         let mut splice = Splice::new(self.bytes(), &mut out);
         let mut written = true;
         optic.slots(self.bytes(), &mut |slot| {
-            written = match optic.decode_focus(slot.found()) {
+            written = match optic.decode_focus_at(slot.located()) {
                 Some(old) => optic.write(&f(old), slot, &mut splice).is_some(),
                 None => false,
             };

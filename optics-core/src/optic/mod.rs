@@ -52,9 +52,9 @@ pub(crate) mod variant;
 pub use at::{at, At, Indexed};
 pub use each::{each, Each, Elements};
 pub use field::Field;
-pub use key::{key, Key, Keyed};
+pub use key::{key, JsonKey, Key, Keyed};
 pub use some::{some, Some_};
-pub use then::{GetBoth, Then};
+pub use then::{GetBoth, Then, Through, ThroughMut};
 pub use traversal::{ThenIter, ThenIterMut, Traversal, Traverse, TraverseMut};
 pub use variant::{Discriminant, Variant, VariantField};
 
@@ -206,7 +206,8 @@ impl<O: PreviewMut> Optional for O {}
 pub trait StartsAt<S: ?Sized>: Optic {}
 impl<O: Optic + ?Sized, S: ?Sized> StartsAt<S> for O where S: TypeEq<O::Source> {}
 
-/// `Self` and `T` are the same type: the one impl is `T: TypeEq<T>` (sealed).
+/// `Self` is `T`, or a `Box`, `Rc` or `Arc` of it, which paths read through
+/// (see [`Through`]). Sealed.
 #[diagnostic::on_unimplemented(
     message = "expected an optic from `{Self}`, found an optic from `{T}`",
     label = "this optic starts at `{T}`",
@@ -217,9 +218,23 @@ pub trait TypeEq<T: ?Sized>: sealed::Sealed<T> {}
 impl<T: ?Sized> TypeEq<T> for T {}
 
 mod sealed {
+    use std::rc::Rc;
+    use std::sync::Arc;
+
     pub trait Sealed<T: ?Sized> {}
     impl<T: ?Sized> Sealed<T> for T {}
+    impl<T: ?Sized> Sealed<T> for Box<T> {}
+    impl<T: ?Sized> Sealed<T> for Rc<T> {}
+    impl<T: ?Sized> Sealed<T> for Arc<T> {}
 }
+
+/// A pointer serde reads as the value it holds starts where the value does.
+#[diagnostic::do_not_recommend]
+impl<T: ?Sized> TypeEq<T> for Box<T> {}
+#[diagnostic::do_not_recommend]
+impl<T: ?Sized> TypeEq<T> for std::rc::Rc<T> {}
+#[diagnostic::do_not_recommend]
+impl<T: ?Sized> TypeEq<T> for std::sync::Arc<T> {}
 
 /// Adds the inherent `const fn then` that composes an optic type with the next.
 /// Inherent rather than a trait method so that composed optics can be `const`s.

@@ -121,12 +121,27 @@ macro_rules! optic {
             fn locate<'a>(&self, bytes: &'a [u8]) -> $crate::json::Found<'a> {
                 $crate::json::JsonOptic::locate(&$path, bytes)
             }
+
+            #[inline]
+            fn locate_at<'a>(&self, at: $crate::json::Spot<'a>) -> $crate::json::Located<'a> {
+                $crate::json::JsonOptic::locate_at(&$path, at)
+            }
         }
+
+        // A named path is one a byte read may go on past: if it ends at a
+        // field read `with` a function, the bytes it finds are opaque and
+        // every step after it misses.
+        impl $crate::json::JsonThrough for $name {}
 
         impl<'de> $crate::json::JsonDecode<'de> for $name {
             #[inline]
             fn decode(&self, found: $crate::json::Found<'de>) -> ::core::option::Option<$focus> {
                 $crate::json::JsonDecode::decode(&$path, found)
+            }
+
+            #[inline]
+            fn decode_at(&self, found: $crate::json::Located<'de>) -> ::core::option::Option<$focus> {
+                $crate::json::JsonDecode::decode_at(&$path, found)
             }
         }
 

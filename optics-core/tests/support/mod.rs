@@ -3,5 +3,6 @@
 #![allow(dead_code)]
 
 pub mod edit;
+pub mod oracle;
 pub mod scan_calls;
 pub mod write_laws;

@@ -6,33 +6,104 @@
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
-use super::{json_mod, private};
+use super::private;
 use crate::ast::{Field, Input, Style};
 use crate::attr::DefaultValue;
 
-/// Where a field's value stands in its struct's (or variant's) JSON. `element`
-/// counts only the fields serde reads; `count` is the number of fields as
-/// written, since serde treats a tuple struct as a newtype by its written
-/// fields alone (`struct P(u32, #[serde(skip)] u8)` is the array `[1]`, not `1`).
+/// What a field's JSON layout depends on beyond the field itself: its struct's
+/// (or variant's) shape.
+pub struct Layout<'a> {
+    pub style: Style,
+    pub transparent: bool,
+    /// The number of fields as written: serde treats a tuple struct as a
+    /// newtype by its written fields alone (`struct P(u32, #[serde(skip)] u8)`
+    /// is the array `[1]`, not `1`).
+    pub count: usize,
+    /// Whether serde also reads the struct from an array (`[1, "a"]`): not
+    /// with a flattened field, nor as an adjacently tagged struct variant.
+    pub array_form: bool,
+    /// The struct's own keys, which a flattened field never sees.
+    pub own_keys: &'a [String],
+}
+
+/// Where a field's value stands in its struct's (or variant's) JSON.
+/// `element` counts only the fields serde reads before it; `flattened_before`
+/// are the types of the flattened fields before it, whose keys a flattened
+/// field does not see either.
 pub fn field_json(
     field: &Field,
-    style: Style,
-    transparent: bool,
+    layout: &Layout,
     element: usize,
-    count: usize,
+    flattened_before: &[&syn::Type],
+) -> TokenStream {
+    let p = private();
+    let place = field_place(field, layout, element, flattened_before);
+    // Only its function reads a field read `with` one (see `FieldThrough`).
+    if field.attrs.deserialize_with.is_some() && !field.attrs.skip_deserializing {
+        quote!(#p::FieldJson::With(&#place))
+    } else {
+        place
+    }
+}
+
+/// Whether a byte read may go on past the field: its bytes are its type's
+/// JSON (it is not read `with` a function). The impl of `through_trait`
+/// (`FieldThrough` or `VariantFieldThrough`) number `index` that says so.
+pub fn through_impl(
+    input: &Input,
+    through_trait: TokenStream,
+    index: usize,
+    field: &Field,
+) -> Option<TokenStream> {
+    if field.attrs.deserialize_with.is_some() {
+        return None;
+    }
+    let p = private();
+    let ident = input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
+    Some(quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::#through_trait<#index> for #ident #ty_generics #where_clause {}
+    })
+}
+
+fn field_place(
+    field: &Field,
+    layout: &Layout,
+    element: usize,
+    flattened_before: &[&syn::Type],
 ) -> TokenStream {
     let p = private();
     if field.attrs.skip_deserializing {
         return quote!(#p::FieldJson::Skipped);
     }
-    if transparent || field.attrs.flatten || (style == Style::Tuple && count == 1) {
+    if field.flattens() {
+        let own = layout.own_keys;
+        return quote! {
+            #p::FieldJson::Flatten {
+                hidden: &#p::KeySet {
+                    keys: &[#(#own),*],
+                    nested: &[#(<#flattened_before as #p::JsonKeys>::TAKES),*],
+                },
+            }
+        };
+    }
+    if layout.transparent
+        || field.attrs.flatten
+        || (layout.style == Style::Tuple && layout.count == 1)
+    {
         return quote!(#p::FieldJson::Inline);
     }
-    match style {
+    match layout.style {
         Style::Tuple => quote!(#p::FieldJson::Element(#element)),
         _ => {
             let names = &field.json_names;
-            quote!(#p::FieldJson::Key(&[#(#names),*]))
+            let position = if layout.array_form {
+                quote!(#p::Option::Some(#element))
+            } else {
+                quote!(#p::Option::None)
+            };
+            quote!(#p::FieldJson::Key { names: &[#(#names),*], position: #position })
         }
     }
 }
@@ -46,21 +117,24 @@ pub fn decode_impl(
     index: usize,
     field: &Field,
     container_default: Option<&DefaultValue>,
+    extra_bounds: &[TokenStream],
 ) -> TokenStream {
     let p = private();
-    let json = json_mod();
     let ident = input.ident;
     let ty = field.ty;
     let generics = with_de_lifetime(&input.original.generics);
     let (de_impl_generics, _, _) = generics.split_for_impl();
     let (_, ty_generics, _) = input.original.generics.split_for_impl();
     let (body, bound) = decode_body(field, container_default);
-    let de_where = de_where_clause(&input.original.generics, bound);
+    let mut de_where = de_where_clause(&input.original.generics, bound);
+    for extra in extra_bounds {
+        de_where.predicates.push(syn::parse_quote!(#extra));
+    }
     quote! {
         #[automatically_derived]
         impl #de_impl_generics #p::#decode_trait<'__de, #index> for #ident #ty_generics #de_where {
             #[inline]
-            fn decode_field(__found: #json::Found<'__de>) -> #p::Option<#ty> {
+            fn decode_field(__found: #p::Located<'__de>) -> #p::Option<#ty> {
                 #body
             }
         }
@@ -140,7 +214,6 @@ fn decode_body(
     container_default: Option<&DefaultValue>,
 ) -> (TokenStream, Option<TokenStream>) {
     let p = private();
-    let json = json_mod();
     let ty = field.ty;
     let member = &field.member;
     let mut needs_bound = false;
@@ -151,10 +224,12 @@ fn decode_body(
         (None, None) => None,
     };
     let present = match &with {
-        Some(with) => quote!(#p::decode_with(__bytes, |__de| #with(__de))),
+        // Called on serde_json's deserializer, or on serde's buffer's where
+        // serde would read the field from it.
+        Some(with) => quote!(#p::decode_with_at(__spot, |__de| #with(__de), |__de| #with(__de))),
         None => {
             needs_bound = true;
-            quote!(#json::decode::<#ty>(__bytes))
+            quote!(#p::decode_at::<#ty>(__spot))
         }
     };
     let absent = match (&field.attrs.default, container_default) {
@@ -179,9 +254,9 @@ fn decode_body(
     };
     let body = quote! {
         match __found {
-            #json::Found::At(__bytes) => #present,
-            #json::Found::Absent => #absent,
-            #json::Found::Miss => #p::Option::None,
+            #p::Located::At(__spot) => #present,
+            #p::Located::Absent => #absent,
+            #p::Located::Miss => #p::Option::None,
         }
     };
     let bound = match cow {

@@ -6,7 +6,8 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use super::decode::{decode_impl, field_json};
+use super::decode::{decode_impl, field_json, through_impl, Layout};
+use super::flatten::enum_keys;
 use super::kind::{kind_enum, kind_getter, tagged_impl};
 use super::write::Writes;
 use super::{names_text, optic_mod, optic_name, private, type_text, Optics};
@@ -28,6 +29,7 @@ pub fn expand(input: &Input, variants: &[Variant]) -> TokenStream {
     }
     let kind_enum = kind_enum(input, variants);
     let tagged = tagged_impl(input, variants);
+    let keys = enum_keys(input, variants);
     let (inherent, impls) = optics.finish(input);
     quote! {
         #kind_enum
@@ -37,6 +39,8 @@ pub fn expand(input: &Input, variants: &[Variant]) -> TokenStream {
         #tagged
 
         #(#impls)*
+
+        #keys
     }
 }
 
@@ -186,8 +190,17 @@ fn variant_fields(
     first_field: usize,
     optics: &mut Optics,
 ) {
+    // serde reads a struct variant from an array too, except as the content
+    // of an adjacently tagged enum. (Flattening in a variant is refused.)
+    let layout = Layout {
+        style: variant.style,
+        transparent: false,
+        count: variant.fields.len().max(2),
+        array_form: !(input.attrs.tag.is_some() && input.attrs.content.is_some()),
+        own_keys: &[],
+    };
     // The position among the fields serde reads: a skipped field takes no
-    // element of a tuple variant's array.
+    // element of an array.
     let mut element = 0usize;
     let writes = Writes::of(input);
     for (number, field) in (first_field..).zip(&variant.fields) {
@@ -198,8 +211,7 @@ fn variant_fields(
         if field.attrs.optic_skip || variant.attrs.optic_skip || !optics.claim(&field.optic) {
             continue;
         }
-        let count = variant.fields.len().max(2);
-        let json = field_json(field, variant.style, false, position, count);
+        let json = field_json(field, &layout, position, &[]);
         optics
             .consts
             .push(variant_field_const(input, number, variant, field));
@@ -212,6 +224,13 @@ fn variant_fields(
             number,
             field,
             None,
+            &[],
+        ));
+        optics.impls.extend(through_impl(
+            input,
+            quote!(VariantFieldThrough),
+            number,
+            field,
         ));
         optics
             .impls

@@ -3,11 +3,13 @@
 //! `structs.rs` and `enums.rs` expand each kind of input, `kind.rs` the enum's
 //! kind type and its `Tagged` impl, `decode.rs` how a field is found and
 //! decoded in JSON, `write.rs` how it is written (from the serialize-side
-//! attributes `ser_attr.rs` reads). Locals the output declares start with `__`, so that no
+//! attributes `ser_attr.rs` reads), `flatten.rs` the keys a type reads and the
+//! compile-time checks of `#[serde(flatten)]`. Locals the output declares start with `__`, so that no
 //! user item in scope (a `const found`, say) can be matched in their place.
 
 mod decode;
 mod enums;
+mod flatten;
 mod kind;
 mod structs;
 mod write;
@@ -49,11 +51,6 @@ fn private() -> TokenStream {
 /// The public module of the optic types the generated consts have.
 fn optic_mod() -> TokenStream {
     quote!(::optics_core::optic)
-}
-
-/// The public module of `Found` and `decode`.
-fn json_mod() -> TokenStream {
-    quote!(::optics_core::json)
 }
 
 /// The optics generated for one type: associated consts, spliced into one

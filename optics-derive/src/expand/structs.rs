@@ -4,41 +4,80 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use super::decode::{decode_impl, field_json};
+use super::decode::{decode_impl, field_json, through_impl, Layout};
+use super::flatten::{self, where_with};
 use super::write::Writes;
 use super::{names_text, optic_mod, optic_name, private, type_text, Optics};
 use crate::ast::{Field, Input, Style};
 
 pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
-    let transparent = input.attrs.transparent.is_some();
+    let own_keys = flatten::own_keys(fields);
+    let flattened = flatten::flattened(fields);
+    let layout = Layout {
+        style,
+        transparent: input.attrs.transparent.is_some(),
+        count: fields.len(),
+        array_form: flattened.is_empty(),
+        own_keys: &own_keys,
+    };
+    // What a flattened field's layout needs: the keys of every flattened
+    // type, and (for a type with parameters) the check itself.
+    let flatten_bounds = flatten::flatten_bounds(fields);
+    let flatten_checks = if flatten::is_generic(input) {
+        flatten::checks(input, fields)
+    } else {
+        Vec::new()
+    };
     let mut optics = Optics::new();
     let writes = Writes::of(input);
     // The position among the fields serde reads: a skipped field takes no
-    // element of a tuple struct's array.
+    // element of an array.
     let mut element = 0usize;
+    let mut flattened_before: Vec<&syn::Type> = Vec::new();
     for (index, field) in fields.iter().enumerate() {
-        let json = field_json(field, style, transparent, element, fields.len());
+        let mut json = field_json(field, &layout, element, &flattened_before);
+        let bounds: &[TokenStream] = if field.flattens() {
+            if let Some(check) = flatten_checks.get(flattened_before.len()) {
+                json = quote!({ #check; #json });
+            }
+            &flatten_bounds
+        } else {
+            &[]
+        };
         if !field.attrs.skip_deserializing {
             element += 1;
+            if field.flattens() {
+                flattened_before.push(field.ty);
+            }
         }
         if field.attrs.optic_skip || !optics.claim(&field.optic) {
             continue;
         }
         optics.consts.push(lens_const(input, index, field));
-        optics.impls.push(field_of_impl(input, index, field, json));
+        optics
+            .impls
+            .push(field_of_impl(input, index, field, json, bounds));
         optics.impls.push(decode_impl(
             input,
             quote!(FieldDecode),
             index,
             field,
             Some(&input.attrs.default),
+            bounds,
         ));
         optics.impls.extend(writes.field(input, index, field));
+        optics
+            .impls
+            .extend(through_impl(input, quote!(FieldThrough), index, field));
     }
+    let keys = flatten::struct_keys(input, style, fields);
+    let check = flatten::check_items(input, fields);
     let (inherent, impls) = optics.finish(input);
     quote! {
         #inherent
         #(#impls)*
+        #keys
+        #check
     }
 }
 
@@ -67,10 +106,17 @@ fn lens_const(input: &Input, index: usize, field: &Field) -> TokenStream {
 }
 
 /// The `FieldOf` impl the lens reads through.
-fn field_of_impl(input: &Input, index: usize, field: &Field, json: TokenStream) -> TokenStream {
+fn field_of_impl(
+    input: &Input,
+    index: usize,
+    field: &Field,
+    json: TokenStream,
+    bounds: &[TokenStream],
+) -> TokenStream {
     let p = private();
     let ident = input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
+    let (impl_generics, ty_generics, _) = input.original.generics.split_for_impl();
+    let where_clause = where_with(&input.original.generics, bounds);
     let ty = field.ty;
     let member = &field.member;
     let name = optic_name(input, &field.optic);

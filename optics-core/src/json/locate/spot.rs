@@ -1,0 +1,552 @@
+//! Where a focus lies in a document, and how serde reads it there.
+//!
+//! serde_json reads most values itself, straight from the bytes. Some it
+//! reads from serde's own buffer (its `Content`), which accepts more: the
+//! payload of an internally tagged variant, a flattened field's value, the
+//! content of an adjacently tagged enum written before its tag, and
+//! everything inside those. And two kinds of focus are not one JSON value at
+//! all: the payload of an internally tagged variant is the enum's object
+//! without its tag (or the array after its tag), a flattened field's value is
+//! the members of its struct's object that no other field takes. A [`Spot`]
+//! says which of these a focus is, so that each step reads on as serde does.
+//!
+//! ```text
+//! {"id":7,"type":"Incident","severity":"High"}     Outer { id, #[serde(flatten)] detail: Detail }
+//!         '----------------------------------'     detail: Members { hidden: [id], flat }
+//!                         '-----------------'      Detail::incident: Members { hidden: [id, type] }
+//!                                    '------'      Incident::severity: Value { buffered }
+//! ```
+
+use super::super::layout::KeySet;
+use super::super::scan::{self, skip_ws, Lookup};
+use super::super::Found;
+
+/// Where a focus lies, and how serde reads it there. Made by the byte
+/// optics as they walk a path (see [`JsonOptic::locate_at`](super::JsonOptic::locate_at));
+/// nothing is copied.
+#[derive(Clone, Copy, Debug)]
+pub struct Spot<'a> {
+    bytes: &'a [u8],
+    form: Form,
+}
+
+/// What a step found: a spot, a struct field the object does not have (serde
+/// fills it in), or nothing.
+#[derive(Clone, Copy, Debug)]
+pub enum Located<'a> {
+    /// The focus lies here.
+    At(Spot<'a>),
+    /// A struct field that the object does not have: serde fills it in (a
+    /// default, or `None` for an `Option`), so a decode may still give a value.
+    Absent,
+    /// No focus: another variant, an index past the end, malformed bytes.
+    Miss,
+}
+
+/// How serde reads a spot's bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Form {
+    /// The JSON value the bytes are, read by serde_json itself
+    /// (`buffered: false`) or from serde's buffer.
+    Value { buffered: bool },
+    /// The members of the object the bytes are, without those `hidden`
+    /// names, as a map in serde's buffer: an internally tagged variant's
+    /// payload (`flat: false`), or a flattened field's value (`flat: true`,
+    /// read the way serde reads a flattened field).
+    Members { hidden: Hidden, flat: bool },
+    /// The elements of the array the bytes are, from element `skip` on, as a
+    /// sequence in serde's buffer: an internally tagged variant's payload
+    /// when the enum is written as an array (`["Variant", ...fields]`).
+    Rest { skip: usize },
+    /// The bytes of a field read `with` a function: they are what the
+    /// function reads, not necessarily the JSON of the field's type, so only
+    /// the field's own decoding reads them and no step finds anything in them.
+    Opaque { buffered: bool },
+}
+
+/// Keys a [`Form::Members`] spot does not see: the tags and the flattened
+/// structs' own keys on the way to it. A few levels at most; past
+/// [`Hidden::CAPACITY`] the spot reads nothing (a miss, never a wrong member).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Hidden {
+    entries: [HiddenKeys; Hidden::CAPACITY],
+    /// How many entries are in use; more than `CAPACITY` once it overflowed.
+    len: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum HiddenKeys {
+    Tag(&'static str),
+    Set(&'static KeySet),
+}
+
+impl Hidden {
+    /// Flatten and internal-tag levels one object can nest before reads miss.
+    pub(crate) const CAPACITY: usize = 6;
+
+    pub(crate) const NONE: Hidden = Hidden {
+        entries: [HiddenKeys::Tag(""); Hidden::CAPACITY],
+        len: 0,
+    };
+
+    fn with(mut self, keys: HiddenKeys) -> Self {
+        if self.len < Self::CAPACITY {
+            self.entries[self.len] = keys;
+        }
+        self.len += 1;
+        self
+    }
+
+    pub(crate) fn with_tag(self, tag: &'static str) -> Self {
+        self.with(HiddenKeys::Tag(tag))
+    }
+
+    fn entries(&self) -> Option<&[HiddenKeys]> {
+        self.entries.get(..self.len)
+    }
+
+    /// Whether a key named `name` (unescaped) is hidden; `None` past capacity.
+    pub(crate) fn hides(&self, name: &str) -> Option<bool> {
+        Some(self.entries()?.iter().any(|keys| match keys {
+            HiddenKeys::Tag(tag) => *tag == name,
+            HiddenKeys::Set(set) => set.contains(name),
+        }))
+    }
+
+    /// Whether the key written `raw` (between its quotes) is hidden; `None`
+    /// past capacity.
+    pub(crate) fn hides_raw(&self, raw: &[u8]) -> Option<bool> {
+        Some(self.entries()?.iter().any(|keys| match keys {
+            HiddenKeys::Tag(tag) => {
+                if raw.contains(&b'\\') {
+                    scan::raw_eq(raw, tag.as_bytes())
+                } else {
+                    raw == tag.as_bytes()
+                }
+            }
+            HiddenKeys::Set(set) => set.contains_raw(raw),
+        }))
+    }
+}
+
+/// The unit value's JSON, for the payload of a unit variant.
+const NULL: &[u8] = b"null";
+
+impl<'a> Spot<'a> {
+    /// A whole document (whitespace around it allowed), read by serde_json
+    /// itself.
+    #[inline]
+    pub fn document(bytes: &'a [u8]) -> Self {
+        Spot {
+            bytes: scan::trim(bytes),
+            form: Form::Value { buffered: false },
+        }
+    }
+
+    /// The bytes the spot covers: the focus's own, or for a focus that is not
+    /// one JSON value (see the module docs) the object or array it is read
+    /// from.
+    #[inline]
+    pub const fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    #[inline]
+    pub(crate) const fn form(&self) -> Form {
+        self.form
+    }
+
+    /// The value `bytes`, read directly or from serde's buffer.
+    #[inline]
+    pub(crate) const fn value(bytes: &'a [u8], buffered: bool) -> Self {
+        Spot {
+            bytes,
+            form: Form::Value { buffered },
+        }
+    }
+
+    /// `null`, as the payload of a unit variant, read as the enum is.
+    #[inline]
+    pub(crate) const fn null(buffered: bool) -> Self {
+        Spot::value(NULL, buffered)
+    }
+
+    /// The members of the object `bytes` without those `hidden` names.
+    #[inline]
+    pub(crate) const fn members(bytes: &'a [u8], hidden: Hidden, flat: bool) -> Self {
+        Spot {
+            bytes,
+            form: Form::Members { hidden, flat },
+        }
+    }
+
+    /// The elements of the array `bytes` from `skip` on.
+    #[inline]
+    pub(crate) const fn rest(bytes: &'a [u8], skip: usize) -> Self {
+        Spot {
+            bytes,
+            form: Form::Rest { skip },
+        }
+    }
+
+    /// Whether serde reads this spot from its buffer.
+    #[inline]
+    pub(crate) const fn is_buffered(&self) -> bool {
+        !matches!(
+            self.form,
+            Form::Value { buffered: false } | Form::Opaque { buffered: false }
+        )
+    }
+
+    /// The same bytes, for a field read `with` a function (see
+    /// [`Form::Opaque`]).
+    #[inline]
+    pub(crate) const fn opaque(self) -> Self {
+        Spot {
+            bytes: self.bytes,
+            form: Form::Opaque {
+                buffered: self.is_buffered(),
+            },
+        }
+    }
+
+    /// The struct field under `names` (or element `position` of an array
+    /// form): `Absent` where a well-formed object (or array) has none.
+    #[inline]
+    pub(crate) fn member(
+        self,
+        names: &'static [&'static str],
+        position: Option<usize>,
+    ) -> Located<'a> {
+        match self.form {
+            Form::Value { buffered } => match self.bytes.first() {
+                Some(b'{') => lookup(scan::object_field(self.bytes, names), buffered),
+                Some(b'[') => match position {
+                    Some(position) => self.element_or_absent(position, buffered),
+                    None => Located::Miss,
+                },
+                _ => Located::Miss,
+            },
+            Form::Members { hidden, .. } => {
+                let mut buffer = [""; VISIBLE];
+                match visible(names, &hidden, &mut buffer) {
+                    Some(names) => lookup(scan::object_field(self.bytes, names), true),
+                    None => Located::Miss,
+                }
+            }
+            Form::Rest { skip } => match position {
+                Some(position) => self.element_or_absent(skip + position, true),
+                None => Located::Miss,
+            },
+            Form::Opaque { .. } => Located::Miss,
+        }
+    }
+
+    /// Element `i` of a tuple struct: `Absent` where a well-formed array is
+    /// shorter (serde then takes the field's default, if it has one).
+    #[inline]
+    pub(crate) fn tuple_element(self, i: usize) -> Located<'a> {
+        match self.form {
+            Form::Value { buffered } if self.bytes.first() == Some(&b'[') => {
+                self.element_or_absent(i, buffered)
+            }
+            Form::Rest { skip } => self.element_or_absent(skip + i, true),
+            Form::Value { .. } | Form::Members { .. } | Form::Opaque { .. } => Located::Miss,
+        }
+    }
+
+    /// Element `i` of a list: a miss past the end.
+    #[inline]
+    pub(crate) fn list_element(self, i: usize) -> Located<'a> {
+        let (index, buffered) = match self.form {
+            Form::Value { buffered } => (i, buffered),
+            Form::Rest { skip } => (skip + i, true),
+            Form::Members { .. } | Form::Opaque { .. } => return Located::Miss,
+        };
+        match scan::array_element(self.bytes, index) {
+            Some(element) => Located::At(Spot::value(element, buffered)),
+            None => Located::Miss,
+        }
+    }
+
+    fn element_or_absent(self, index: usize, buffered: bool) -> Located<'a> {
+        match scan::array_element(self.bytes, index) {
+            Some(element) => Located::At(Spot::value(element, buffered)),
+            // Shorter, or malformed: only a well-formed array is short.
+            None if scan::skip_value(self.bytes, 0) == Some(self.bytes.len()) => Located::Absent,
+            None => Located::Miss,
+        }
+    }
+
+    /// A flattened field's value: the members of this object that `hidden`
+    /// (and whatever this spot already hides) does not name.
+    #[inline]
+    pub(crate) fn flattened(self, hidden: &'static KeySet) -> Located<'a> {
+        match self.form {
+            Form::Value { .. } if self.bytes.first() == Some(&b'{') => Located::At(Spot::members(
+                self.bytes,
+                Hidden::NONE.with(HiddenKeys::Set(hidden)),
+                true,
+            )),
+            Form::Members { hidden: outer, .. } => Located::At(Spot::members(
+                self.bytes,
+                outer.with(HiddenKeys::Set(hidden)),
+                true,
+            )),
+            Form::Value { .. } | Form::Rest { .. } | Form::Opaque { .. } => Located::Miss,
+        }
+    }
+
+    /// The value inside an `Option`: a miss on `null`. serde reads any other
+    /// value (and a buffered map or sequence) as `Some`.
+    #[inline]
+    pub(crate) fn some(self) -> Located<'a> {
+        match self.form {
+            Form::Value { .. } if self.bytes.is_empty() || scan::is_null(self.bytes) => {
+                Located::Miss
+            }
+            Form::Opaque { .. } => Located::Miss,
+            _ => Located::At(self),
+        }
+    }
+}
+
+/// How many names (a key and its aliases) a hidden-aware lookup handles.
+const VISIBLE: usize = 8;
+
+/// `names` without those `hidden` hides; `None` if that cannot be told (too
+/// many names, or too many hidden levels).
+fn visible<'n>(
+    names: &'static [&'static str],
+    hidden: &Hidden,
+    buffer: &'n mut [&'static str; VISIBLE],
+) -> Option<&'n [&'static str]> {
+    let mut len = 0;
+    for name in names {
+        if !hidden.hides(name)? {
+            *buffer.get_mut(len)? = name;
+            len += 1;
+        }
+    }
+    buffer.get(..len)
+}
+
+#[inline]
+fn lookup(found: Lookup<'_>, buffered: bool) -> Located<'_> {
+    match found {
+        Lookup::Found(bytes) => Located::At(Spot::value(bytes, buffered)),
+        Lookup::Missing => Located::Absent,
+        Lookup::Malformed => Located::Miss,
+    }
+}
+
+impl<'a> Located<'a> {
+    /// What the public [`Found`] says of it: the spot's bytes.
+    #[inline]
+    pub fn found(self) -> Found<'a> {
+        match self {
+            Located::At(spot) => Found::At(spot.bytes),
+            Located::Absent => Found::Absent,
+            Located::Miss => Found::Miss,
+        }
+    }
+
+    /// A spot for what `found` says, read by serde_json directly.
+    #[inline]
+    pub fn direct(found: Found<'a>) -> Self {
+        match found {
+            Found::At(bytes) => Located::At(Spot::value(bytes, false)),
+            Found::Absent => Located::Absent,
+            Found::Miss => Located::Miss,
+        }
+    }
+}
+
+/// The members of an object in order, keys raw (between their quotes,
+/// escapes as written) and values trimmed; an `Err` where the object is
+/// malformed, after which it yields nothing. Walks with the scanner's
+/// non-strict skips; nothing is allocated.
+pub(crate) struct MemberIter<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    state: Walk,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    First,
+    Next,
+    Done,
+}
+
+/// One member: its raw key and its value; `Err` where the object is malformed.
+pub(crate) type Member<'a> = Result<(&'a [u8], &'a [u8]), ()>;
+
+impl<'a> MemberIter<'a> {
+    /// The members of the object `bytes` (whitespace around it allowed).
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        let open = skip_ws(bytes, 0);
+        let state = if bytes.get(open) == Some(&b'{') {
+            Walk::First
+        } else {
+            Walk::Done
+        };
+        MemberIter {
+            bytes,
+            pos: open + 1,
+            state,
+        }
+    }
+
+    /// Whether the object was walked to its closing brace and nothing but
+    /// whitespace follows: call after the iterator is exhausted.
+    pub(crate) fn ended_well(&self) -> bool {
+        self.state == Walk::Done && self.pos == usize::MAX
+    }
+
+    fn fail(&mut self) -> Option<Member<'a>> {
+        self.state = Walk::Done;
+        self.pos = 0;
+        Some(Err(()))
+    }
+
+    fn close(&mut self, at: usize) -> Option<Member<'a>> {
+        self.state = Walk::Done;
+        if skip_ws(self.bytes, at + 1) == self.bytes.len() {
+            self.pos = usize::MAX;
+            None
+        } else {
+            self.fail()
+        }
+    }
+}
+
+impl<'a> Iterator for MemberIter<'a> {
+    type Item = Member<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.bytes;
+        let mut pos = skip_ws(bytes, self.pos);
+        match self.state {
+            Walk::Done => return None,
+            Walk::First if bytes.get(pos) == Some(&b'}') => return self.close(pos),
+            Walk::First => {}
+            Walk::Next => match bytes.get(pos) {
+                Some(b',') => pos = skip_ws(bytes, pos + 1),
+                Some(b'}') => return self.close(pos),
+                _ => return self.fail(),
+            },
+        }
+        if bytes.get(pos) != Some(&b'"') {
+            return self.fail();
+        }
+        let Some(key_end) = scan::skip_value(bytes, pos) else {
+            return self.fail();
+        };
+        let Some(raw) = scan::string_raw(&bytes[pos..key_end]) else {
+            return self.fail();
+        };
+        let colon = skip_ws(bytes, key_end);
+        if bytes.get(colon) != Some(&b':') {
+            return self.fail();
+        }
+        let start = skip_ws(bytes, colon + 1);
+        let Some(end) = scan::skip_value(bytes, start) else {
+            return self.fail();
+        };
+        self.pos = end;
+        self.state = Walk::Next;
+        Some(Ok((raw, &bytes[start..end])))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn members(bytes: &[u8]) -> (Vec<(String, String)>, bool) {
+        let mut iter = MemberIter::new(bytes);
+        let mut out = Vec::new();
+        for member in iter.by_ref() {
+            match member {
+                Ok((key, value)) => out.push((
+                    String::from_utf8_lossy(key).into_owned(),
+                    String::from_utf8_lossy(value).into_owned(),
+                )),
+                Err(()) => return (out, false),
+            }
+        }
+        (out, iter.ended_well())
+    }
+
+    #[test]
+    fn members_are_walked_in_order() {
+        let pair = |k: &str, v: &str| (k.to_owned(), v.to_owned());
+        assert_eq!(members(b" { } "), (vec![], true));
+        assert_eq!(
+            members(br#"{"a" : 1 ,"b\"":[1,{}], "c":"x"}"#),
+            (
+                vec![
+                    pair("a", "1"),
+                    pair(r#"b\""#, "[1,{}]"),
+                    pair("c", r#""x""#)
+                ],
+                true
+            )
+        );
+        assert!(!members(br#"{"a":1,}"#).1);
+        assert!(!members(br#"{"a":1"#).1);
+        assert!(!members(br#"{"a" 1}"#).1);
+        assert!(!members(br#"{"a":1} x"#).1);
+        assert!(!members(b"[1]").1);
+    }
+
+    #[test]
+    fn hidden_keys_are_left_out_of_lookups() {
+        const SET: KeySet = KeySet {
+            keys: &["id"],
+            nested: &[],
+        };
+        let doc = br#"{"id":1,"type":"A","x":2}"#;
+        let flat = match Spot::document(doc).flattened(&SET) {
+            Located::At(spot) => spot,
+            other => panic!("{other:?}"),
+        };
+        assert!(matches!(flat.member(&["id"], None), Located::Absent));
+        assert!(matches!(flat.member(&["x"], None), Located::At(spot) if spot.bytes() == b"2"));
+        let Form::Members { hidden, .. } = flat.form() else {
+            panic!()
+        };
+        let payload = Spot::members(doc, hidden.with_tag("type"), false);
+        assert!(matches!(
+            payload.member(&["type", "id"], None),
+            Located::Absent
+        ));
+        assert_eq!(hidden.with_tag("type").hides_raw(br"t\u0079pe"), Some(true));
+        let mut deep = Hidden::NONE;
+        for _ in 0..=Hidden::CAPACITY {
+            deep = deep.with_tag("t");
+        }
+        assert_eq!(deep.hides("t"), None);
+        assert!(matches!(
+            Spot::members(doc, deep, false).member(&["x"], None),
+            Located::Miss
+        ));
+    }
+
+    #[test]
+    fn array_forms_read_by_position() {
+        let doc = Spot::document(b"[1, \"a\"]");
+        assert!(
+            matches!(doc.member(&["b"], Some(1)), Located::At(spot) if spot.bytes() == b"\"a\"")
+        );
+        assert!(matches!(doc.member(&["c"], Some(2)), Located::Absent));
+        assert!(matches!(doc.member(&["c"], None), Located::Miss));
+        assert!(matches!(
+            Spot::document(b"[1, \"a\"").member(&["c"], Some(2)),
+            Located::Miss
+        ));
+        let rest = Spot::rest(b"[\"T\",5]", 1);
+        assert!(matches!(rest.member(&["a"], Some(0)), Located::At(spot) if spot.bytes() == b"5"));
+    }
+}
