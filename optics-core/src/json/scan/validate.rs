@@ -20,11 +20,11 @@ use super::whitespace::skip_ws;
 /// byte-order mark is rejected. Nesting is tracked on an explicit bit stack, so
 /// any depth is fine.
 ///
-/// Numbers are checked against the grammar only: `1e400` is valid here (as
-/// RFC 8259 allows), though serde_json reads it as an error when it decodes
-/// it as an `f64` (out of range), and a number past `u64` reads as a float.
-/// A leaf read through an optic is decoded by serde_json, so such a number
-/// fails there, as it would in a full decode.
+/// Numbers must also be in an `f64`'s range, as serde_json requires of any
+/// number it reads as a value: `1e400` is refused ("number out of range"),
+/// though RFC 8259's grammar allows it, so that a document strict mode
+/// accepts is one `serde_json::Value` accepts. (`1e-400` is in range: it
+/// reads as 0.) A number past `u64` reads as a float.
 ///
 /// Cost: O(n), 64 bytes at a time (SIMD classification and UTF-8 checking);
 /// a rejected document is walked again byte by byte to name its first error.
@@ -36,7 +36,8 @@ use super::whitespace::skip_ws;
 /// assert_eq!(validate(br#" {"a":[1,2.5e3,"x"]} "#), Ok(()));
 /// let error = validate(br#"{"a":"\x"}"#).unwrap_err();
 /// assert_eq!(error.to_string(), "invalid escape at byte 6");
-/// assert_eq!(validate(b"[1e400]"), Ok(()));
+/// assert_eq!(validate(b"[1e400]").unwrap_err().to_string(), "number out of range at byte 1");
+/// assert_eq!(validate(b"[1e-400, 1e300]"), Ok(()));
 /// ```
 pub fn validate(bytes: &[u8]) -> Result<(), SyntaxError> {
     if super::validate_blocks::is_valid(bytes) {
@@ -280,8 +281,34 @@ pub(super) fn strict_number(bytes: &[u8], start: usize) -> Result<usize, SyntaxE
             return Err(invalid(end));
         }
         pos = end;
+        return in_f64_range(bytes, start, pos);
+    }
+    if pos - start > MAX_FINITE_DIGITS {
+        return in_f64_range(bytes, start, pos);
     }
     Ok(pos)
+}
+
+/// The most digits a number without an exponent can have and still be a
+/// finite `f64` for certain (`f64::MAX` has 309).
+pub(super) const MAX_FINITE_DIGITS: usize = 300;
+
+/// `Ok(end)` when the number `bytes[start..end]` (grammatical) is a finite
+/// `f64`, as serde_json requires of any number it reads as a value; an
+/// error "number out of range" otherwise (`1e400`). Only numbers with an
+/// exponent, or with more than [`MAX_FINITE_DIGITS`] digits, are parsed, so
+/// the usual number costs nothing more.
+#[cold]
+fn in_f64_range(bytes: &[u8], start: usize, end: usize) -> Result<usize, SyntaxError> {
+    let finite = std::str::from_utf8(&bytes[start..end])
+        .ok()
+        .and_then(|text| text.parse::<f64>().ok())
+        .is_some_and(f64::is_finite);
+    if finite {
+        Ok(end)
+    } else {
+        Err(SyntaxError::new(start, "number out of range"))
+    }
 }
 
 fn strict_literal(bytes: &[u8], pos: usize, literal: &[u8]) -> Result<usize, SyntaxError> {

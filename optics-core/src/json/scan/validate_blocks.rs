@@ -34,7 +34,7 @@
 use super::block_walk::escaped_bytes;
 use super::byte_table;
 use super::simd::{self, BlockScan, Kernel, StrictMasks, BLOCK};
-use super::validate::{strict_number, Container, Nesting};
+use super::validate::{strict_number, Container, Nesting, MAX_FINITE_DIGITS};
 
 /// Whether `bytes` are exactly one JSON document (RFC 8259), whitespace
 /// around it allowed: the verdict of [`validate`](super::validate), fast.
@@ -107,7 +107,9 @@ fn scalar_ok(bytes: &[u8], at: usize) -> bool {
         Some(b'n') => (bytes.get(at..at + 4) == Some(b"null")).then_some(at + 4),
         // Most numbers are plain integers: their digits found 8 at a time.
         Some(b'1'..=b'9') => match digits_end(bytes, at + 1) {
-            end if matches!(bytes.get(end), Some(b'.' | b'e' | b'E')) => {
+            end if matches!(bytes.get(end), Some(b'.' | b'e' | b'E'))
+                || end - at > MAX_FINITE_DIGITS =>
+            {
                 strict_number(bytes, at).ok()
             }
             end => Some(end),
