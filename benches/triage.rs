@@ -14,7 +14,7 @@
 //! `detail`, a present late key; `validate` is strict mode's check alone.
 //! Before criterion's runs, the bench prints same-run ratios (medians of
 //! three interleaved rounds): how far the scan is from the floor, missing
-//! against present, strict against decode.
+//! against present, strict against decode, the optics against sonic-rs.
 //!
 //! `late`: as serde writes the model (`detail` is the 61st of 64 fields).
 //! `first`: the same messages with `detail` moved to the front.
@@ -331,6 +331,14 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
             "decode",
             Box::new(|i| judge::by_decoding(policy, &pool[i]).keep as u64),
         ),
+        (
+            "sonic_get",
+            Box::new(|i| by_sonic(policy, &pool[i], true).keep as u64),
+        ),
+        (
+            "sonic_get_unchecked",
+            Box::new(|i| by_sonic(policy, &pool[i], false).keep as u64),
+        ),
     ];
     let runs: Vec<&dyn Fn(usize) -> u64> = contenders.iter().map(|(_, run)| &**run).collect();
     let ns = medians(pool.len(), &runs);
@@ -354,6 +362,11 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         get("decode") / get("optics_strict"),
         get("decode") / get("optics_strict_dup"),
         bytes / get("validate"),
+    );
+    println!(
+        "  sonic_get_unchecked / optics {:.2}  sonic_get / optics_strict {:.2}",
+        get("sonic_get_unchecked") / get("optics"),
+        get("sonic_get") / get("optics_strict"),
     );
 }
 

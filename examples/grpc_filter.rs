@@ -77,10 +77,14 @@ fn run(command: Command) -> Result<(), RunError> {
             reader,
             trust_input,
             redact,
+            judges,
             timeouts,
         } => async_role(|shutdown| async move {
             let mut filter = Filter::new(reader.trusting(trust_input), Policy::default())
                 .with_timeouts(timeouts.timeouts());
+            if let Some(judges) = judges {
+                filter = filter.with_judges(judges);
+            }
             if redact {
                 filter = filter.redacting();
             }

@@ -5,7 +5,7 @@
 //! ```text
 //! grpc_filter [--http2] [N]                              the demo on loopback
 //! grpc_filter upstream --listen ADDR [--count N] [--http2]
-//! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER] [--trust-input]
+//! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER] [--trust-input] [--judges N]
 //! grpc_filter downstream --listen ADDR | --http2 --connect URI [--count N]
 //! grpc_filter proxy --listen ADDR --upstream http://HOST:PORT [--reader READER] [--trust-input]
 //! grpc_filter generate N FILE
@@ -107,6 +107,10 @@ pub enum Command {
         /// byte lens: every other byte stays as it was) before forwarding it.
         #[arg(long)]
         redact: bool,
+        /// How many tasks judge batches of messages side by side (kept frames
+        /// still go out in the order they came in). Default: one per core.
+        #[arg(long, value_name = "N", value_parser = parse_judges)]
+        judges: Option<usize>,
         /// Bounds on the filter's waits.
         #[command(flatten)]
         timeouts: TimeoutArgs,
@@ -266,6 +270,16 @@ fn parse_positive_count(value: &str) -> Result<u64, String> {
     match parse_count(value)? {
         0 => Err("expects at least 1 message, got `0`".to_owned()),
         count => Ok(count),
+    }
+}
+
+/// A number of judge tasks: 1 to 256.
+fn parse_judges(value: &str) -> Result<usize, String> {
+    match value.parse::<usize>() {
+        Ok(judges @ 1..=256) => Ok(judges),
+        _ => Err(format!(
+            "expects a number of tasks from 1 to 256, got `{value}`"
+        )),
     }
 }
 

@@ -7,21 +7,27 @@
 //!  [read task]   read_buf (<= 256 KiB) -> FrameDecoder -> Vec<Frame> per read
 //!       |  takes the batch's bytes from the in-flight budget (8 MiB)
 //!       |  bounded channel (4 batches)
-//!  [judge task]  Judge::judge(policy, message) per frame, timed per batch
-//!       |  bounded channel (4 batches of kept frames)
-//!  [write task]  write_frames (vectored, byte for byte), flush, shutdown;
+//!       |  batches dealt in turn to the judges, a bounded channel each
+//!  [judge tasks] Judge::judge(policy, message) per frame, timed per batch;
+//!       |        one task per core by default, each on whole batches
+//!       |  bounded channel per judge (its batches of kept frames)
+//!  [write task]  takes the judges' batches in the order they were read;
+//!                write_frames (vectored, byte for byte), flush, shutdown;
 //!                gives the batch's bytes back to the budget
 //!       |
 //!  downstream bytes
 //! ```
 //!
-//! The three stages are separate tokio tasks. The channels between them hold
-//! a few batches each, and every batch takes its bytes from an in-flight
+//! The stages are separate tokio tasks. Judging is what costs, so it runs on
+//! every core ([`Filter::with_judges`]): the reader deals batch `i` to judge
+//! `i % judges`, and the writer takes batch `i` from that judge's channel, so
+//! the kept frames go out in the order they came in. The channels hold a few
+//! batches between them, and every batch takes its bytes from an in-flight
 //! budget ([`MAX_IN_FLIGHT`], 8 MiB) before the reader passes it on, giving
 //! them back once written. A slow downstream therefore stops the reader:
 //! memory stays under [`memory_bound`] however far ahead the upstream is:
-//! about 21.8 MiB (5 frames) with 4 MiB messages, and about 2.8 MiB (11
-//! reads of 256 KiB) with the demo's 4 KB messages, where the channels bind
+//! about 21.8 MiB (5 frames) with 4 MiB messages, and about 3.3 MiB (13
+//! reads of 256 KiB, two judges) with the demo's 4 KB messages, where the channels bind
 //! first. `tests/memory_bound.rs` measures it with 4 MiB frames.
 //!
 //! Every wait has a bound ([`Timeouts`]): a stream that stops moving inside
@@ -56,8 +62,15 @@ use crate::redact::Redactor;
 use crate::tally::Tally;
 use crate::timeouts::{within, Timeouts};
 
-/// Batches each channel between two stages holds before the sender waits.
+/// Batches the channels between two stages hold, together, before the
+/// sender waits (split evenly among the judges, at least one each).
 pub const CHANNEL_CAPACITY: usize = 4;
+
+/// The judges a filter runs by default: one per core the process may use
+/// (at most 16), or 1 when that cannot be told.
+pub fn default_judges() -> usize {
+    std::thread::available_parallelism().map_or(1, |cores| cores.get().min(16))
+}
 
 /// The most bytes of frames on their way from the reader to the writer by
 /// default: 8 MiB, room for two frames of the largest size.
@@ -69,8 +82,11 @@ pub const MAX_IN_FLIGHT: usize = 8 * 1024 * 1024;
 /// (up to three frames of the largest size and three reads, counting the
 /// copy when a buffer grows), plus 1 MiB for the runtime, channels and task
 /// state. With the defaults (8 MiB budget, 4 MiB messages): about 21.8 MiB,
-/// or 5 frames of 4 MiB. For small messages the channels bind first:
-/// `(2 * CHANNEL_CAPACITY + 3)` batches of one 256 KiB read each.
+/// or 5 frames of 4 MiB. For small messages the channels bind first, at
+/// batches of one 256 KiB read each: `2 * judges * ceil(CHANNEL_CAPACITY /
+/// judges)` in the channels, one in each judge's hands, and one each at the
+/// reader, the writer and the read buffer: 13 batches (3.3 MiB) with two
+/// judges, never more than the budget.
 pub const fn memory_bound(in_flight: usize, max_message: usize) -> u64 {
     let frame = (max_message + HEADER_LEN) as u64;
     in_flight as u64 + 3 * (frame + READ_SIZE as u64) + (1 << 20)
@@ -109,6 +125,8 @@ pub struct Filter {
     redact: bool,
     read_size: usize,
     capacity: usize,
+    /// How many judge tasks share the batches.
+    judges: usize,
     in_flight: usize,
     timeouts: Timeouts,
 }
@@ -116,8 +134,9 @@ pub struct Filter {
 impl Filter {
     /// A filter judging with `reader` against `policy`, reading
     /// [`READ_SIZE`] bytes at a time, with [`CHANNEL_CAPACITY`] batches
-    /// between stages, at most [`MAX_IN_FLIGHT`] bytes of frames between the
-    /// reader and the writer, and the default [`Timeouts`].
+    /// between stages, [`default_judges`] judge tasks, at most
+    /// [`MAX_IN_FLIGHT`] bytes of frames between the reader and the writer,
+    /// and the default [`Timeouts`].
     pub fn new(reader: Judge, policy: Policy) -> Filter {
         Filter {
             reader,
@@ -126,6 +145,7 @@ impl Filter {
             redact: false,
             read_size: READ_SIZE,
             capacity: CHANNEL_CAPACITY,
+            judges: default_judges(),
             in_flight: MAX_IN_FLIGHT,
             timeouts: Timeouts::default(),
         }
@@ -203,6 +223,19 @@ impl Filter {
         self
     }
 
+    /// The same filter, judging with `judges` tasks (at least 1), each on
+    /// whole batches in turn; the writer keeps the order they were read in.
+    /// More judges than cores only add task switches.
+    pub fn with_judges(mut self, judges: usize) -> Filter {
+        self.judges = judges.max(1);
+        self
+    }
+
+    /// How many judge tasks share the batches.
+    pub fn judges(&self) -> usize {
+        self.judges
+    }
+
     /// The reader that judges messages.
     pub fn reader(&self) -> Judge {
         self.reader
@@ -216,8 +249,8 @@ impl Filter {
     /// Filters the frames read from `upstream` into `downstream` until the
     /// upstream ends, then flushes and shuts `downstream` down.
     ///
-    /// Spawns three tasks (read, judge, write) on the current runtime; they
-    /// are aborted if this future is dropped. Returns the tally of this
+    /// Spawns a read task, [`Filter::judges`] judge tasks and a write task on
+    /// the current runtime; they are aborted if this future is dropped. Returns the tally of this
     /// stream. Clones the policy once.
     ///
     /// When `stop` is cancelled the filter stops reading, judges the frames
@@ -242,46 +275,52 @@ impl Filter {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (frames_tx, frames_rx) = mpsc::channel(self.capacity);
-        let (kept_tx, kept_rx) = mpsc::channel(self.capacity);
+        let each = self.capacity.div_ceil(self.judges).max(1);
+        let (mut to_judges, mut to_writer) = (Vec::new(), Vec::new());
+        let mut judges = Vec::new();
+        let policy = Arc::new(self.policy.clone());
+        for _ in 0..self.judges {
+            let (frames_tx, frames_rx) = mpsc::channel(each);
+            let (kept_tx, kept_rx) = mpsc::channel(each);
+            let judging = Judging {
+                reader: self.reader,
+                policy: policy.clone(),
+                verdicts: self.verdicts.clone(),
+                redactor: self.redact.then(Redactor::default),
+            };
+            judges.push(tokio::spawn(judge_stage(judging, frames_rx, kept_tx)));
+            to_judges.push(frames_tx);
+            to_writer.push(kept_rx);
+        }
         let frames = BatchReader::with_read_size(upstream, self.read_size)
             .with_idle_timeout(self.timeouts.idle);
         let budget = Arc::new(Semaphore::new(self.in_flight));
-        let mut read = tokio::spawn(read_stage(frames, frames_tx, budget, stop.clone()));
-        let judging = Judging {
-            reader: self.reader,
-            policy: self.policy.clone(),
-            verdicts: self.verdicts.clone(),
-            redactor: self.redact.then(Redactor::default),
-        };
-        let judge = tokio::spawn(judge_stage(judging, frames_rx, kept_tx));
-        let write = tokio::spawn(write_stage(downstream, kept_rx, self.timeouts.write));
-        let _abort = AbortOnDrop(vec![
-            read.abort_handle(),
-            judge.abort_handle(),
-            write.abort_handle(),
-        ]);
+        let mut read = tokio::spawn(read_stage(frames, to_judges, budget, stop.clone()));
+        let write = tokio::spawn(write_stage(downstream, to_writer, self.timeouts.write));
+        let mut handles = vec![read.abort_handle(), write.abort_handle()];
+        handles.extend(judges.iter().map(|judge| judge.abort_handle()));
+        let _abort = AbortOnDrop(handles);
 
         // The writer finishes last in a stream that goes well, and first when
         // the downstream fails; then the reader may be waiting on an idle
-        // upstream, so stop it. The judge stops by itself as its channels
-        // close.
+        // upstream, so stop it. The judges stop by themselves as their
+        // channels close.
         let written = write.await;
         if !matches!(written, Ok((_, None))) {
             read.abort();
         }
-        let judged = judge.await;
-        let read_result = (&mut read).await;
-
-        let mut tally = match judged {
-            Ok(tally) => tally,
-            Err(_) => {
-                return Err(FilterError::new(
-                    Failure::Panicked("judge"),
-                    Tally::default(),
-                ))
+        let mut tally = Tally::default();
+        let mut judge_panicked = false;
+        for judge in judges {
+            match judge.await {
+                Ok(judged) => tally.add(&judged),
+                Err(_) => judge_panicked = true,
             }
-        };
+        }
+        let read_result = (&mut read).await;
+        if judge_panicked {
+            return Err(FilterError::new(Failure::Panicked("judge"), tally));
+        }
         let write_error = match written {
             Ok((bytes, error)) => {
                 tally.bytes_out = bytes;
@@ -319,21 +358,25 @@ impl Drop for AbortOnDrop {
 /// (written, or judged to hold nothing to keep).
 struct InFlight<T> {
     frames: Vec<T>,
+    /// The index of the batch's first frame in the stream.
+    first: usize,
     _budget: OwnedSemaphorePermit,
 }
 
-/// Reads batches and passes them on until the stream ends, fails, `stop`
-/// is cancelled, or the judge stops taking them. Each batch takes its bytes
-/// (at most the whole budget) from `budget` before it is passed on, so a
-/// slow writer stops the reading once the budget is spent.
+/// Reads batches and deals them to the judges in turn until the stream
+/// ends, fails, `stop` is cancelled, or a judge stops taking them. Each
+/// batch takes its bytes (at most the whole budget) from `budget` before it
+/// is passed on, so a slow writer stops the reading once the budget is
+/// spent.
 async fn read_stage<R: AsyncRead + Unpin>(
     mut frames: BatchReader<R>,
-    tx: mpsc::Sender<InFlight<Frame>>,
+    judges: Vec<mpsc::Sender<InFlight<Frame>>>,
     budget: Arc<Semaphore>,
     stop: CancellationToken,
 ) -> Result<(), FrameError> {
     let whole = budget.available_permits();
-    loop {
+    let mut first = 0;
+    for turn in (0..judges.len()).cycle() {
         let batch = tokio::select! {
             biased;
             () = stop.cancelled() => return Ok(()),
@@ -345,22 +388,26 @@ async fn read_stage<R: AsyncRead + Unpin>(
         let Ok(share) = budget.clone().acquire_many_owned(permits).await else {
             return Ok(());
         };
+        let count = batch.len();
         let in_flight = InFlight {
             frames: batch,
+            first,
             _budget: share,
         };
-        if tx.send(in_flight).await.is_err() {
+        first += count;
+        if judges[turn].send(in_flight).await.is_err() {
             // The judge stopped because the writer failed; that error is the
             // one to report.
             return Ok(());
         }
     }
+    Ok(())
 }
 
 /// How the judge stage decides, and what it does to a kept message.
 struct Judging {
     reader: Judge,
-    policy: Policy,
+    policy: Arc<Policy>,
     /// The oracle's verdicts, by frame index.
     verdicts: Option<Arc<[Verdict]>>,
     /// Set when kept messages are redacted before they are forwarded.
@@ -371,26 +418,31 @@ struct Judging {
 /// kept frames on: as they arrived, or redacted (one buffer per batch holds
 /// every redacted frame; each is a view of it). A kept message that cannot
 /// be redacted (it has no reporter's email) is dropped, never forwarded as
-/// it was. Returns this stream's tally (without bytes out).
+/// it was. Every batch is passed on, an empty one too, so that the writer
+/// can take the judges' batches in turn. Returns the tally of the batches
+/// this judge judged (without bytes out).
 async fn judge_stage(
     mut judging: Judging,
     mut rx: mpsc::Receiver<InFlight<Frame>>,
     tx: mpsc::Sender<InFlight<Bytes>>,
 ) -> Tally {
     let mut total = Tally::default();
-    let mut index = 0usize;
     let mut ranges = Vec::new();
-    while let Some(InFlight { frames, _budget }) = rx.recv().await {
+    while let Some(InFlight {
+        frames,
+        first,
+        _budget,
+    }) = rx.recv().await
+    {
         let mut tally = Tally::default();
         let mut kept = Vec::with_capacity(frames.len());
         let mut redacted = Vec::new();
         let start = Instant::now();
-        for frame in frames {
+        for (index, frame) in (first..).zip(frames) {
             let mut verdict = match &judging.verdicts {
                 Some(verdicts) => verdicts[index % verdicts.len()],
                 None => judging.reader.judge(&judging.policy, frame.message()),
             };
-            index += 1;
             if verdict.keep {
                 match &mut judging.redactor {
                     None => kept.push(frame.frame().clone()),
@@ -412,11 +464,9 @@ async fn judge_stage(
         }
         tally.judging = start.elapsed();
         total.add(&tally);
-        if kept.is_empty() {
-            continue;
-        }
         let in_flight = InFlight {
             frames: kept,
+            first,
             _budget,
         };
         if tx.send(in_flight).await.is_err() {
@@ -426,17 +476,27 @@ async fn judge_stage(
     total
 }
 
-/// Writes the kept frames as they arrived, then flushes and shuts down; each
-/// batch's write must end within `timeout`. Returns the bytes of the batches
-/// written whole, and the error that stopped it, if any.
+/// Writes the kept frames in the order they were read (batch `i` from judge
+/// `i % judges`), then flushes and shuts down; each batch's write must end
+/// within `timeout`. Returns the bytes of the batches written whole, and
+/// the error that stopped it, if any.
 async fn write_stage<W: AsyncWrite + Unpin>(
     mut w: W,
-    mut rx: mpsc::Receiver<InFlight<Bytes>>,
+    mut judges: Vec<mpsc::Receiver<InFlight<Bytes>>>,
     timeout: Option<Duration>,
 ) -> (u64, Option<io::Error>) {
     let mut written = 0u64;
     let stalled = || "writing kept frames to the downstream (it stopped reading)".to_owned();
-    while let Some(batch) = rx.recv().await {
+    let turns = judges.len();
+    for turn in (0..turns).cycle() {
+        // The reader deals in turn, so the judge whose turn it is holds the
+        // next batch, or none is left.
+        let Some(batch) = judges[turn].recv().await else {
+            break;
+        };
+        if batch.frames.is_empty() {
+            continue;
+        }
         if let Err(err) = within(timeout, stalled, write_frames(&mut w, &batch.frames)).await {
             return (written, Some(err));
         }

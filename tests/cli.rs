@@ -78,6 +78,7 @@ fn parses_every_subcommand() {
             reader: Judge::Decode,
             trust_input: false,
             redact: false,
+            judges: None,
             timeouts: TimeoutArgs::default(),
         }
     );
@@ -89,6 +90,7 @@ fn parses_every_subcommand() {
             reader: Judge::Optics,
             trust_input: false,
             redact: false,
+            judges: None,
             timeouts: TimeoutArgs::default(),
         }
     );
@@ -100,9 +102,16 @@ fn parses_every_subcommand() {
             reader: Judge::Optics,
             trust_input: true,
             redact: false,
+            judges: None,
             timeouts: TimeoutArgs::default(),
         }
     );
+    let Command::Filter { judges, .. } =
+        parse(args("filter --upstream a:1 --downstream b:2 --judges 3")).unwrap()
+    else {
+        panic!("a filter command");
+    };
+    assert_eq!(judges, Some(3));
     let Command::Filter { timeouts, .. } = parse(args(
         "filter --upstream a:1 --downstream b:2 --connect-timeout 500ms --idle-timeout off \
          --write-timeout 2m",
@@ -263,6 +272,14 @@ fn bad_arguments_name_the_argument_and_what_was_expected() {
         (
             "filter --upstream a:1 --downstream b:2 --write-timeout 0s",
             "got `0s`",
+        ),
+        (
+            "filter --upstream a:1 --downstream b:2 --judges 0",
+            "invalid value '0' for '--judges <N>': expects a number of tasks from 1 to 256, got `0`",
+        ),
+        (
+            "filter --upstream a:1 --downstream b:2 --judges many",
+            "expects a number of tasks from 1 to 256, got `many`",
         ),
     ];
     for (line, want) in cases {

@@ -411,3 +411,42 @@ fn a_redacting_filter_forwards_each_kept_message_with_only_the_email_replaced() 
         .unwrap();
     assert!(run.redacted && run.passed());
 }
+
+#[test]
+fn any_number_of_judges_forwards_the_kept_frames_in_the_order_they_came() {
+    let policy = Policy::default();
+    let pool = Pool::generate(19, 7, 300).unwrap();
+    let count = 1500;
+    let (want, want_tally) = expected(&pool, count, &policy);
+    let wire: Bytes = (0..count)
+        .flat_map(|i| pool.frame(i).to_vec())
+        .collect::<Vec<u8>>()
+        .into();
+    let verdicts: Vec<Verdict> = (0..pool.distinct() as u64)
+        .map(|i| oracle(&policy, &pool.message(i)))
+        .collect();
+    for judges in [1, 2, 3, 8] {
+        // Reads of a few frames each: hundreds of batches dealt in turn, of
+        // uneven sizes, some with nothing kept.
+        for (label, filter) in [
+            ("optics", Filter::new(Judge::Optics, policy.clone())),
+            ("decode", Filter::new(Judge::Decode, policy.clone())),
+            ("oracle", Filter::oracle(policy.clone(), verdicts.clone())),
+        ] {
+            let filter = filter.with_judges(judges).with_read_size(7_000);
+            assert_eq!(filter.judges(), judges);
+            let (result, got) = filter_in_memory(&filter, wire.clone());
+            let tally = result.unwrap();
+            same_counts(&tally, &want_tally);
+            assert_eq!(
+                tally.bytes_out,
+                want.len() as u64,
+                "{label}, {judges} judges"
+            );
+            assert!(
+                got == want,
+                "{label} with {judges} judges: the kept frames differ or are out of order"
+            );
+        }
+    }
+}
