@@ -14,7 +14,8 @@
 //! `detail`, a present late key; `validate` is strict mode's check alone.
 //! Before criterion's runs, the bench prints same-run ratios (medians of
 //! three interleaved rounds): how far the scan is from the floor, missing
-//! against present, strict against decode, the optics against sonic-rs.
+//! against present, strict against decode, the optics against sonic-rs, and
+//! the best kernel (AVX-512 where the CPU has it) against AVX2.
 //!
 //! `late`: as serde writes the model (`detail` is the 61st of 64 fields).
 //! `first`: the same messages with `detail` moved to the front.
@@ -332,6 +333,19 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
             Box::new(|i| judge::by_decoding(policy, &pool[i]).keep as u64),
         ),
         (
+            "validate_avx2",
+            Box::new(|i| kernels::is_valid_with(kernels::KernelChoice::Avx2, &pool[i]) as u64),
+        ),
+        (
+            "missing_key_avx2",
+            Box::new(|i| {
+                matches!(
+                    kernels::object_field_with(kernels::KernelChoice::Avx2, &pool[i], &["absent"]),
+                    scan::Lookup::Missing
+                ) as u64
+            }),
+        ),
+        (
             "sonic_get",
             Box::new(|i| by_sonic(policy, &pool[i], true).keep as u64),
         ),
@@ -364,9 +378,11 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         bytes / get("validate"),
     );
     println!(
-        "  sonic_get_unchecked / optics {:.2}  sonic_get / optics_strict {:.2}",
+        "  sonic_get_unchecked / optics {:.2}  sonic_get / optics_strict {:.2}  the best kernel against AVX2: validate {:.2}, missing key {:.2}",
         get("sonic_get_unchecked") / get("optics"),
         get("sonic_get") / get("optics_strict"),
+        get("validate_avx2") / get("validate"),
+        get("missing_key_avx2") / get("missing_key"),
     );
 }
 

@@ -14,8 +14,9 @@ use optics_core::json::scan::{object_field, skip_value, Lookup};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
-const KERNELS: [KernelChoice; 3] = [
+const KERNELS: [KernelChoice; 4] = [
     KernelChoice::Best,
+    KernelChoice::Avx2,
     KernelChoice::Baseline,
     KernelChoice::Scalar,
 ];

@@ -12,8 +12,9 @@ use proptest::prelude::*;
 use serde_json::Value;
 use support::edit::edit_one_byte;
 
-const KERNELS: [KernelChoice; 3] = [
+const KERNELS: [KernelChoice; 4] = [
     KernelChoice::Best,
+    KernelChoice::Avx2,
     KernelChoice::Baseline,
     KernelChoice::Scalar,
 ];

@@ -1,0 +1,199 @@
+//! The AVX-512 kernel: whole block scans compiled with AVX-512 (F and BW),
+//! BMI1/BMI2, POPCNT and PCLMULQDQ. A 64-byte block is one register, and a
+//! compare writes its 64-bit mask straight into a mask register: a class of
+//! bytes costs two instructions (compare, move to a general register)
+//! instead of AVX2's six. BMI gives the scans' bit tricks single
+//! instructions (`blsr`, `tzcnt`, `shlx`).
+
+use super::{BlockScan, Kernel, Masks, StrictMasks, BLOCK};
+use core::arch::x86_64::{
+    __m512i, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512, _mm512_or_si512,
+    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8,
+    _mm_set_epi64x,
+};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Proof that the CPU has the features: only [`run`] makes one, and only
+/// [`available`] lets it be called.
+#[derive(Clone, Copy)]
+pub(super) struct Avx512 {
+    _detected: (),
+}
+
+/// Whether the CPU has the features, detected once: 0 unknown, 1 no, 2 yes.
+static DETECTED: AtomicU8 = AtomicU8::new(0);
+
+#[inline]
+pub(super) fn available() -> bool {
+    match DETECTED.load(Ordering::Relaxed) {
+        0 => {
+            let yes = is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("bmi1")
+                && is_x86_feature_detected!("bmi2")
+                && is_x86_feature_detected!("popcnt")
+                && is_x86_feature_detected!("pclmulqdq");
+            DETECTED.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+        known => known == 2,
+    }
+}
+
+/// Runs `scan` compiled with the features (its `run` is inlined here).
+/// Calling it is `unsafe`; the caller must have checked [`available`].
+#[target_feature(enable = "avx512f,avx512bw,bmi1,bmi2,popcnt,pclmulqdq")]
+pub(super) fn run<S: BlockScan>(scan: &mut S) -> S::Output {
+    scan.run(Avx512 { _detected: () })
+}
+
+impl Kernel for Avx512 {
+    #[inline(always)]
+    fn classify(self, block: &[u8; BLOCK]) -> Masks {
+        // SAFETY: an `Avx512` exists only inside `run`, which is only called
+        // once `available` has found AVX-512 F and BW on this CPU.
+        unsafe { classify(block) }
+    }
+
+    #[inline(always)]
+    fn prefix_xor(self, x: u64) -> u64 {
+        // SAFETY: as above, for PCLMULQDQ (and SSE2, which x86_64 always has).
+        unsafe { prefix_xor(x) }
+    }
+
+    #[inline(always)]
+    fn classify_strict(self, block: &[u8; BLOCK]) -> StrictMasks {
+        // SAFETY: as in `classify`.
+        unsafe { classify_strict(block) }
+    }
+}
+
+/// The block as one register.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load(block: &[u8; BLOCK]) -> __m512i {
+    // SAFETY: `block` is a reference to 64 initialized bytes, so the read is
+    // in bounds; `_mm512_loadu_si512` has no alignment requirement.
+    unsafe { _mm512_loadu_si512(block.as_ptr().cast::<__m512i>()) }
+}
+
+/// The bytes of `v` equal to `byte`.
+#[inline]
+#[target_feature(enable = "avx512bw")]
+fn eq(v: __m512i, byte: u8) -> u64 {
+    _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(byte as i8))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn classify(block: &[u8; BLOCK]) -> Masks {
+    let v = load(block);
+    // see `sse2::classify` for the case fold of brackets
+    let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    Masks {
+        quote: eq(v, b'"'),
+        backslash: eq(v, b'\\'),
+        open: eq(folded, b'{'),
+        close: eq(folded, b'}'),
+        colon: eq(v, b':'),
+    }
+}
+
+/// [`classify`]'s masks, and commas, whitespace and control characters;
+/// whitespace by one table lookup, as in `avx2::classify_strict`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn classify_strict(block: &[u8; BLOCK]) -> StrictMasks {
+    #[rustfmt::skip]
+    const WS: [i8; 16] = [0x20, -1, -1, -1, -1, -1, -1, -1, -1, 0x09, 0x0A, -1, -1, 0x0D, -1, 0];
+    // the 16-byte table in each of the four 128-bit lanes
+    const TABLE: [i8; BLOCK] = {
+        let mut table = [0; BLOCK];
+        let mut i = 0;
+        while i < BLOCK {
+            table[i] = WS[i % 16];
+            i += 1;
+        }
+        table
+    };
+    // SAFETY: `TABLE` is 64 initialized bytes, so the read is in bounds;
+    // `_mm512_loadu_si512` has no alignment requirement.
+    let ws_table = unsafe { _mm512_loadu_si512(TABLE.as_ptr().cast::<__m512i>()) };
+    let v = load(block);
+    StrictMasks {
+        masks: classify(block),
+        comma: eq(v, b','),
+        ws: _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(ws_table, v), v),
+        control: _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F)),
+    }
+}
+
+/// Carry-less multiplication by all ones is the prefix xor.
+#[inline]
+#[target_feature(enable = "pclmulqdq")]
+fn prefix_xor(x: u64) -> u64 {
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{classify_scalar, classify_strict_scalar, BlockScan, Kernel, Masks, BLOCK};
+    use proptest::prelude::*;
+
+    /// Classifies with the AVX-512 kernel.
+    struct Classify<'a>(&'a [u8; BLOCK], u64);
+
+    impl BlockScan for Classify<'_> {
+        type Output = (Masks, u64, super::super::StrictMasks);
+        #[inline(always)]
+        fn run<K: Kernel>(&mut self, kernel: K) -> Self::Output {
+            (
+                kernel.classify(self.0),
+                kernel.prefix_xor(self.1),
+                kernel.classify_strict(self.0),
+            )
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn avx512_kernel_agrees_with_scalar(
+            bytes in prop::collection::vec(super::super::tests::json_byte(), BLOCK),
+            x: u64,
+        ) {
+            if !super::available() {
+                eprintln!("no AVX-512 on this CPU: skipped");
+                return Ok(());
+            }
+            let block: [u8; BLOCK] = bytes.try_into().unwrap();
+            // SAFETY: `available` found the features on this CPU.
+            let (masks, parity, strict) = unsafe { super::run(&mut Classify(&block, x)) };
+            prop_assert_eq!(masks, classify_scalar(&block));
+            prop_assert_eq!(strict, classify_strict_scalar(&block));
+            prop_assert_eq!(parity, super::super::Baseline.prefix_xor(x));
+        }
+    }
+
+    #[test]
+    fn every_byte_value_classifies_like_the_oracle() {
+        if !super::available() {
+            eprintln!("no AVX-512 on this CPU: skipped");
+            return;
+        }
+        for byte in 0..=255u8 {
+            let mut block = [b' '; BLOCK];
+            for (i, slot) in block.iter_mut().enumerate() {
+                if i % 3 == 0 {
+                    *slot = byte;
+                }
+            }
+            // SAFETY: `available` found the features on this CPU.
+            let (masks, _, strict) = unsafe { super::run(&mut Classify(&block, 0)) };
+            assert_eq!(masks, classify_scalar(&block), "byte {byte:#x}");
+            assert_eq!(strict, classify_strict_scalar(&block), "byte {byte:#x}");
+        }
+    }
+}
