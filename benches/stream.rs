@@ -1,7 +1,8 @@
 //! The filter's whole pipe in memory, no sockets: 1,024 messages' frames
 //! arriving in 256 KiB pieces are split, judged, tallied and the kept frames
-//! written again, by the real `Filter` (its three tasks and two channels), for
-//! each reader, in one run.
+//! written again, by the real `Filter` (its read task, one judge task per
+//! core, its write task, and the channels between them), for each reader, in
+//! one run.
 
 mod common;
 

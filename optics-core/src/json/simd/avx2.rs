@@ -1,4 +1,6 @@
-//! The AVX2 kernel: whole block scans compiled with AVX2, POPCNT and PCLMULQDQ.
+//! The AVX2 kernel: whole block scans compiled with AVX2, BMI1/BMI2, POPCNT and
+//! PCLMULQDQ (BMI gives the scans' bit tricks single instructions: `blsr`,
+//! `tzcnt`, `shlx`; callgrind: 3 to 6 % fewer instructions a message).
 
 use super::{BlockScan, Kernel, Masks, StrictMasks, BLOCK};
 use core::arch::x86_64::{
@@ -8,7 +10,7 @@ use core::arch::x86_64::{
 };
 use std::sync::atomic::{AtomicU8, Ordering};
 
-/// Proof that the CPU has AVX2, POPCNT and PCLMULQDQ: only [`run`] makes one,
+/// Proof that the CPU has AVX2, BMI1/2, POPCNT and PCLMULQDQ: only [`run`] makes one,
 /// and only [`available`] lets it be called.
 #[derive(Clone, Copy)]
 pub(super) struct Avx2 {
@@ -23,6 +25,8 @@ pub(super) fn available() -> bool {
     match DETECTED.load(Ordering::Relaxed) {
         0 => {
             let yes = is_x86_feature_detected!("avx2")
+                && is_x86_feature_detected!("bmi1")
+                && is_x86_feature_detected!("bmi2")
                 && is_x86_feature_detected!("popcnt")
                 && is_x86_feature_detected!("pclmulqdq");
             DETECTED.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
@@ -34,7 +38,7 @@ pub(super) fn available() -> bool {
 
 /// Runs `scan` compiled with the features (its `run` is inlined here).
 /// Calling it is `unsafe`; the caller must have checked [`available`].
-#[target_feature(enable = "avx2,popcnt,pclmulqdq")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,pclmulqdq")]
 pub(super) fn run<S: BlockScan>(scan: &mut S) -> S::Output {
     scan.run(Avx2 { _detected: () })
 }
