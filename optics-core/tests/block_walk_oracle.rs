@@ -65,6 +65,11 @@ const KEYS: &[&str] = &[
     "k\"q",
     "x\\y",
     "longer_key_name",
+    // the length and edge bytes of "detail", or all but one of them: what
+    // the candidate filters (quote distance, first and last byte) tell apart
+    "dxxxxl",
+    "xetail",
+    "detaix",
 ];
 
 /// JSON whitespace, possibly none.
@@ -159,6 +164,21 @@ proptest! {
             // The public entry point agrees (member walk below 1 KiB).
             let public = object_field(doc.as_bytes(), &[key]);
             prop_assert_eq!(public, object_field_with(KernelChoice::Scalar, doc.as_bytes(), &[key]));
+        }
+        // Aliases: the first member, in the document's order, with either key.
+        for pair in [["detail", "dxxxxl"], ["xetail", "ab"], ["a", "k\"q"]] {
+            let want = keys.iter().find(|k| pair.contains(&k.as_str())).map(|k| &oracle[k]);
+            for kernel in KERNELS {
+                let got = object_field_with(kernel, doc.as_bytes(), &pair);
+                match (want, got) {
+                    (Some(want), Lookup::Found(bytes)) => {
+                        let got: Value = serde_json::from_slice(bytes).expect("a whole value");
+                        prop_assert_eq!(&got, want, "{:?} {:?} in {}", kernel, pair, doc);
+                    }
+                    (None, Lookup::Missing) => {}
+                    (want, got) => prop_assert!(false, "{kernel:?} {pair:?}: {got:?}, want {want:?} in {doc}"),
+                }
+            }
         }
         prop_assert!(keys.iter().all(|k| oracle.contains_key(k)));
         let open = doc.find('{').expect("an object");
