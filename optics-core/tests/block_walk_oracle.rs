@@ -245,3 +245,29 @@ fn the_end_of_the_object_is_exact_in_every_kernel() {
         }
     }
 }
+
+/// A key written with escapes, or a plain one right after a backslash, at
+/// every offset against the block edges: the backslash and the colon fall in
+/// one block or in two, and only the bytes within reach of a colon decide
+/// whether its key may be compared as written plainly.
+#[test]
+fn keys_near_backslashes_are_found_at_every_block_offset() {
+    let keys = [r#""det\u0061il""#, r#""detail""#, r#""d\u0065tail""#];
+    for pad in 0..140 {
+        for (i, key) in keys.iter().enumerate() {
+            let doc = format!(
+                r#"{{"f":"{}","g":"a\\","detaix":0,{key}:{i},"z":1}}"#,
+                "p".repeat(1024 + pad)
+            );
+            let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
+            for kernel in KERNELS {
+                let got = object_field_with(kernel, doc.as_bytes(), &["detail"]);
+                assert_eq!(
+                    got,
+                    Lookup::Found(oracle["detail"].to_string().as_bytes()),
+                    "{kernel:?} pad {pad} key {key}"
+                );
+            }
+        }
+    }
+}

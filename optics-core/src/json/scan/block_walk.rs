@@ -574,16 +574,13 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
         // Brackets open before the block; the first block (depth 0) holds the `{`.
         let mut depth = 0usize;
         let mut prev_quotes = 0u64;
-        // From where on no backslash is near enough before a colon for a key
-        // written with escapes to end there: the quote filter is exact.
-        let mut compact_from = 0usize;
+        // From where on no backslash of the blocks before is near enough
+        // before a colon for a key written with escapes to end there.
+        let mut plain_from = 0usize;
         loop {
             let Some(block) = blocks.next(kernel) else {
                 return Lookup::Malformed;
             };
-            if block.raw.backslash != 0 {
-                compact_from = block.start + BLOCK + self.escape_reach;
-            }
             let opens = block.open.count_ones() as usize;
             let closes = block.close.count_ones() as usize;
             if closes >= depth {
@@ -592,7 +589,7 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
                 let here = block.colon & below(end);
                 if here != 0 {
                     if let Some(found) =
-                        self.block_keys(&block, here, depth, prev_quotes, compact_from)
+                        self.block_keys(&block, here, depth, prev_quotes, plain_from)
                     {
                         return found;
                     }
@@ -603,13 +600,17 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
             } else if depth <= closes + 1 && block.colon != 0 {
                 // The block may climb back to depth 1: its colons may be keys.
                 if let Some(found) =
-                    self.block_keys(&block, block.colon, depth, prev_quotes, compact_from)
+                    self.block_keys(&block, block.colon, depth, prev_quotes, plain_from)
                 {
                     return found;
                 }
             }
             depth = depth + opens - closes;
             prev_quotes = block.quotes;
+            if block.raw.backslash != 0 {
+                let after_last = block.start + BLOCK - block.raw.backslash.leading_zeros() as usize;
+                plain_from = after_last + self.escape_reach;
+            }
         }
     }
 }
@@ -625,9 +626,10 @@ impl<'a> FieldScan<'a, '_> {
         here: u64,
         depth: usize,
         prev_quotes: u64,
-        compact_from: usize,
+        plain_from: usize,
     ) -> Option<Lookup<'a>> {
-        let compact = self.filter && block.start >= compact_from;
+        // The quote filter is exact where no backslash is near a colon.
+        let compact = self.filter && block.start >= plain_from && block.raw.backslash == 0;
         let after_quote = here & ((block.quotes << 1) | (prev_quotes >> 63));
         let mut check = self.candidates(here, block.quotes, prev_quotes, after_quote, compact);
         while check != 0 {
@@ -635,8 +637,14 @@ impl<'a> FieldScan<'a, '_> {
             check &= check - 1;
             let colon = block.start + at as usize;
             // A candidate written plainly whose edge bytes are no watched
-            // key's is dropped before its depth is even counted.
-            let in_place = compact && after_quote & (1 << at) != 0;
+            // key's is dropped before its depth is even counted. In a block
+            // that is not compact, a colon with no backslash in the
+            // `escape_reach` bytes before it is as plain as in a compact one.
+            let reach = self.escape_reach.min(BLOCK) as u32;
+            let in_place = after_quote & (1 << at) != 0
+                && (compact
+                    || (colon >= plain_from
+                        && block.raw.backslash & bit_range(at.saturating_sub(reach), at) == 0));
             if in_place && !self.edges_match(colon) {
                 continue;
             }
