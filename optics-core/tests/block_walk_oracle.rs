@@ -66,6 +66,11 @@ const KEYS: &[&str] = &[
     "k\"q",
     "x\\y",
     "longer_key_name",
+    // the length and edge bytes of "detail", or all but one of them: what
+    // the candidate filters (quote distance, first and last byte) tell apart
+    "dxxxxl",
+    "xetail",
+    "detaix",
 ];
 
 /// JSON whitespace, possibly none.
@@ -161,6 +166,21 @@ proptest! {
             let public = object_field(doc.as_bytes(), &[key]);
             prop_assert_eq!(public, object_field_with(KernelChoice::Scalar, doc.as_bytes(), &[key]));
         }
+        // Aliases: the first member, in the document's order, with either key.
+        for pair in [["detail", "dxxxxl"], ["xetail", "ab"], ["a", "k\"q"]] {
+            let want = keys.iter().find(|k| pair.contains(&k.as_str())).map(|k| &oracle[k]);
+            for kernel in KERNELS {
+                let got = object_field_with(kernel, doc.as_bytes(), &pair);
+                match (want, got) {
+                    (Some(want), Lookup::Found(bytes)) => {
+                        let got: Value = serde_json::from_slice(bytes).expect("a whole value");
+                        prop_assert_eq!(&got, want, "{:?} {:?} in {}", kernel, pair, doc);
+                    }
+                    (None, Lookup::Missing) => {}
+                    (want, got) => prop_assert!(false, "{kernel:?} {pair:?}: {got:?}, want {want:?} in {doc}"),
+                }
+            }
+        }
         prop_assert!(keys.iter().all(|k| oracle.contains_key(k)));
         let open = doc.find('{').expect("an object");
         for kernel in KERNELS {
@@ -223,6 +243,32 @@ fn the_end_of_the_object_is_exact_in_every_kernel() {
                 object_field_with(kernel, shifted.as_bytes(), &["det\u{61}il"]),
                 Lookup::Found(b"3")
             );
+        }
+    }
+}
+
+/// A key written with escapes, or a plain one right after a backslash, at
+/// every offset against the block edges: the backslash and the colon fall in
+/// one block or in two, and only the bytes within reach of a colon decide
+/// whether its key may be compared as written plainly.
+#[test]
+fn keys_near_backslashes_are_found_at_every_block_offset() {
+    let keys = [r#""det\u0061il""#, r#""detail""#, r#""d\u0065tail""#];
+    for pad in 0..140 {
+        for (i, key) in keys.iter().enumerate() {
+            let doc = format!(
+                r#"{{"f":"{}","g":"a\\","detaix":0,{key}:{i},"z":1}}"#,
+                "p".repeat(1024 + pad)
+            );
+            let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
+            for kernel in KERNELS {
+                let got = object_field_with(kernel, doc.as_bytes(), &["detail"]);
+                assert_eq!(
+                    got,
+                    Lookup::Found(oracle["detail"].to_string().as_bytes()),
+                    "{kernel:?} pad {pad} key {key}"
+                );
+            }
         }
     }
 }

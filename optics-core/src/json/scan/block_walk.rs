@@ -212,6 +212,13 @@ pub(super) struct FieldScan<'a, 'k> {
     distances: [u32; DISTANCES],
     /// Whether the keys have one length (every entry of `distances` the same).
     single: bool,
+    /// The first and last byte of each key watched (sought, or the first
+    /// key in strict mode) and its length: a colon right after a quote, with
+    /// no escape near, can follow one of them only if the bytes at those
+    /// places match ([`FieldScan::edges_match`]). `edge_count` is 0 when a
+    /// key is empty or there are more than [`DISTANCES`] of them (no filter).
+    edges: [Edges; DISTANCES],
+    edge_count: usize,
     /// In strict mode (duplicate keys rejected), the object's first key, if
     /// written plainly, and where its opening quote is: it must not repeat
     /// either. `None` otherwise.
@@ -233,8 +240,17 @@ struct Near {
     backslash: u64,
 }
 
-/// How many distinct key lengths the quote-mask filter handles.
+/// How many distinct key lengths the quote-mask filter handles (and how
+/// many keys the edge filter does).
 const DISTANCES: usize = 4;
+
+/// A watched key's first and last byte, and its length.
+#[derive(Clone, Copy, Default)]
+struct Edges {
+    len: usize,
+    first: u8,
+    last: u8,
+}
 
 impl<'a, 'k> FieldScan<'a, 'k> {
     #[inline]
@@ -277,6 +293,25 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         for i in count..DISTANCES {
             distances[i] = distances[0];
         }
+        let mut edges = [Edges::default(); DISTANCES];
+        let mut edge_count = 0;
+        for key in watched() {
+            let (Some(&first), Some(&last)) = (key.as_bytes().first(), key.as_bytes().last())
+            else {
+                edge_count = 0;
+                break;
+            };
+            if edge_count == DISTANCES {
+                edge_count = 0;
+                break;
+            }
+            edges[edge_count] = Edges {
+                len: key.len(),
+                first,
+                last,
+            };
+            edge_count += 1;
+        }
         let mut scan = FieldScan {
             bytes: obj,
             keys,
@@ -285,6 +320,8 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             filter: filter && count > 0,
             single: count <= 1,
             distances,
+            edges,
+            edge_count,
             first,
             unique: unique.is_some(),
             found: Cell::new(None),
@@ -477,6 +514,23 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         })
     }
 
+    /// Whether the bytes where a watched key's first and last byte would
+    /// stand, were it written plainly right before the quote before `colon`,
+    /// are that key's: if not, neither [`FieldScan::key_in_place`] nor the
+    /// strict first key's check can hold there. Two byte compares, no call.
+    #[inline(always)]
+    fn edges_match(&self, colon: usize) -> bool {
+        let bytes = self.bytes;
+        if self.edge_count == 0 {
+            return true;
+        }
+        let last = bytes.get(colon.wrapping_sub(2));
+        self.edges[..self.edge_count].iter().any(|edges| {
+            last == Some(&edges.last)
+                && bytes.get(colon.wrapping_sub(edges.len + 1)) == Some(&edges.first)
+        })
+    }
+
     /// Of the colons `here` (`after_quote` of them right after a quote), those
     /// whose key may be one sought: by the quote masks alone, a colon right after a quote whose key has the length of a
     /// key sought, written without escapes. Every other colon is kept for the
@@ -520,16 +574,13 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
         // Brackets open before the block; the first block (depth 0) holds the `{`.
         let mut depth = 0usize;
         let mut prev_quotes = 0u64;
-        // From where on no backslash is near enough before a colon for a key
-        // written with escapes to end there: the quote filter is exact.
-        let mut compact_from = 0usize;
+        // From where on no backslash of the blocks before is near enough
+        // before a colon for a key written with escapes to end there.
+        let mut plain_from = 0usize;
         loop {
             let Some(block) = blocks.next(kernel) else {
                 return Lookup::Malformed;
             };
-            if block.raw.backslash != 0 {
-                compact_from = block.start + BLOCK + self.escape_reach;
-            }
             let opens = block.open.count_ones() as usize;
             let closes = block.close.count_ones() as usize;
             if closes >= depth {
@@ -538,7 +589,7 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
                 let here = block.colon & below(end);
                 if here != 0 {
                     if let Some(found) =
-                        self.block_keys(&block, here, depth, prev_quotes, compact_from)
+                        self.block_keys(&block, here, depth, prev_quotes, plain_from)
                     {
                         return found;
                     }
@@ -549,13 +600,17 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
             } else if depth <= closes + 1 && block.colon != 0 {
                 // The block may climb back to depth 1: its colons may be keys.
                 if let Some(found) =
-                    self.block_keys(&block, block.colon, depth, prev_quotes, compact_from)
+                    self.block_keys(&block, block.colon, depth, prev_quotes, plain_from)
                 {
                     return found;
                 }
             }
             depth = depth + opens - closes;
             prev_quotes = block.quotes;
+            if block.raw.backslash != 0 {
+                let after_last = block.start + BLOCK - block.raw.backslash.leading_zeros() as usize;
+                plain_from = after_last + self.escape_reach;
+            }
         }
     }
 }
@@ -571,28 +626,41 @@ impl<'a> FieldScan<'a, '_> {
         here: u64,
         depth: usize,
         prev_quotes: u64,
-        compact_from: usize,
+        plain_from: usize,
     ) -> Option<Lookup<'a>> {
-        let compact = self.filter && block.start >= compact_from;
+        // The quote filter is exact where no backslash is near a colon.
+        let compact = self.filter && block.start >= plain_from && block.raw.backslash == 0;
         let after_quote = here & ((block.quotes << 1) | (prev_quotes >> 63));
         let mut check = self.candidates(here, block.quotes, prev_quotes, after_quote, compact);
         while check != 0 {
             let at = check.trailing_zeros();
+            check &= check - 1;
+            let colon = block.start + at as usize;
+            // A candidate written plainly whose edge bytes are no watched
+            // key's is dropped before its depth is even counted. In a block
+            // that is not compact, a colon with no backslash in the
+            // `escape_reach` bytes before it is as plain as in a compact one.
+            let reach = self.escape_reach.min(BLOCK) as u32;
+            let in_place = after_quote & (1 << at) != 0
+                && (compact
+                    || (colon >= plain_from
+                        && block.raw.backslash & bit_range(at.saturating_sub(reach), at) == 0));
+            if in_place && !self.edges_match(colon) {
+                continue;
+            }
             let before = below(at);
             let colon_depth = depth + (block.open & before).count_ones() as usize
                 - (block.close & before).count_ones() as usize;
             if colon_depth == 1 {
-                let in_place = compact && after_quote & (1 << at) != 0;
                 let near = Near {
                     start: block.start,
                     quotes: block.quotes,
                     backslash: block.raw.backslash,
                 };
-                if let Some(found) = self.try_key(near, block.start + at as usize, in_place) {
+                if let Some(found) = self.try_key(near, colon, in_place) {
                     return Some(found);
                 }
             }
-            check &= check - 1;
         }
         None
     }
