@@ -2,13 +2,11 @@
 //! PCLMULQDQ (BMI gives the scans' bit tricks single instructions: `blsr`,
 //! `tzcnt`, `shlx`; callgrind: 3 to 6 % fewer instructions a message).
 
-use super::{BlockScan, Kernel, Masks, StrictMasks, BLOCK};
+use super::{clmul_prefix_xor, BlockScan, FeatureCheck, Kernel, Masks, StrictMasks, BLOCK};
 use core::arch::x86_64::{
     __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8, _mm256_movemask_epi8,
-    _mm256_or_si256, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_shuffle_epi8, _mm_clmulepi64_si128,
-    _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x,
+    _mm256_or_si256, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_shuffle_epi8,
 };
-use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Proof that the CPU has AVX2, BMI1/2, POPCNT and PCLMULQDQ: only [`run`] makes one,
 /// and only [`available`] lets it be called.
@@ -17,23 +15,17 @@ pub(super) struct Avx2 {
     _detected: (),
 }
 
-/// Whether the CPU has the features, detected once: 0 unknown, 1 no, 2 yes.
-static DETECTED: AtomicU8 = AtomicU8::new(0);
-
+/// Whether the CPU has the features, detected once.
 #[inline]
 pub(super) fn available() -> bool {
-    match DETECTED.load(Ordering::Relaxed) {
-        0 => {
-            let yes = is_x86_feature_detected!("avx2")
-                && is_x86_feature_detected!("bmi1")
-                && is_x86_feature_detected!("bmi2")
-                && is_x86_feature_detected!("popcnt")
-                && is_x86_feature_detected!("pclmulqdq");
-            DETECTED.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-            yes
-        }
-        known => known == 2,
-    }
+    static CHECK: FeatureCheck = FeatureCheck::new();
+    CHECK.get(|| {
+        is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
+            && is_x86_feature_detected!("popcnt")
+            && is_x86_feature_detected!("pclmulqdq")
+    })
 }
 
 /// Runs `scan` compiled with the features (its `run` is inlined here).
@@ -54,7 +46,7 @@ impl Kernel for Avx2 {
     #[inline(always)]
     fn prefix_xor(self, x: u64) -> u64 {
         // SAFETY: as above, for PCLMULQDQ (and SSE2, which x86_64 always has).
-        unsafe { prefix_xor(x) }
+        unsafe { clmul_prefix_xor(x) }
     }
 
     #[inline(always)]
@@ -125,40 +117,18 @@ fn classify_strict(block: &[u8; BLOCK]) -> StrictMasks {
     strict
 }
 
-/// Carry-less multiplication by all ones is the prefix xor.
-#[inline]
-#[target_feature(enable = "pclmulqdq")]
-fn prefix_xor(x: u64) -> u64 {
-    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
-    _mm_cvtsi128_si64(product) as u64
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::{classify_scalar, BlockScan, Kernel, Masks, BLOCK};
+    use super::super::tests::{agrees_with_scalar, json_byte, Classify};
+    use super::super::BLOCK;
     use proptest::prelude::*;
-
-    /// Classifies with the AVX2 kernel.
-    struct Classify<'a>(&'a [u8; BLOCK], u64);
-
-    impl BlockScan for Classify<'_> {
-        type Output = (Masks, u64, super::super::StrictMasks);
-        #[inline(always)]
-        fn run<K: Kernel>(&mut self, kernel: K) -> Self::Output {
-            (
-                kernel.classify(self.0),
-                kernel.prefix_xor(self.1),
-                kernel.classify_strict(self.0),
-            )
-        }
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
         #[test]
         fn avx2_kernel_agrees_with_scalar(
-            bytes in prop::collection::vec(super::super::tests::json_byte(), BLOCK),
+            bytes in prop::collection::vec(json_byte(), BLOCK),
             x: u64,
         ) {
             if !super::available() {
@@ -167,10 +137,8 @@ mod tests {
             }
             let block: [u8; BLOCK] = bytes.try_into().unwrap();
             // SAFETY: `available` found the features on this CPU.
-            let (masks, parity, strict) = unsafe { super::run(&mut Classify(&block, x)) };
-            prop_assert_eq!(masks, classify_scalar(&block));
-            prop_assert_eq!(strict, super::super::classify_strict_scalar(&block));
-            prop_assert_eq!(parity, super::super::Baseline.prefix_xor(x));
+            let answers = unsafe { super::run(&mut Classify(&block, x)) };
+            agrees_with_scalar(&block, x, answers)?;
         }
     }
 }

@@ -5,13 +5,11 @@
 //! instead of AVX2's six. BMI gives the scans' bit tricks single
 //! instructions (`blsr`, `tzcnt`, `shlx`).
 
-use super::{BlockScan, Kernel, Masks, StrictMasks, BLOCK};
+use super::{clmul_prefix_xor, BlockScan, FeatureCheck, Kernel, Masks, StrictMasks, BLOCK};
 use core::arch::x86_64::{
     __m512i, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512, _mm512_or_si512,
-    _mm512_set1_epi8, _mm512_shuffle_epi8, _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8,
-    _mm_set_epi64x,
+    _mm512_set1_epi8, _mm512_shuffle_epi8,
 };
-use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Proof that the CPU has the features: only [`run`] makes one, and only
 /// [`available`] lets it be called.
@@ -20,24 +18,18 @@ pub(super) struct Avx512 {
     _detected: (),
 }
 
-/// Whether the CPU has the features, detected once: 0 unknown, 1 no, 2 yes.
-static DETECTED: AtomicU8 = AtomicU8::new(0);
-
+/// Whether the CPU has the features, detected once.
 #[inline]
 pub(super) fn available() -> bool {
-    match DETECTED.load(Ordering::Relaxed) {
-        0 => {
-            let yes = is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("bmi1")
-                && is_x86_feature_detected!("bmi2")
-                && is_x86_feature_detected!("popcnt")
-                && is_x86_feature_detected!("pclmulqdq");
-            DETECTED.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-            yes
-        }
-        known => known == 2,
-    }
+    static CHECK: FeatureCheck = FeatureCheck::new();
+    CHECK.get(|| {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
+            && is_x86_feature_detected!("popcnt")
+            && is_x86_feature_detected!("pclmulqdq")
+    })
 }
 
 /// Runs `scan` compiled with the features (its `run` is inlined here).
@@ -58,7 +50,7 @@ impl Kernel for Avx512 {
     #[inline(always)]
     fn prefix_xor(self, x: u64) -> u64 {
         // SAFETY: as above, for PCLMULQDQ (and SSE2, which x86_64 always has).
-        unsafe { prefix_xor(x) }
+        unsafe { clmul_prefix_xor(x) }
     }
 
     #[inline(always)]
@@ -128,40 +120,18 @@ fn classify_strict(block: &[u8; BLOCK]) -> StrictMasks {
     }
 }
 
-/// Carry-less multiplication by all ones is the prefix xor.
-#[inline]
-#[target_feature(enable = "pclmulqdq")]
-fn prefix_xor(x: u64) -> u64 {
-    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
-    _mm_cvtsi128_si64(product) as u64
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::{classify_scalar, classify_strict_scalar, BlockScan, Kernel, Masks, BLOCK};
+    use super::super::tests::{agrees_with_scalar, json_byte, Classify};
+    use super::super::BLOCK;
     use proptest::prelude::*;
-
-    /// Classifies with the AVX-512 kernel.
-    struct Classify<'a>(&'a [u8; BLOCK], u64);
-
-    impl BlockScan for Classify<'_> {
-        type Output = (Masks, u64, super::super::StrictMasks);
-        #[inline(always)]
-        fn run<K: Kernel>(&mut self, kernel: K) -> Self::Output {
-            (
-                kernel.classify(self.0),
-                kernel.prefix_xor(self.1),
-                kernel.classify_strict(self.0),
-            )
-        }
-    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
         #[test]
         fn avx512_kernel_agrees_with_scalar(
-            bytes in prop::collection::vec(super::super::tests::json_byte(), BLOCK),
+            bytes in prop::collection::vec(json_byte(), BLOCK),
             x: u64,
         ) {
             if !super::available() {
@@ -170,10 +140,8 @@ mod tests {
             }
             let block: [u8; BLOCK] = bytes.try_into().unwrap();
             // SAFETY: `available` found the features on this CPU.
-            let (masks, parity, strict) = unsafe { super::run(&mut Classify(&block, x)) };
-            prop_assert_eq!(masks, classify_scalar(&block));
-            prop_assert_eq!(strict, classify_strict_scalar(&block));
-            prop_assert_eq!(parity, super::super::Baseline.prefix_xor(x));
+            let answers = unsafe { super::run(&mut Classify(&block, x)) };
+            agrees_with_scalar(&block, x, answers)?;
         }
     }
 
@@ -191,9 +159,10 @@ mod tests {
                 }
             }
             // SAFETY: `available` found the features on this CPU.
-            let (masks, _, strict) = unsafe { super::run(&mut Classify(&block, 0)) };
-            assert_eq!(masks, classify_scalar(&block), "byte {byte:#x}");
-            assert_eq!(strict, classify_strict_scalar(&block), "byte {byte:#x}");
+            let answers = unsafe { super::run(&mut Classify(&block, u64::from(byte))) };
+            if let Err(err) = agrees_with_scalar(&block, u64::from(byte), answers) {
+                panic!("byte {byte:#x}: {err}");
+            }
         }
     }
 }

@@ -76,6 +76,54 @@ pub use scalar::{
     find_string_special_scalar,
 };
 
+/// A CPU feature check made once and remembered, for the kernels that are
+/// detected at run time.
+#[cfg(target_arch = "x86_64")]
+struct FeatureCheck(std::sync::atomic::AtomicU8);
+
+#[cfg(target_arch = "x86_64")]
+impl FeatureCheck {
+    /// Not checked yet.
+    const fn new() -> Self {
+        FeatureCheck(std::sync::atomic::AtomicU8::new(FeatureCheck::UNKNOWN))
+    }
+
+    const UNKNOWN: u8 = 0;
+    const ABSENT: u8 = 1;
+    const PRESENT: u8 = 2;
+
+    /// Whether `detect` finds the features: runs it the first time only.
+    #[inline]
+    fn get(&self, detect: fn() -> bool) -> bool {
+        use std::sync::atomic::Ordering;
+        match self.0.load(Ordering::Relaxed) {
+            FeatureCheck::UNKNOWN => {
+                let present = detect();
+                let state = match present {
+                    true => FeatureCheck::PRESENT,
+                    false => FeatureCheck::ABSENT,
+                };
+                self.0.store(state, Ordering::Relaxed);
+                present
+            }
+            known => known == FeatureCheck::PRESENT,
+        }
+    }
+}
+
+/// Carry-less multiplication by all ones is the prefix xor (the x86_64
+/// kernels' [`Kernel::prefix_xor`]).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "pclmulqdq")]
+fn clmul_prefix_xor(x: u64) -> u64 {
+    use core::arch::x86_64::{
+        _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x,
+    };
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
+
 /// The number of bytes [`classify`] looks at.
 pub const BLOCK: usize = 64;
 
@@ -299,6 +347,35 @@ mod tests {
             3 => prop::sample::select(b"\"\\{}[]:, \n\x1fa0\x7f\x80\xff".to_vec()),
             1 => any::<u8>(),
         ]
+    }
+
+    /// A kernel's three answers on one block: what each kernel's own test
+    /// runs under its `run`, and compares with [`agrees_with_scalar`].
+    pub(super) struct Classify<'a>(pub(super) &'a [u8; BLOCK], pub(super) u64);
+
+    impl BlockScan for Classify<'_> {
+        type Output = (Masks, u64, StrictMasks);
+        #[inline(always)]
+        fn run<K: Kernel>(&mut self, kernel: K) -> Self::Output {
+            (
+                kernel.classify(self.0),
+                kernel.prefix_xor(self.1),
+                kernel.classify_strict(self.0),
+            )
+        }
+    }
+
+    /// Checks a kernel's answers on `block` (and `x`) against the scalar
+    /// kernel's.
+    pub(super) fn agrees_with_scalar(
+        block: &[u8; BLOCK],
+        x: u64,
+        (masks, parity, strict): (Masks, u64, StrictMasks),
+    ) -> Result<(), TestCaseError> {
+        prop_assert_eq!(masks, classify_scalar(block));
+        prop_assert_eq!(strict, classify_strict_scalar(block));
+        prop_assert_eq!(parity, Scalar.prefix_xor(x));
+        Ok(())
     }
 
     fn block() -> impl Strategy<Value = [u8; BLOCK]> {
