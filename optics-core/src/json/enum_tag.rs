@@ -534,10 +534,11 @@ pub(super) fn widen_by_quotes<'a>(outer: &'a [u8], inner: &[u8]) -> Option<&'a [
     outer.get(start.checked_sub(1)?..start + inner.len() + 1)
 }
 
-/// The integration tests' one-byte edit, shared rather than written again.
+/// The integration tests' one-byte edit, shared rather than written again
+/// (the scanner's unit tests use it too).
 #[cfg(test)]
 #[path = "../../tests/support/edit.rs"]
-mod edit;
+pub(crate) mod edit;
 
 #[cfg(test)]
 mod tests {
