@@ -159,7 +159,7 @@ impl<'a> Member<'a> {
 /// do not are compared a word at a time (two overlapping loads cover any
 /// length) instead of through a `memcmp` call.
 #[inline(always)]
-pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
