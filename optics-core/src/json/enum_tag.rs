@@ -86,7 +86,7 @@ fn quoted_at(bytes: &[u8], at: usize, name: &str) -> Option<usize> {
     let close = at + 1 + name.len();
     let quoted = bytes.get(at) == Some(&b'"')
         && bytes.get(close) == Some(&b'"')
-        && bytes.get(at + 1..close) == Some(name.as_bytes());
+        && scan::same_bytes(&bytes[at + 1..close], name.as_bytes());
     quoted.then_some(close + 1)
 }
 
@@ -161,6 +161,23 @@ enum Payload<'a> {
     /// An adjacently tagged enum without its content.
     Missing,
     At(Spot<'a>),
+}
+
+/// The quick read of [`leading_variant`] where [`resolve`] would take it
+/// and answer from it alone: an internally tagged enum that is one JSON
+/// value, an object (its first byte `{`, as `internal` requires). The
+/// variant, the tag's value with its quotes, the tag's key, and whether serde
+/// reads the enum from its buffer.
+#[inline(always)]
+fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<(usize, &[u8], &'static str, bool)> {
+    let (Encoding::Internal { tag }, Form::Value { buffered }) = (S::ENCODING, at.form()) else {
+        return None;
+    };
+    if at.bytes().first() != Some(&b'{') {
+        return None;
+    }
+    let (variant, quoted) = leading_variant::<S>(at.bytes())?;
+    Some((variant, quoted, tag, buffered))
 }
 
 /// The variant the enum at `at` is, read as serde reads it there.
@@ -451,6 +468,23 @@ pub(super) fn locate_variant<S: Tagged>(
     index: usize,
     json: VariantJson,
 ) -> Located<'_> {
+    if let Some((variant, _, tag, buffered)) = leading_internal::<S>(at) {
+        // What `resolve` and the match below make of it, without the detour.
+        if variant != index {
+            return Located::Miss;
+        }
+        return match json {
+            VariantJson::Unit => Located::At(Spot::null(buffered)),
+            VariantJson::Newtype | VariantJson::Fields => {
+                Located::At(Spot::members(at.bytes(), Hidden::NONE.with_tag(tag), false))
+            }
+        };
+    }
+    variant_resolved::<S>(at, index, json)
+}
+
+/// [`locate_variant`] through [`resolve`], without the quick read.
+fn variant_resolved<S: Tagged>(at: Spot<'_>, index: usize, json: VariantJson) -> Located<'_> {
     let Some(resolved) = resolve::<S>(at) else {
         return Located::Miss;
     };
@@ -505,6 +539,14 @@ pub(super) fn locate_variant<S: Tagged>(
 /// The tag of the enum at `at`: what its kind is read from.
 #[inline]
 pub(super) fn locate_tag<S: Tagged>(at: Spot<'_>) -> Located<'_> {
+    if let Some((_, quoted, _, buffered)) = leading_internal::<S>(at) {
+        return Located::At(Spot::value(quoted, buffered));
+    }
+    tag_resolved::<S>(at)
+}
+
+/// [`locate_tag`] through [`resolve`], without the quick read.
+fn tag_resolved<S: Tagged>(at: Spot<'_>) -> Located<'_> {
     match resolve::<S>(at) {
         Some(resolved) => Located::At(Spot::value(resolved.tag, at.is_buffered())),
         None => Located::Miss,
@@ -534,10 +576,11 @@ pub(super) fn widen_by_quotes<'a>(outer: &'a [u8], inner: &[u8]) -> Option<&'a [
     outer.get(start.checked_sub(1)?..start + inner.len() + 1)
 }
 
-/// The integration tests' one-byte edit, shared rather than written again.
+/// The integration tests' one-byte edit, shared rather than written again
+/// (the scanner's unit tests use it too).
 #[cfg(test)]
 #[path = "../../tests/support/edit.rs"]
-mod edit;
+pub(crate) mod edit;
 
 #[cfg(test)]
 mod tests {
@@ -635,7 +678,52 @@ mod tests {
         }
     }
 
+    /// Whenever `locate_tag` and `locate_variant` take the quick read, they
+    /// answer what `resolve` does, directly and from serde's buffer.
+    fn locates_agree(bytes: &[u8]) -> Result<(), TestCaseError> {
+        for buffered in [false, true] {
+            let at = Spot::value(bytes, buffered);
+            prop_assert_eq!(
+                format!("{:?}", locate_tag::<Kinds>(at)),
+                format!("{:?}", tag_resolved::<Kinds>(at))
+            );
+            for index in 0..Kinds::VARIANTS.len() {
+                for json in [VariantJson::Unit, VariantJson::Newtype, VariantJson::Fields] {
+                    prop_assert_eq!(
+                        format!("{:?}", locate_variant::<Kinds>(at, index, json)),
+                        format!("{:?}", variant_resolved::<Kinds>(at, index, json)),
+                        "{:?}",
+                        String::from_utf8_lossy(bytes)
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_quick_locates_agree_with_resolve() {
+        for doc in DOCS {
+            if let Err(error) = locates_agree(doc.as_bytes()) {
+                panic!("{error}");
+            }
+        }
+    }
+
     proptest! {
+        #[test]
+        fn the_quick_locates_agree_with_resolve_on_edited_bytes(
+            doc in prop::sample::select(DOCS),
+            at in any::<prop::sample::Index>(),
+            edit in 0..3u8,
+            byte in prop::sample::select(&b"\"\\ :,{}[]\x01\xc3\xa9bgtypeIncidnu"[..]),
+        ) {
+            let mut bytes = doc.as_bytes().to_vec();
+            let at = at.index(bytes.len() + 1);
+            edit_one_byte(&mut bytes, at, edit, byte);
+            locates_agree(&bytes)?;
+        }
+
         #[test]
         fn the_quick_read_agrees_with_the_full_read_on_edited_bytes(
             doc in prop::sample::select(DOCS),

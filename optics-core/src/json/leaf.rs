@@ -105,7 +105,11 @@ fn unescaped(bytes: &[u8], open: usize) -> Option<(&[u8], usize)> {
 #[inline]
 fn plain_str(bytes: &[u8], open: usize) -> Option<(&str, usize)> {
     let (raw, end) = unescaped(bytes, open)?;
-    Some((core::str::from_utf8(raw).ok()?, end))
+    let text = match super::simd::ascii_str(raw) {
+        Some(text) => text,
+        None => core::str::from_utf8(raw).ok()?,
+    };
+    Some((text, end))
 }
 
 /// A value the fast path reads itself.

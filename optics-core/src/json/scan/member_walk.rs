@@ -11,27 +11,60 @@ use super::whitespace::skip_ws;
 /// The first (or, with `last`, the last) member whose key is any of `keys`,
 /// walking member by member and skipping each value: every member before it
 /// (every member, for `last` or a missing key) is checked to be well formed.
+///
+/// What [`Members`] does, as one loop over positions: no walk state is kept
+/// between members (a `,` leads to a key, a `}` to the end), and a key is
+/// sliced and compared only once its member is known to be well formed. The
+/// unit test `members_find_walks_as_members_do` holds it to [`Members`].
 pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Lookup<'a> {
-    let Some(mut members) = Members::open(obj) else {
+    let open = skip_ws(obj, 0);
+    if obj.get(open) != Some(&b'{') {
         return Lookup::Malformed;
-    };
+    }
+    let mut pos = skip_ws(obj, open + 1);
     let mut found = None;
-    loop {
-        match members.next_member() {
-            Step::Member(member) => {
-                if keys
-                    .iter()
-                    .any(|key| key_eq(member.key(), member.key_escaped, key))
-                {
-                    if !last {
-                        return Lookup::Found(member.value());
-                    }
-                    found = Some(member.value());
-                }
+    if obj.get(pos) != Some(&b'}') {
+        loop {
+            if obj.get(pos) != Some(&b'"') {
+                return Lookup::Malformed;
             }
-            Step::End => return found.map_or(Lookup::Missing, Lookup::Found),
-            Step::Malformed => return Lookup::Malformed,
+            let key_start = pos + 1;
+            let Some((key_end, key_escaped)) = string_close(obj, key_start) else {
+                return Lookup::Malformed;
+            };
+            pos = skip_ws(obj, key_end + 1);
+            if obj.get(pos) != Some(&b':') {
+                return Lookup::Malformed;
+            }
+            let value_start = skip_ws(obj, pos + 1);
+            let Some(value_end) = skip_value_at(obj, value_start) else {
+                return Lookup::Malformed;
+            };
+            pos = skip_ws(obj, value_end);
+            let closed = match obj.get(pos) {
+                Some(b',') => false,
+                Some(b'}') => true,
+                _ => return Lookup::Malformed,
+            };
+            let key = obj.get(key_start..key_end).unwrap_or_default();
+            if keys.iter().any(|sought| key_eq(key, key_escaped, sought)) {
+                let value = obj.get(value_start..value_end).unwrap_or_default();
+                if !last {
+                    return Lookup::Found(value);
+                }
+                found = Some(value);
+            }
+            if closed {
+                break;
+            }
+            pos = skip_ws(obj, pos + 1);
         }
+    }
+    // `pos` is at the closing brace: only whitespace may follow it.
+    if skip_ws(obj, pos + 1) == obj.len() {
+        found.map_or(Lookup::Missing, Lookup::Found)
+    } else {
+        Lookup::Malformed
     }
 }
 
@@ -126,7 +159,7 @@ impl<'a> Member<'a> {
 /// do not are compared a word at a time (two overlapping loads cover any
 /// length) instead of through a `memcmp` call.
 #[inline(always)]
-pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
@@ -242,6 +275,102 @@ impl<'a> Members<'a> {
                 self.no_key(skip_ws(bytes, pos + 1))
             }
             _ => Step::Malformed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::enum_tag::edit::edit_one_byte;
+    use proptest::prelude::*;
+
+    /// [`members_find`] as it was written on [`Members`]: the plain walk.
+    fn members_find_plain<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Lookup<'a> {
+        let Some(mut members) = Members::open(obj) else {
+            return Lookup::Malformed;
+        };
+        let mut found = None;
+        loop {
+            match members.next_member() {
+                Step::Member(member) => {
+                    if keys
+                        .iter()
+                        .any(|key| key_eq(member.key(), member.key_escaped, key))
+                    {
+                        if !last {
+                            return Lookup::Found(member.value());
+                        }
+                        found = Some(member.value());
+                    }
+                }
+                Step::End => return found.map_or(Lookup::Missing, Lookup::Found),
+                Step::Malformed => return Lookup::Malformed,
+            }
+        }
+    }
+
+    const DOCS: &[&str] = &[
+        r#"{"type":"Bug","component":"a b","reproducible":true,"trace":{"frames":[{"module":"Auth"}]}}"#,
+        r#" { "a" : 1 , "b\"" : [1,{}] ,"a":"x\\" , "c" : null } "#,
+        r#"{"t\u0079pe":"Incident","type":2,"impact":{"service":{"tier":"Critical"}}}"#,
+        "{}",
+        " {\t}\n",
+        r#"{"a":{"b":[1,2,{"c":"]}"}]},"b":-1.5e3,"c":false}"#,
+    ];
+
+    const KEYS: &[&[&str]] = &[
+        &["type"],
+        &["a"],
+        &["b\""],
+        &["b"],
+        &["c", "trace"],
+        &["impact", "zzz"],
+        &[],
+    ];
+
+    fn agree(bytes: &[u8]) -> Result<(), TestCaseError> {
+        for keys in KEYS {
+            for last in [false, true] {
+                prop_assert_eq!(
+                    members_find(bytes, keys, last),
+                    members_find_plain(bytes, keys, last),
+                    "{:?} {:?} {}",
+                    String::from_utf8_lossy(bytes),
+                    keys,
+                    last
+                );
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn members_find_walks_as_members_do() {
+        for doc in DOCS {
+            if let Err(error) = agree(doc.as_bytes()) {
+                panic!("{error}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn members_find_walks_as_members_do_on_edited_bytes(
+            doc in prop::sample::select(DOCS),
+            edits in prop::collection::vec(
+                (any::<prop::sample::Index>(), 0..3u8, prop::sample::select(&b"\"\\ :,{}[]\tabctype1"[..])),
+                1..3,
+            ),
+        ) {
+            let mut bytes = doc.as_bytes().to_vec();
+            for (at, edit, byte) in edits {
+                let at = at.index(bytes.len() + 1);
+                edit_one_byte(&mut bytes, at, edit, byte);
+            }
+            agree(&bytes)?;
         }
     }
 }

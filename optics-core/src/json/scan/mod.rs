@@ -57,6 +57,7 @@ mod whitespace;
 use super::simd;
 
 pub use escapes::raw_eq;
+pub(crate) use member_walk::same_bytes;
 pub use navigate::{
     array_element, first_member, is_null, object_field, object_last, string_raw, Lookup,
 };

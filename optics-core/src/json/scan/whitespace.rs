@@ -43,6 +43,12 @@ fn skip_ws_loop(bytes: &[u8], mut pos: usize) -> usize {
 /// assert_eq!(trim(b"\t [1] \r\n"), b"[1]");
 /// ```
 pub fn trim(bytes: &[u8]) -> &[u8] {
+    // Compact JSON has no whitespace around it: two compares decide.
+    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
+        if first > b' ' && last > b' ' {
+            return bytes;
+        }
+    }
     let start = skip_ws(bytes, 0);
     let end = bytes
         .iter()

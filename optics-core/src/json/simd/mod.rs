@@ -209,6 +209,22 @@ pub fn find_string_special(bytes: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// `bytes` as text if every byte is ASCII, `None` otherwise. ASCII is valid
+/// UTF-8, so a short string the leaf decoder has already seen to be ASCII is
+/// text without a call to `core::str::from_utf8` (whose set-up costs more
+/// than reading `"Sev1"`).
+///
+/// O(n), a word at a time; nothing allocated.
+#[inline]
+pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
+    if !bytes.is_ascii() {
+        return None;
+    }
+    // SAFETY: every byte is below 0x80, and a sequence of such bytes is valid
+    // UTF-8 (each one a whole character).
+    Some(unsafe { core::str::from_utf8_unchecked(bytes) })
+}
+
 /// A block scan written once and compiled for each [`Kernel`]: [`dispatch`] calls
 /// `run` with the best kernel available.
 ///
@@ -396,6 +412,12 @@ mod tests {
                 parity ^= x >> i & 1;
                 prop_assert_eq!(Baseline.prefix_xor(x) >> i & 1, parity);
             }
+        }
+
+        #[test]
+        fn ascii_str_is_from_utf8_on_ascii(bytes in prop::collection::vec(json_byte(), 0..40)) {
+            let text = core::str::from_utf8(&bytes).ok().filter(|text| text.is_ascii());
+            prop_assert_eq!(ascii_str(&bytes), text);
         }
 
         #[test]
