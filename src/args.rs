@@ -107,7 +107,7 @@ pub enum Command {
         /// byte lens: every other byte stays as it was) before forwarding it.
         #[arg(long)]
         redact: bool,
-        /// How many threads judge batches of messages side by side (kept frames
+        /// How many tasks judge batches of messages side by side (kept frames
         /// still go out in the order they came in). Default: one per core.
         #[arg(long, value_name = "N", value_parser = parse_judges)]
         judges: Option<usize>,
@@ -273,12 +273,12 @@ fn parse_positive_count(value: &str) -> Result<u64, String> {
     }
 }
 
-/// A number of judges: 1 to 256.
+/// A number of judge tasks: 1 to 256.
 fn parse_judges(value: &str) -> Result<usize, String> {
     match value.parse::<usize>() {
         Ok(judges @ 1..=256) => Ok(judges),
         _ => Err(format!(
-            "expects a number of threads from 1 to 256, got `{value}`"
+            "expects a number of tasks from 1 to 256, got `{value}`"
         )),
     }
 }

@@ -8,8 +8,8 @@
 //!       |  takes the batch's bytes from the in-flight budget (8 MiB)
 //!       |  bounded channel (4 batches)
 //!       |  batches dealt in turn to the judges, a bounded channel each
-//!  [judges]      Judge::judge(policy, message) per frame, timed per batch;
-//!       |        one thread per core by default, each on whole batches
+//!  [judge tasks] Judge::judge(policy, message) per frame, timed per batch;
+//!       |        one task per core by default, each on whole batches
 //!       |  bounded channel per judge (its batches of kept frames)
 //!  [write task]  takes the judges' batches in the order they were read;
 //!                write_frames (vectored, byte for byte), flush, shutdown;
@@ -18,12 +18,8 @@
 //!  downstream bytes
 //! ```
 //!
-//! Reading and writing are tokio tasks. Judging is what costs, so it runs on
-//! every core ([`Filter::with_judges`]), each judge on a thread of tokio's
-//! blocking pool, where it never holds up the reading and writing tasks
-//! (measured in the demo, on 2 cores: the strict filter's throughput went
-//! from about 0.3× to 0.45× the oracle's when its judges left the runtime's
-//! workers): the reader deals batch `i` to judge
+//! The stages are separate tokio tasks. Judging is what costs, so it runs on
+//! every core ([`Filter::with_judges`]): the reader deals batch `i` to judge
 //! `i % judges`, and the writer takes batch `i` from that judge's channel, so
 //! the kept frames go out in the order they came in. The channels hold a few
 //! batches between them, and every batch takes its bytes from an in-flight
@@ -129,7 +125,7 @@ pub struct Filter {
     redact: bool,
     read_size: usize,
     capacity: usize,
-    /// How many judges share the batches.
+    /// How many judge tasks share the batches.
     judges: usize,
     in_flight: usize,
     timeouts: Timeouts,
@@ -138,7 +134,7 @@ pub struct Filter {
 impl Filter {
     /// A filter judging with `reader` against `policy`, reading
     /// [`READ_SIZE`] bytes at a time, with [`CHANNEL_CAPACITY`] batches
-    /// between stages, [`default_judges`] judges, at most
+    /// between stages, [`default_judges`] judge tasks, at most
     /// [`MAX_IN_FLIGHT`] bytes of frames between the reader and the writer,
     /// and the default [`Timeouts`].
     pub fn new(reader: Judge, policy: Policy) -> Filter {
@@ -227,15 +223,15 @@ impl Filter {
         self
     }
 
-    /// The same filter, judging with `judges` threads (at least 1), each on
+    /// The same filter, judging with `judges` tasks (at least 1), each on
     /// whole batches in turn; the writer keeps the order they were read in.
-    /// More judges than cores only add switches.
+    /// More judges than cores only add task switches.
     pub fn with_judges(mut self, judges: usize) -> Filter {
         self.judges = judges.max(1);
         self
     }
 
-    /// How many judges share the batches.
+    /// How many judge tasks share the batches.
     pub fn judges(&self) -> usize {
         self.judges
     }
@@ -253,10 +249,8 @@ impl Filter {
     /// Filters the frames read from `upstream` into `downstream` until the
     /// upstream ends, then flushes and shuts `downstream` down.
     ///
-    /// Spawns a read task and a write task on the current runtime and
-    /// [`Filter::judges`] judges on its blocking pool; the tasks are aborted
-    /// if this future is dropped, and the judges then end as their channels
-    /// close. Returns the tally of this
+    /// Spawns a read task, [`Filter::judges`] judge tasks and a write task on
+    /// the current runtime; they are aborted if this future is dropped. Returns the tally of this
     /// stream. Clones the policy once.
     ///
     /// When `stop` is cancelled the filter stops reading, judges the frames
@@ -294,9 +288,7 @@ impl Filter {
                 verdicts: self.verdicts.clone(),
                 redactor: self.redact.then(Redactor::default),
             };
-            judges.push(tokio::task::spawn_blocking(move || {
-                judge_stage(judging, frames_rx, kept_tx)
-            }));
+            judges.push(tokio::spawn(judge_stage(judging, frames_rx, kept_tx)));
             to_judges.push(frames_tx);
             to_writer.push(kept_rx);
         }
@@ -429,11 +421,7 @@ struct Judging {
 /// it was. Every batch is passed on, an empty one too, so that the writer
 /// can take the judges' batches in turn. Returns the tally of the batches
 /// this judge judged (without bytes out).
-///
-/// Runs on a thread of its own (tokio's blocking pool), waiting on its
-/// channels as a thread does: judging is all CPU, and on the runtime's
-/// workers it would hold up the tasks that read and write.
-fn judge_stage(
+async fn judge_stage(
     mut judging: Judging,
     mut rx: mpsc::Receiver<InFlight<Frame>>,
     tx: mpsc::Sender<InFlight<Bytes>>,
@@ -444,7 +432,7 @@ fn judge_stage(
         frames,
         first,
         _budget,
-    }) = rx.blocking_recv()
+    }) = rx.recv().await
     {
         let mut tally = Tally::default();
         let mut kept = Vec::with_capacity(frames.len());
@@ -481,7 +469,7 @@ fn judge_stage(
             first,
             _budget,
         };
-        if tx.blocking_send(in_flight).is_err() {
+        if tx.send(in_flight).await.is_err() {
             break;
         }
     }

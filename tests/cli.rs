@@ -275,11 +275,11 @@ fn bad_arguments_name_the_argument_and_what_was_expected() {
         ),
         (
             "filter --upstream a:1 --downstream b:2 --judges 0",
-            "invalid value '0' for '--judges <N>': expects a number of threads from 1 to 256, got `0`",
+            "invalid value '0' for '--judges <N>': expects a number of tasks from 1 to 256, got `0`",
         ),
         (
             "filter --upstream a:1 --downstream b:2 --judges many",
-            "expects a number of threads from 1 to 256, got `many`",
+            "expects a number of tasks from 1 to 256, got `many`",
         ),
     ];
     for (line, want) in cases {
