@@ -28,7 +28,7 @@ use core::cell::Cell;
 use super::block_walk::FieldScan;
 use super::member_walk::{members_find_once, Members, Step};
 use super::navigate::{Lookup, SMALL_OBJECT};
-use super::simd::KernelChoice;
+use super::simd::{self, KernelChoice};
 use super::skip::skip_value_at;
 use super::whitespace::{skip_ws, trim};
 
@@ -87,7 +87,8 @@ fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
     if key.contains(&b'\\') || first.value().first() != Some(&b'"') {
         return None;
     }
-    Some((core::str::from_utf8(key).ok()?, first.key_open()))
+    let key = simd::ascii_str(key).or_else(|| core::str::from_utf8(key).ok())?;
+    Some((key, first.key_open()))
 }
 
 /// `object_field` while watching: the first member whose key is any of
