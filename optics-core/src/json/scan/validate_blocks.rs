@@ -105,15 +105,24 @@ fn scalar_ok(bytes: &[u8], at: usize) -> bool {
         Some(b't') => (bytes.get(at..at + 4) == Some(b"true")).then_some(at + 4),
         Some(b'f') => (bytes.get(at..at + 5) == Some(b"false")).then_some(at + 5),
         Some(b'n') => (bytes.get(at..at + 4) == Some(b"null")).then_some(at + 4),
-        // Most numbers are plain integers: their digits found 8 at a time.
-        Some(b'1'..=b'9') => match digits_end(bytes, at + 1) {
-            end if matches!(bytes.get(end), Some(b'.' | b'e' | b'E'))
-                || end - at > MAX_FINITE_DIGITS =>
-            {
-                strict_number(bytes, at).ok()
+        // Most numbers are plain integers or decimals: their digits found 8
+        // at a time. An exponent (which may take a number out of an f64's
+        // range) or a very long number goes through the full check.
+        Some(b'1'..=b'9') => {
+            let mut end = digits_end(bytes, at + 1);
+            if bytes.get(end) == Some(&b'.') {
+                let fraction = digits_end(bytes, end + 1);
+                if fraction == end + 1 {
+                    return false;
+                }
+                end = fraction;
             }
-            end => Some(end),
-        },
+            if matches!(bytes.get(end), Some(b'e' | b'E')) || end - at > MAX_FINITE_DIGITS {
+                strict_number(bytes, at).ok()
+            } else {
+                Some(end)
+            }
+        }
         Some(b'-' | b'0') => strict_number(bytes, at).ok(),
         _ => None,
     };
