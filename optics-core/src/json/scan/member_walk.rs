@@ -28,33 +28,24 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
             if obj.get(pos) != Some(&b'"') {
                 return Lookup::Malformed;
             }
-            let key_start = pos + 1;
-            let Some((key_end, key_escaped)) = string_close(obj, key_start) else {
+            let Some(member) = parse_member(obj, pos) else {
                 return Lookup::Malformed;
             };
-            pos = skip_ws(obj, key_end + 1);
-            if obj.get(pos) != Some(&b':') {
-                return Lookup::Malformed;
-            }
-            let value_start = skip_ws(obj, pos + 1);
-            let Some(value_end) = skip_value_at(obj, value_start) else {
-                return Lookup::Malformed;
-            };
-            pos = skip_ws(obj, value_end);
-            let closed = match obj.get(pos) {
-                Some(b',') => false,
-                Some(b'}') => true,
-                _ => return Lookup::Malformed,
-            };
+            pos = member.delimiter;
+            let (key_start, key_end) = member.key;
             let key = obj.get(key_start..key_end).unwrap_or_default();
-            if keys.iter().any(|sought| key_eq(key, key_escaped, sought)) {
+            if keys
+                .iter()
+                .any(|sought| key_eq(key, member.key_escaped, sought))
+            {
+                let (value_start, value_end) = member.value;
                 let value = obj.get(value_start..value_end).unwrap_or_default();
                 if !last {
                     return Lookup::Found(value);
                 }
                 found = Some(value);
             }
-            if closed {
+            if member.closed {
                 break;
             }
             pos = skip_ws(obj, pos + 1);
@@ -190,6 +181,48 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// One member as [`parse_member`] found it: positions only.
+struct Parsed {
+    /// The raw key, between its quotes.
+    key: (usize, usize),
+    key_escaped: bool,
+    /// The value, trimmed.
+    value: (usize, usize),
+    /// Where the `,` or `}` after the value is.
+    delimiter: usize,
+    /// Whether that is the `}`.
+    closed: bool,
+}
+
+/// The member whose key's opening quote is at `quote`: `"key" : value`
+/// followed by `,` or `}`, whitespace allowed between; the value skipped,
+/// not parsed. `None` if it is not well formed. The one parse of a member,
+/// shared by [`members_find`] and [`Members`].
+#[inline(always)]
+fn parse_member(bytes: &[u8], quote: usize) -> Option<Parsed> {
+    let key_start = quote + 1;
+    let (key_end, key_escaped) = string_close(bytes, key_start)?;
+    let colon = skip_ws(bytes, key_end + 1);
+    if bytes.get(colon) != Some(&b':') {
+        return None;
+    }
+    let value_start = skip_ws(bytes, colon + 1);
+    let value_end = skip_value_at(bytes, value_start)?;
+    let delimiter = skip_ws(bytes, value_end);
+    let closed = match bytes.get(delimiter) {
+        Some(b',') => false,
+        Some(b'}') => true,
+        _ => return None,
+    };
+    Some(Parsed {
+        key: (key_start, key_end),
+        key_escaped,
+        value: (value_start, value_end),
+        delimiter,
+        closed,
+    })
+}
+
 /// What [`Members::next_member`] met.
 pub(super) enum Step<'a> {
     /// A member, followed by its `,` or `}`.
@@ -231,34 +264,23 @@ impl<'a> Members<'a> {
     #[inline(always)]
     pub(super) fn next_member(&mut self) -> Step<'a> {
         let bytes = self.bytes;
-        let mut pos = skip_ws(bytes, self.pos);
+        let pos = skip_ws(bytes, self.pos);
         if bytes.get(pos) != Some(&b'"') || self.state == MemberState::Closed {
             return self.no_key(pos);
         }
-        let key_start = pos + 1;
-        let Some((key_end, key_escaped)) = string_close(bytes, key_start) else {
+        let Some(parsed) = parse_member(bytes, pos) else {
             return Step::Malformed;
         };
-        pos = skip_ws(bytes, key_end + 1);
-        if bytes.get(pos) != Some(&b':') {
-            return Step::Malformed;
-        }
-        let value_start = skip_ws(bytes, pos + 1);
-        let Some(value_end) = skip_value_at(bytes, value_start) else {
-            return Step::Malformed;
+        self.state = match parsed.closed {
+            true => MemberState::Closed,
+            false => MemberState::Separated,
         };
-        pos = skip_ws(bytes, value_end);
-        self.state = match bytes.get(pos) {
-            Some(b',') => MemberState::Separated,
-            Some(b'}') => MemberState::Closed,
-            _ => return Step::Malformed,
-        };
-        self.pos = pos + 1;
+        self.pos = parsed.delimiter + 1;
         Step::Member(Member {
             bytes,
-            key: (key_start, key_end),
-            value: (value_start, value_end),
-            key_escaped,
+            key: parsed.key,
+            value: parsed.value,
+            key_escaped: parsed.key_escaped,
         })
     }
 
