@@ -95,11 +95,10 @@ fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
 /// `keys`, with the object walked to its end to confirm that no key sought
 /// and not the first key stands twice.
 pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
-    let first = first_plain_key(obj);
     let found = if obj.len() < SMALL_OBJECT {
-        members_find_once(obj, keys, first)
+        members_find_once(obj, keys)
     } else {
-        FieldScan::run_with(obj, keys, KernelChoice::Best, Some(first))
+        FieldScan::run_with(obj, keys, KernelChoice::Best, Some(first_plain_key(obj)))
     };
     if let Lookup::Found(value) = found {
         WATCH.with(|watch| {

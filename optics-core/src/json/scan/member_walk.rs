@@ -5,6 +5,7 @@
 use super::duplicates;
 use super::escapes::raw_eq;
 use super::navigate::Lookup;
+use super::simd;
 use super::skip::{skip_value_at, string_close};
 use super::whitespace::skip_ws;
 
@@ -36,7 +37,7 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
             let key = obj.get(key_start..key_end).unwrap_or_default();
             if keys
                 .iter()
-                .any(|sought| key_eq(key, member.key_escaped, sought))
+                .any(|sought| key_eq(key, member.key_escaped, sought.as_bytes()))
             {
                 let (value_start, value_end) = member.value;
                 let value = obj.get(value_start..value_end).unwrap_or_default();
@@ -60,34 +61,42 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
 }
 
 /// [`members_find`] in strict mode: every member is walked; a key sought met
-/// twice, or `first` (the object's first key, written plainly, and where its
-/// opening quote is) met again, is a duplicate (reported, and malformed).
-pub(super) fn members_find_once<'a>(
-    obj: &'a [u8],
-    keys: &[&str],
-    first: Option<(&str, usize)>,
-) -> Lookup<'a> {
+/// twice, or the object's first key met again, is a duplicate (reported, and
+/// malformed). The first key counts when written plainly (no backslash, its
+/// text UTF-8) with a string value: the tag an internally tagged enum's quick
+/// check reads (see `duplicates.rs`). It is taken from the walk's own first
+/// member, with no parse of its own.
+pub(super) fn members_find_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
     let Some(mut members) = Members::open(obj) else {
         return Lookup::Malformed;
     };
     let mut found = None;
+    // The first key's text, if it counts.
+    let mut first: Option<&[u8]> = None;
+    let mut at_first = true;
     loop {
         match members.next_member() {
             Step::Member(member) => {
                 let key = member.key();
                 if keys
                     .iter()
-                    .any(|sought| key_eq(key, member.key_escaped, sought))
+                    .any(|sought| key_eq(key, member.key_escaped, sought.as_bytes()))
                 {
                     if found.is_some() {
                         return duplicates::met();
                     }
                     found = Some(member.value());
-                } else if let Some((first_key, first_open)) = first {
-                    if member.key.0 - 1 != first_open && key_eq(key, member.key_escaped, first_key)
-                    {
+                } else if let Some(first_key) = first {
+                    if key_eq(key, member.key_escaped, first_key) {
                         return duplicates::met();
                     }
+                }
+                if at_first {
+                    at_first = false;
+                    let plain = !member.key_escaped
+                        && member.value().first() == Some(&b'"')
+                        && (simd::ascii_str(key).is_some() || core::str::from_utf8(key).is_ok());
+                    first = plain.then_some(key);
                 }
             }
             Step::End => return found.map_or(Lookup::Missing, Lookup::Found),
@@ -102,8 +111,7 @@ pub(super) fn members_find_once<'a>(
 /// character it stands for), so the lengths decide which comparison can
 /// succeed.
 #[inline(always)]
-fn key_eq(raw: &[u8], escaped: bool, key: &str) -> bool {
-    let key = key.as_bytes();
+fn key_eq(raw: &[u8], escaped: bool, key: &[u8]) -> bool {
     if raw.len() == key.len() {
         !escaped && same_bytes(raw, key)
     } else {
@@ -318,7 +326,7 @@ mod tests {
                 Step::Member(member) => {
                     if keys
                         .iter()
-                        .any(|key| key_eq(member.key(), member.key_escaped, key))
+                        .any(|key| key_eq(member.key(), member.key_escaped, key.as_bytes()))
                     {
                         if !last {
                             return Lookup::Found(member.value());
