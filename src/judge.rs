@@ -97,19 +97,21 @@ impl fmt::Display for Judge {
 }
 
 /// Judges a message through optics in strict mode: the message is validated
-/// first (one JSON document: grammar, numbers, UTF-8, nothing after it; see
-/// `optics_core::Json::validated`), then judged through strict views
-/// (`optics_core::json::Strict`), which refuse a key given twice on any path
-/// the policy reads. A malformed message is refused as [`Flaw::Malformed`],
+/// (one JSON document: grammar, numbers, UTF-8, nothing after it; see
+/// `optics_core::Json::validated`) in the same pass that finds its detail
+/// (`optics_core::json::Strict::validated_view`), then judged through strict
+/// views (`optics_core::json::Strict`), which refuse a key given twice on any
+/// path the policy reads. A malformed message is refused as [`Flaw::Malformed`],
 /// one with a repeated key on a judged path as [`Flaw::DuplicateKey`],
 /// whatever its detail says. Allocates nothing.
 #[inline]
 pub fn by_optics(policy: &Policy, message: &[u8]) -> Verdict {
     let duplicates = Duplicates::new();
-    let Ok(issue) = Strict::<Issue>::validated(message, &duplicates) else {
+    // One pass validates the message and finds its detail.
+    let Ok(detail) = Strict::<Issue>::validated_view(message, &duplicates, Issue::detail) else {
         return Verdict::refused(Flaw::Malformed);
     };
-    let verdict = match issue.view(Issue::detail) {
+    let verdict = match detail {
         Some(detail) => policy.judge(detail),
         None => Verdict::DROPPED,
     };

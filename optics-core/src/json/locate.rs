@@ -38,6 +38,17 @@ pub trait JsonOptic: Optic {
     /// bytes in front of it, nothing decoded, nothing copied.
     fn locate<'a>(&self, bytes: &'a [u8]) -> Found<'a>;
 
+    /// The names (the key serde reads, then its aliases) under which the
+    /// focus stands in its source's object, for the lens on a struct's field
+    /// written as a member; `None` for every other optic (the default). Lets
+    /// a strict view validate a document and find such a member in one pass
+    /// ([`Strict::validated_view`](super::Strict::validated_view)).
+    #[doc(hidden)]
+    #[inline]
+    fn member_names(&self) -> Option<&'static [&'static str]> {
+        None
+    }
+
     /// Finds the focus from `at`, where its source lies, reading on as serde
     /// reads there (see [`Spot`]). The optics of this crate implement it; the
     /// default reads a source that is one JSON value with [`locate`](Self::locate)
@@ -192,6 +203,14 @@ where
 
 impl<S: FieldOf<I>, const I: usize> JsonOptic for Field<S, I> {
     locate_from_document!();
+
+    #[inline]
+    fn member_names(&self) -> Option<&'static [&'static str]> {
+        match S::JSON {
+            FieldJson::Key { names, .. } => Some(names),
+            _ => None,
+        }
+    }
 
     #[inline]
     fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {

@@ -10,6 +10,7 @@ use super::member_walk::same_bytes;
 use super::navigate::Lookup;
 use super::simd::{self, BlockScan, Kernel, Masks, BLOCK};
 use super::skip::skip_value_at;
+use super::validate_blocks::BlockRider;
 use super::whitespace::{is_ws, skip_ws};
 
 /// One block with its strings resolved: the raw masks, and the structure
@@ -269,9 +270,26 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         choice: simd::KernelChoice,
         unique: Option<Option<(&'k str, usize)>>,
     ) -> Lookup<'a> {
+        let Some(mut scan) = Self::new(obj, keys, unique) else {
+            return Lookup::Malformed;
+        };
+        match choice {
+            simd::KernelChoice::Best => simd::dispatch(&mut scan),
+            other => simd::dispatch_as(&mut scan, other),
+        }
+    }
+
+    /// The scan of the object `obj` (whitespace around it allowed) for
+    /// `keys`, with `unique` as in [`FieldScan::run_with`]; `None` if `obj`
+    /// does not start with `{`.
+    fn new(
+        obj: &'a [u8],
+        keys: &'k [&'k str],
+        unique: Option<Option<(&'k str, usize)>>,
+    ) -> Option<Self> {
         let open = skip_ws(obj, 0);
         if obj.get(open) != Some(&b'{') {
-            return Lookup::Malformed;
+            return None;
         }
         let first = unique.flatten();
         let watched = || keys.iter().copied().chain(first.map(|(key, _)| key));
@@ -312,7 +330,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             };
             edge_count += 1;
         }
-        let mut scan = FieldScan {
+        Some(FieldScan {
             bytes: obj,
             keys,
             open,
@@ -325,11 +343,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             first,
             unique: unique.is_some(),
             found: Cell::new(None),
-        };
-        match choice {
-            simd::KernelChoice::Best => simd::dispatch(&mut scan),
-            other => simd::dispatch_as(&mut scan, other),
-        }
+        })
     }
 
     /// Where the key before the depth-1 colon at `colon` starts and ends (the
@@ -663,6 +677,71 @@ impl<'a> FieldScan<'a, '_> {
             }
         }
         None
+    }
+}
+
+/// The strict lookup of a key in the root object, riding along the
+/// validator ([`BlockRider`]): [`FieldScan`] in strict mode on the blocks the
+/// validator classifies anyway, with the depth before each block taken from
+/// the validator's bracket stack. What it finds counts only for a document
+/// the validator accepts; there the object's end is the document's.
+pub(super) struct RootLookup<'a, 'k> {
+    scan: FieldScan<'a, 'k>,
+    prev_quotes: u64,
+    plain_from: usize,
+    /// The outcome once known before the end (a duplicate).
+    done: Option<Lookup<'a>>,
+}
+
+impl<'a, 'k> RootLookup<'a, 'k> {
+    /// A lookup of `keys` in the root object of the document `bytes`, with
+    /// `first` its first key as strict mode watches it; `None` if the
+    /// document does not start with `{`.
+    pub(super) fn new(
+        bytes: &'a [u8],
+        keys: &'k [&'k str],
+        first: Option<(&'k str, usize)>,
+    ) -> Option<Self> {
+        Some(RootLookup {
+            scan: FieldScan::new(bytes, keys, Some(first))?,
+            prev_quotes: 0,
+            plain_from: 0,
+            done: None,
+        })
+    }
+
+    /// The outcome, once the validator has accepted the document.
+    pub(super) fn outcome(self) -> Lookup<'a> {
+        match self.done {
+            Some(done) => done,
+            None => match self.scan.found.get() {
+                Some((from, to)) => Lookup::Found(&self.scan.bytes[from..to]),
+                None => Lookup::Missing,
+            },
+        }
+    }
+}
+
+impl BlockRider for RootLookup<'_, '_> {
+    const ON: bool = true;
+
+    #[inline(always)]
+    fn block(&mut self, block: &Block, depth: usize) {
+        if self.done.is_some() {
+            return;
+        }
+        // As in `FieldScan::run`: only a block that may come back to depth 1
+        // can hold a key of the object.
+        if block.colon != 0 && depth <= block.close.count_ones() as usize + 1 {
+            self.done =
+                self.scan
+                    .block_keys(block, block.colon, depth, self.prev_quotes, self.plain_from);
+        }
+        self.prev_quotes = block.quotes;
+        if block.raw.backslash != 0 {
+            let after_last = block.start + BLOCK - block.raw.backslash.leading_zeros() as usize;
+            self.plain_from = after_last + self.scan.escape_reach;
+        }
     }
 }
 

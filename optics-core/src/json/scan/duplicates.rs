@@ -25,11 +25,13 @@
 
 use core::cell::Cell;
 
-use super::block_walk::FieldScan;
+use super::block_walk::{FieldScan, RootLookup};
 use super::member_walk::{members_find_once, Members, Step};
 use super::navigate::{Lookup, SMALL_OBJECT};
 use super::simd::{self, KernelChoice};
 use super::skip::skip_value_at;
+use super::validate::{validate_scalar, SyntaxError};
+use super::validate_blocks::is_valid_carrying;
 use super::whitespace::{skip_ws, trim};
 
 /// The watch of the strict read running on this thread, if any.
@@ -108,6 +110,47 @@ pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> 
         });
     }
     found
+}
+
+/// Validates the document `bytes` and, in the same pass over its blocks,
+/// looks `keys` up in its root object as [`object_field_once`] would (the
+/// strict lookup riding along the validator, see
+/// [`RootLookup`](super::block_walk::RootLookup)). `Ok(None)` if the document
+/// does not start with `{`: nothing was validated, the caller validates and
+/// looks up as usual. Run while watching, like every strict lookup.
+///
+/// Cost: the validation, plus a few instructions per 64-byte block; the
+/// object is not walked again.
+pub(crate) fn validate_and_find<'a>(
+    bytes: &'a [u8],
+    keys: &[&str],
+) -> Result<Option<Lookup<'a>>, SyntaxError> {
+    validate_and_find_with(bytes, keys, KernelChoice::Best)
+}
+
+/// [`validate_and_find`] with the kernel `choice` names (tests check each).
+pub(super) fn validate_and_find_with<'a>(
+    bytes: &'a [u8],
+    keys: &[&str],
+    choice: KernelChoice,
+) -> Result<Option<Lookup<'a>>, SyntaxError> {
+    let Some(mut lookup) = RootLookup::new(bytes, keys, first_plain_key(bytes)) else {
+        return Ok(None);
+    };
+    if !is_valid_carrying(bytes, choice, &mut lookup) {
+        // The byte walk names the error (the two agree on every verdict).
+        validate_scalar(bytes)?;
+        return Ok(None);
+    }
+    let found = lookup.outcome();
+    if let Lookup::Found(value) = found {
+        WATCH.with(|watch| {
+            let mut now = watch.get();
+            now.last = Some(span(value));
+            watch.set(now);
+        });
+    }
+    Ok(Some(found))
 }
 
 /// Checks, while watching, that the first key of the object `obj` stands

@@ -99,6 +99,18 @@ pub mod kernels {
         super::validate_blocks::is_valid_with(bytes, choice)
     }
 
+    /// Strict mode's validation and lookup of `keys` in the root object in
+    /// one pass, with the kernel `choice` names: `Err` if the document is
+    /// not valid, `Ok(None)` if it is not an object (nothing checked), else
+    /// the lookup (a duplicate is `Malformed`).
+    pub fn validate_and_find_with<'a>(
+        choice: KernelChoice,
+        bytes: &'a [u8],
+        keys: &[&str],
+    ) -> Result<Option<Lookup<'a>>, super::SyntaxError> {
+        super::duplicates::validate_and_find_with(bytes, keys, choice)
+    }
+
     /// Strict mode byte by byte: the oracle of the block validator.
     pub use super::validate::validate_scalar;
 

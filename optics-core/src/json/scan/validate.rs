@@ -184,6 +184,12 @@ impl Nesting {
         self.depth += 1;
     }
 
+    /// How many containers are open.
+    #[inline(always)]
+    pub(super) fn depth(&self) -> usize {
+        self.depth
+    }
+
     pub(super) fn pop(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }

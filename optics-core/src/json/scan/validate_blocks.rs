@@ -31,7 +31,7 @@
 //! `true`, `false`, `null`, then a delimiter); a string's control characters
 //! by mask, its escapes one by one where the block has any.
 
-use super::block_walk::escaped_bytes;
+use super::block_walk::{escaped_bytes, Block};
 use super::byte_table;
 use super::simd::{self, BlockScan, Kernel, StrictMasks, BLOCK};
 use super::validate::{strict_number, Container, Nesting, MAX_FINITE_DIGITS};
@@ -47,15 +47,47 @@ pub(super) fn is_valid(bytes: &[u8]) -> bool {
 
 /// [`is_valid`] with the kernel `choice` names (tests check each).
 pub(super) fn is_valid_with(bytes: &[u8], choice: simd::KernelChoice) -> bool {
+    is_valid_carrying(bytes, choice, &mut NoRider)
+}
+
+/// [`is_valid_with`], handing each block to `rider` as it goes by (see
+/// [`BlockRider`]). What the rider makes of them means something only when
+/// the verdict is `true`.
+pub(super) fn is_valid_carrying<R: BlockRider>(
+    bytes: &[u8],
+    choice: simd::KernelChoice,
+    rider: &mut R,
+) -> bool {
     // Outside strings only ASCII is valid, so the whole input must be UTF-8.
     if simdutf8::basic::from_utf8(bytes).is_err() {
         return false;
     }
-    let mut scan = BlockValidate { bytes };
+    let mut scan = BlockValidate { bytes, rider };
     match choice {
         simd::KernelChoice::Best => simd::dispatch(&mut scan),
         other => simd::dispatch_as(&mut scan, other),
     }
+}
+
+/// A scan that rides along the validator: it is handed each block with its
+/// strings resolved, as a [`Block`] of the block walk, and how many
+/// containers are open before it (exactly, from the validator's bracket
+/// stack), so that it needs no classification of its own. A validator
+/// without one ([`NoRider`]) compiles the hand-over out.
+pub(super) trait BlockRider {
+    /// Whether blocks are handed over at all.
+    const ON: bool;
+    /// The next block, with `depth` containers open before it.
+    fn block(&mut self, block: &Block, depth: usize);
+}
+
+/// No rider: plain validation.
+pub(super) struct NoRider;
+
+impl BlockRider for NoRider {
+    const ON: bool = false;
+    #[inline(always)]
+    fn block(&mut self, _: &Block, _: usize) {}
 }
 
 /// The tokens that follow one class of tokens, block after block. `carry` is
@@ -177,8 +209,9 @@ struct Context {
 }
 
 /// The strict scan: `true` if the bytes are one valid document.
-struct BlockValidate<'a> {
+struct BlockValidate<'a, 'r, R> {
     bytes: &'a [u8],
+    rider: &'r mut R,
 }
 
 /// The open containers: a bit stack, and the innermost one's kind as masks
@@ -268,7 +301,7 @@ fn walk_brackets(block: &[u8], brackets: u64, containers: &mut Containers) -> Op
     Some(context)
 }
 
-impl BlockScan for BlockValidate<'_> {
+impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
     type Output = bool;
 
     #[inline(always)]
@@ -322,6 +355,18 @@ impl BlockScan for BlockValidate<'_> {
             let tokens = open | close | colon | comma | string_open | scalar_start;
             let gaps = !tokens;
 
+            if R::ON {
+                let block = Block {
+                    start,
+                    raw: m.masks,
+                    quotes,
+                    inside,
+                    open,
+                    close,
+                    colon,
+                };
+                self.rider.block(&block, containers.nesting.depth());
+            }
             let context = if open | close == 0 {
                 Context {
                     object: containers.object,

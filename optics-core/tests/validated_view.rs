@@ -1,0 +1,202 @@
+//! `Strict::validated_view` (validation and the strict lookup of a root
+//! member in one pass over the blocks) against its definition, validating
+//! then viewing in two steps: the same verdict, the same bytes, the same
+//! duplicate reported, on documents built to hit the lookup's edges (keys
+//! that share the sought key's length and edge bytes, escaped keys and
+//! escaped quotes right before a key, whitespace around colons, the key
+//! nested deeper, the key or the first key given twice, objects of every
+//! size across block edges, roots that are not objects, damage).
+
+use optics_core::json::{Duplicates, Strict};
+use optics_core::prelude::*;
+use proptest::prelude::*;
+use serde::Deserialize;
+
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+struct Issue {
+    id: u64,
+    #[serde(alias = "item")]
+    detail: Detail,
+}
+
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+struct Detail {
+    code: u8,
+}
+
+/// What a reader makes of one document: refused, or the detail's bytes (or
+/// none) and whether a duplicate was met.
+type Outcome = Result<(Option<Vec<u8>>, bool), ()>;
+
+fn in_one_pass(bytes: &[u8]) -> Outcome {
+    let duplicates = Duplicates::new();
+    let view =
+        Strict::<Issue>::validated_view(bytes, &duplicates, Issue::detail).map_err(|_| ())?;
+    Ok((view.map(|v| v.bytes().to_vec()), duplicates.met()))
+}
+
+fn in_two_steps(bytes: &[u8]) -> Outcome {
+    let duplicates = Duplicates::new();
+    let issue = Strict::<Issue>::validated(bytes, &duplicates).map_err(|_| ())?;
+    let view = issue.view(Issue::detail);
+    Ok((view.map(|v| v.bytes().to_vec()), duplicates.met()))
+}
+
+/// One member of the root object, as written.
+fn member() -> impl Strategy<Value = String> {
+    let key = prop::sample::select(vec![
+        "detail",
+        "item",
+        "id",
+        "type",
+        "detal",
+        "xdetail",
+        "detaix",
+        "dexxil",
+        "det\\u0061il",
+        "it\\u0065m",
+        "a\\\"detail",
+        "\\\\detail",
+        "d\\\"l",
+        "tyqe",
+        "ty\\u0070e",
+    ]);
+    let value = prop::sample::select(vec![
+        r#"{"code":1}"#,
+        r#"{"code":2,"detail":{"code":3}}"#,
+        r#"{ "code" : 4 }"#,
+        r#""Incident""#,
+        r#""a\"b:c""#,
+        r#"[{"detail":1},"detail:"]"#,
+        "7",
+        "-0.5e3",
+        "null",
+        "true",
+        "{}",
+        "[]",
+        r#""\\""#,
+    ]);
+    let gap = prop::sample::select(vec!["", " ", "\n  ", "\t"]);
+    (key, gap.clone(), gap, value).prop_map(|(k, g1, g2, v)| format!("\"{k}\"{g1}:{g2}{v}"))
+}
+
+/// A padding member that moves the rest across block edges and, long
+/// enough, past the size where lookups walk by blocks.
+fn padding() -> impl Strategy<Value = String> {
+    (
+        0usize..1500,
+        prop::sample::select(vec!["n", "\\\"", "\\\\", "é", ":", "{"]),
+    )
+        .prop_map(|(len, piece)| format!(r#""pad":"{}""#, piece.repeat(len / piece.len().max(1))))
+}
+
+fn document() -> impl Strategy<Value = Vec<u8>> {
+    let members = prop::collection::vec(prop_oneof![4 => member(), 1 => padding()], 0..8);
+    let damage = prop_oneof![
+        8 => Just(None),
+        1 => (0usize..2000).prop_map(Some),
+    ];
+    (
+        members,
+        prop::sample::select(vec!["", " ", "\n"]),
+        any::<bool>(),
+        damage,
+    )
+        .prop_map(|(members, lead, array_root, damage)| {
+            let body = members.join(",");
+            let mut text = if array_root {
+                format!("{lead}[{{{body}}}]")
+            } else {
+                format!("{lead}{{{body}}}{lead}")
+            };
+            if let Some(cut) = damage {
+                let cut = cut % (text.len() + 1);
+                while !text.is_char_boundary(cut.min(text.len())) {
+                    text.pop();
+                }
+                text.truncate(cut.min(text.len()));
+            }
+            text.into_bytes()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn one_pass_reads_as_validating_then_viewing(bytes in document()) {
+        prop_assert_eq!(in_one_pass(&bytes), in_two_steps(&bytes), "{}", String::from_utf8_lossy(&bytes));
+    }
+}
+
+#[test]
+fn each_edge_agrees() {
+    let cases: &[&str] = &[
+        r#"{"id":1,"detail":{"code":1}}"#,
+        r#"{"id":1,"detail":{"code":1},"detail":{"code":2}}"#,
+        r#"{"id":1,"item":{"code":1},"detail":{"code":2}}"#,
+        r#"{"id":1,"a\"detail":{"code":1}}"#,
+        r#"{"id":1,"det\u0061il":{"code":1}}"#,
+        r#"{"type":"x","detail":{"code":1},"type":"y"}"#,
+        r#"{"type":"x","detail":{"code":1},"ty\u0070e":"y"}"#,
+        r#"{"x":{"detail":{"code":1}}}"#,
+        r#"[{"detail":{"code":1}}]"#,
+        r#"{"id":1}"#,
+        r#"{}"#,
+        r#"  {"detail" :  {"code":1}  }  "#,
+        r#"{"id":1,"detail":{"code":1}"#,
+        r#"{"id":1,"detail":{"code":1}} x"#,
+        "",
+    ];
+    for case in cases {
+        assert_eq!(
+            in_one_pass(case.as_bytes()),
+            in_two_steps(case.as_bytes()),
+            "{case}"
+        );
+    }
+    // a present key, a duplicate, and a refused document really are told apart
+    assert_eq!(
+        in_one_pass(br#"{"id":1,"detail":{"code":1}}"#),
+        Ok((Some(br#"{"code":1}"#.to_vec()), false))
+    );
+    assert_eq!(
+        in_one_pass(br#"{"id":1,"detail":{"code":1},"item":{}}"#),
+        Ok((None, true))
+    );
+    assert_eq!(in_one_pass(br#"{"id":1,"detail":{"code":1}"#), Err(()));
+}
+
+#[test]
+fn large_documents_agree_at_every_offset() {
+    // the sought key at every offset of a block, after a long padding
+    for pad in 1000..1140 {
+        for escaped in [false, true] {
+            let piece = if escaped { "\\\"" } else { "n" };
+            let doc = format!(
+                r#"{{"id":1,"pad":"{}","detail":{{"code":1}},"tail":"{}"}}"#,
+                piece.repeat(pad / piece.len()),
+                "t".repeat(pad % 70)
+            );
+            let one = in_one_pass(doc.as_bytes());
+            assert_eq!(one, in_two_steps(doc.as_bytes()), "{pad}");
+            assert_eq!(one, Ok((Some(br#"{"code":1}"#.to_vec()), false)), "{pad}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Every kernel this machine has finds what the scalar kernel finds.
+    #[test]
+    fn every_kernel_finds_alike(bytes in document()) {
+        use optics_core::json::scan::kernels::{validate_and_find_with, KernelChoice};
+        let keys = ["detail", "item"];
+        let want = validate_and_find_with(KernelChoice::Scalar, &bytes, &keys).map_err(|_| ());
+        for choice in [KernelChoice::Best, KernelChoice::Avx2, KernelChoice::Baseline] {
+            let got = validate_and_find_with(choice, &bytes, &keys).map_err(|_| ());
+            prop_assert_eq!(got, want, "{:?}", choice);
+        }
+    }
+}
