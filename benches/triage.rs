@@ -1,7 +1,9 @@
 //! Judging one message, every way a Rust user could: the byte optics
-//! (`optics` trusts what it skips; `optics_strict` validates the message
-//! first, as the filter does by default; `optics_strict_dup` also reads
-//! through strict views that reject a key given twice on a path read), full
+//! (`optics` trusts what it skips; `optics_strict` is the filter's default
+//! judge: it validates the message in the pass that finds its detail, then
+//! reads through strict views that reject a key given twice on a path read;
+//! `optics_strict_dup` is the same judge in two steps, validating then
+//! viewing the detail, as it was before `Strict::validated_view`), full
 //! decode, the detail's view alone, the peers (sonic-rs `get`,
 //! `get_unchecked` and `get_many_unchecked` with one `PointerTree` of every
 //! path the policy reads, simd-json's tape, serde_json's partial decode
@@ -133,10 +135,11 @@ fn by_sonic(policy: &Policy, message: &[u8], checked: bool) -> Verdict {
     Verdict::judged(Some(kind), keep)
 }
 
-/// The demo's strict judge, with duplicate keys: the message validated, then
-/// judged through strict views; a key given twice on a path the policy read
-/// refuses it as `Flaw::DuplicateKey`. (How `triage::judge::by_optics` reads
-/// with `optics_core::json::Strict`.)
+/// The demo's strict judge in two steps: the message validated, then its
+/// detail viewed and judged through strict views; a key given twice on a
+/// path the policy read refuses it as `Flaw::DuplicateKey`.
+/// (`triage::judge::by_optics` does the first two in one pass, with
+/// `Strict::validated_view`.)
 fn by_optics_strict_dup(policy: &Policy, message: &[u8]) -> Verdict {
     let duplicates = Duplicates::new();
     let Ok(issue) = Strict::<Issue>::validated(message, &duplicates) else {
