@@ -371,3 +371,123 @@ mod arbitrary_bytes {
         }
     }
 }
+
+/// Reads through views of one validation walk each small object once and
+/// answer later reads from what that walk recorded: the answers (and the
+/// duplicates met) must be the ones fresh walks give, read after read.
+mod walked_once {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// An object of `members` in random order, some given twice.
+    fn object(members: Vec<String>) -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(members), 0..6)
+            .prop_map(|picked| format!("{{{}}}", picked.join(",")))
+    }
+
+    fn message() -> impl Strategy<Value = String> {
+        let owned =
+            |members: &[&str]| -> Vec<String> { members.iter().map(|m| m.to_string()).collect() };
+        let service = object(owned(&[
+            r#""tier":"gold""#,
+            r#""level":"silver""#,
+            r#""ti\u0065r":"bronze""#,
+            r#""name":"db""#,
+        ]));
+        let impact = service.prop_flat_map(move |service| {
+            object(owned(&[r#""users":5"#, r#""name":"x""#])).prop_map(move |rest| {
+                // the service once, or not at all, or twice
+                let service = format!(r#""service":{service}"#);
+                let inner = rest
+                    .trim_start_matches('{')
+                    .trim_end_matches('}')
+                    .to_string();
+                let mut parts: Vec<String> = vec![service.clone()];
+                if !inner.is_empty() {
+                    parts.push(inner);
+                }
+                if rest.len() % 3 == 0 {
+                    parts.push(service);
+                }
+                format!("{{{}}}", parts.join(","))
+            })
+        });
+        (impact, any::<u8>()).prop_flat_map(move |(impact, seed)| {
+            let mut members = owned(&[
+                r#""type":"Incident""#,
+                r#""type":"Bug""#,
+                r#""t\u0079pe":"Incident""#,
+                r#""severity":1"#,
+                r#""severity":2"#,
+                r#""frames":[]"#,
+            ]);
+            members.push(format!(r#""impact":{impact}"#));
+            object(members).prop_map(move |detail| {
+                let detail = if seed % 2 == 0 {
+                    // the tag first, as serde writes it
+                    detail
+                        .replacen('{', r#"{"type":"Incident","#, 1)
+                        .replace(",}", "}")
+                } else {
+                    detail
+                };
+                format!(r#"{{"id":1,"note":"n","detail":{detail},"tags":{{}}}}"#)
+            })
+        })
+    }
+
+    /// The reads, in turn, through `issue`: each answer with the flag after it.
+    fn reads(issue: Strict<'_, '_, Issue>, duplicates: &Duplicates) -> Vec<(String, bool)> {
+        let mut seen = Vec::new();
+        for round in 0..2 {
+            seen.push((
+                format!(
+                    "{round} kind {:?}",
+                    issue.read(Issue::detail.then(Detail::kind))
+                ),
+                duplicates.met(),
+            ));
+            seen.push((
+                format!("{round} tier {:?}", issue.read(tier())),
+                duplicates.met(),
+            ));
+            seen.push((
+                format!("{round} severity {:?}", issue.read(severity())),
+                duplicates.met(),
+            ));
+            let detail = issue.view(Issue::detail);
+            seen.push((
+                format!("{round} detail {:?}", detail.map(|d| d.bytes())),
+                duplicates.met(),
+            ));
+            if let Some(detail) = detail {
+                let incident = detail.view(Detail::incident.then(Incident::impact));
+                seen.push((
+                    format!(
+                        "{round} impact {:?}",
+                        incident.map(|i| i.read(Impact::users))
+                    ),
+                    duplicates.met(),
+                ));
+            }
+            duplicates.clear();
+        }
+        seen
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn reads_through_one_validation_answer_as_fresh_walks_do(message in message()) {
+            let bytes = message.as_bytes();
+            prop_assume!(Json::<Issue>::validated(bytes).is_ok());
+            let recorded = Duplicates::new();
+            let issue = Strict::<Issue>::validated(bytes, &recorded).unwrap();
+            let fresh = Duplicates::new();
+            // `strict` on validated bytes: a view of no validation, walked every time
+            let walked = Json::<Issue>::validated(bytes).unwrap().strict(&fresh);
+            prop_assert_eq!(reads(issue, &recorded), reads(walked, &fresh), "{}", message);
+        }
+    }
+}

@@ -240,10 +240,12 @@ impl Duplicates {
 /// [`Duplicates`] flag the view carries. Keys off the paths read are not
 /// looked at.
 ///
-/// Three words, `Copy`; implements [`Reader`], so code written against
+/// Four words, `Copy`; implements [`Reader`], so code written against
 /// `impl Reader<T>` reads strictly when handed one. Each object on a path is
-/// walked to its end (a trusting read stops at its key); nothing is
-/// allocated. [`Json`] itself is unchanged: trusting reads cost what they did.
+/// walked to its end (a trusting read stops at its key); an object under
+/// 1 KiB read through views of one validation ([`Strict::validated`]) is
+/// walked once, and later reads in it compare the keys that walk recorded
+/// (per thread, the last few objects). Nothing is allocated. [`Json`] itself is unchanged: trusting reads cost what they did.
 ///
 /// What counts as a key on the path: the field read in each struct (with its
 /// aliases), an enum's tag or content key, and the first key of each object
@@ -284,6 +286,10 @@ impl Duplicates {
 pub struct Strict<'a, 'd, T: ?Sized> {
     json: Json<'a, T>,
     duplicates: &'d Duplicates,
+    /// The validation the bytes come from (a number no other has), if this
+    /// view was made by validating, or from such a view; 0 otherwise. Reads
+    /// through views of one validation walk each small object once.
+    validation: u64,
 }
 
 impl<T: ?Sized> Clone for Strict<'_, '_, T> {
@@ -306,6 +312,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
         Strict {
             json: self,
             duplicates,
+            validation: 0,
         }
     }
 }
@@ -317,7 +324,11 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
         bytes: &'a [u8],
         duplicates: &'d Duplicates,
     ) -> Result<Self, scan::SyntaxError> {
-        Ok(Json::validated(bytes)?.strict(duplicates))
+        Ok(Strict {
+            json: Json::validated(bytes)?,
+            duplicates,
+            validation: scan::walked::next_validation(),
+        })
     }
 
     /// [`Strict::validated`], then [`Strict::view`] of `optic`, in one pass
@@ -359,7 +370,7 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     {
         if let Some(names) = optic.member_names() {
             let mut outcome = Ok(None);
-            let (_, met) = scan::duplicates::watch(bytes, || {
+            let (_, met) = scan::duplicates::watch(bytes, 0, || {
                 outcome = scan::duplicates::validate_and_find(bytes, names);
                 match outcome {
                     Ok(Some(scan::Lookup::Found(value))) => Some(value),
@@ -372,7 +383,11 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
                     return Ok(None);
                 }
                 return Ok(match found {
-                    scan::Lookup::Found(value) => Some(Json::new(value).strict(duplicates)),
+                    scan::Lookup::Found(value) => Some(Strict {
+                        json: Json::new(value),
+                        duplicates,
+                        validation: scan::walked::next_validation(),
+                    }),
                     scan::Lookup::Missing | scan::Lookup::Malformed => None,
                 });
             }
@@ -400,7 +415,11 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
         O: JsonOptic + StartsAt<T>,
     {
         match self.locate(&optic) {
-            Found::At(bytes) => Some(Json::new(bytes).strict(self.duplicates)),
+            Found::At(bytes) => Some(Strict {
+                json: Json::new(bytes),
+                duplicates: self.duplicates,
+                validation: self.validation,
+            }),
             Found::Absent | Found::Miss => None,
         }
     }
@@ -420,7 +439,7 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     fn locate<O: JsonOptic>(&self, optic: &O) -> Found<'a> {
         let bytes = self.json.bytes;
         let mut found = Found::Miss;
-        let (_, met) = scan::duplicates::watch(bytes, || {
+        let (_, met) = scan::duplicates::watch(bytes, self.validation, || {
             found = optic.locate(bytes);
             match found {
                 Found::At(focus) => Some(focus),

@@ -21,17 +21,20 @@
 //!
 //! Cost, while watching: each object on the path is walked to its end
 //! (instead of to its key), plus one walk of the focus's object for its first
-//! key. Trusting reads pay one thread-local load per object lookup.
+//! key. A small object read through a view made by validating is walked
+//! once: later lookups in it compare the keys the walk recorded
+//! (`walked.rs`). Trusting reads pay one thread-local load per object lookup.
 
 use core::cell::Cell;
 
 use super::block_walk::{FieldScan, RootLookup};
 use super::member_walk::{members_find_once, Members, Step};
 use super::navigate::{Lookup, SMALL_OBJECT};
-use super::simd::{self, KernelChoice};
+use super::simd::KernelChoice;
 use super::skip::skip_value_at;
 use super::validate::{validate_scalar, SyntaxError};
 use super::validate_blocks::is_valid_carrying;
+use super::walked;
 use super::whitespace::{skip_ws, trim};
 
 /// The watch of the strict read running on this thread, if any.
@@ -43,12 +46,16 @@ struct Watch {
     met: bool,
     /// The last value an object lookup handed out: its address and length.
     last: Option<(usize, usize)>,
+    /// The validation the read's view comes from (0 for none): its small
+    /// objects are walked once (see `walked.rs`).
+    validation: u64,
 }
 
 const OFF: Watch = Watch {
     on: false,
     met: false,
     last: None,
+    validation: 0,
 };
 
 thread_local! {
@@ -85,12 +92,7 @@ fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
     let Step::Member(first) = members.next_member() else {
         return None;
     };
-    let key = first.key();
-    if key.contains(&b'\\') || first.value().first() != Some(&b'"') {
-        return None;
-    }
-    let key = simd::ascii_str(key).or_else(|| core::str::from_utf8(key).ok())?;
-    Some((key, first.key_open()))
+    Some((first.tag_like_key()?, first.key_open()))
 }
 
 /// `object_field` while watching: the first member whose key is any of
@@ -98,7 +100,15 @@ fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
 /// and not the first key stands twice.
 pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
     let found = if obj.len() < SMALL_OBJECT {
-        members_find_once(obj, keys)
+        let validation = WATCH.with(|watch| watch.get().validation);
+        let recorded = match validation {
+            0 => None,
+            _ => walked::find_once(validation, obj, keys),
+        };
+        match recorded {
+            Some(found) => found,
+            None => members_find_once(obj, keys),
+        }
     } else {
         FieldScan::run_with(obj, keys, KernelChoice::Best, Some(first_plain_key(obj)))
     };
@@ -217,9 +227,10 @@ fn object_around<'a>(container: &'a [u8], focus: &[u8]) -> Option<(&'a [u8], boo
 
 /// Runs `locate` (an optic's locate over `root`) as a strict read: object
 /// lookups confirm their keys stand once, then the focus is checked (see the
-/// module docs). Returns what `locate` found and whether a duplicate key was
+/// module docs). `validation` is the number of the validation the view's
+/// bytes come from (0 for none; see `walked.rs`). Returns what `locate` found and whether a duplicate key was
 /// met. Nothing is allocated.
-pub(crate) fn watch<'a, F>(root: &'a [u8], locate: F) -> (Option<&'a [u8]>, bool)
+pub(crate) fn watch<'a, F>(root: &'a [u8], validation: u64, locate: F) -> (Option<&'a [u8]>, bool)
 where
     F: FnOnce() -> Option<&'a [u8]>,
 {
@@ -235,6 +246,7 @@ where
             on: true,
             met: false,
             last: None,
+            validation,
         })
     }));
     let found = locate();

@@ -93,10 +93,7 @@ pub(super) fn members_find_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> 
                 }
                 if at_first {
                     at_first = false;
-                    let plain = !member.key_escaped
-                        && member.value().first() == Some(&b'"')
-                        && (simd::ascii_str(key).is_some() || core::str::from_utf8(key).is_ok());
-                    first = plain.then_some(key);
+                    first = member.tag_like_key().map(str::as_bytes);
                 }
             }
             Step::End => return found.map_or(Lookup::Missing, Lookup::Found),
@@ -111,7 +108,7 @@ pub(super) fn members_find_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> 
 /// character it stands for), so the lengths decide which comparison can
 /// succeed.
 #[inline(always)]
-fn key_eq(raw: &[u8], escaped: bool, key: &[u8]) -> bool {
+pub(super) fn key_eq(raw: &[u8], escaped: bool, key: &[u8]) -> bool {
     if raw.len() == key.len() {
         !escaped && same_bytes(raw, key)
     } else {
@@ -141,6 +138,29 @@ impl<'a> Member<'a> {
     /// Where the value starts and ends.
     pub(super) fn value_span(&self) -> (usize, usize) {
         self.value
+    }
+
+    /// Where the raw key starts and ends (between its quotes).
+    pub(super) fn key_span(&self) -> (usize, usize) {
+        self.key
+    }
+
+    /// Whether the raw key holds a backslash.
+    pub(super) fn key_escaped(&self) -> bool {
+        self.key_escaped
+    }
+
+    /// The key's text if the member looks like an internally tagged enum's
+    /// tag as serde writes it: the key written plainly (no backslash, UTF-8)
+    /// with a string value. Strict reads watch such a first key (see
+    /// `duplicates.rs`).
+    #[inline]
+    pub(super) fn tag_like_key(&self) -> Option<&'a str> {
+        let key = self.key();
+        if self.key_escaped || self.value().first() != Some(&b'"') {
+            return None;
+        }
+        simd::ascii_str(key).or_else(|| core::str::from_utf8(key).ok())
     }
 
     pub(super) fn key(&self) -> &'a [u8] {

@@ -36,6 +36,7 @@
 //! | `member_walk.rs` | an object walked member by member (small objects, missing keys)     |
 //! | `block_walk.rs`  | 64-byte block scans: skip a container, find a key by structure      |
 //! | `duplicates.rs`  | strict reads: each key on the path read once (duplicate keys)       |
+//! | `walked.rs`      | strict reads: small objects walked once, their keys recorded        |
 //! | `skip.rs`        | skipping one value unchecked                                        |
 //! | `escapes.rs`     | comparing a string's raw contents, escapes as written, with text    |
 //! | `whitespace.rs`  | JSON whitespace: `skip_ws`, [`trim`]                                |
@@ -52,6 +53,7 @@ mod navigate;
 mod skip;
 mod validate;
 mod validate_blocks;
+pub(crate) mod walked;
 mod whitespace;
 
 use super::simd;

@@ -1,0 +1,181 @@
+//! What strict reads remember of the small objects they walked, so that the
+//! next read through the same object compares keys instead of walking it
+//! again.
+//!
+//! A strict lookup walks its object to the end (see `duplicates.rs`), and
+//! the policy's reads go through the same objects: the detail's kind, then
+//! one or two leaves under it, each a walk of the detail. The first walk
+//! records where each member's key and value stand (up to [`MEMBERS`] of
+//! them) and whether the first key stands again; a later lookup in that
+//! object answers from the record, with the same outcome the walk would
+//! give.
+//!
+//! A record is tagged with the number of the validation the read's view
+//! comes from ([`next_validation`]; views not made by validating carry 0 and
+//! record nothing). Those numbers are never reused, and every view carrying
+//! one borrows the bytes that validation checked, unchanged while it lives:
+//! a record is only ever read back for the very bytes it describes. Records
+//! are per thread, a few objects at a time.
+
+use core::cell::RefCell;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use super::duplicates;
+use super::member_walk::{key_eq, Members, Step};
+use super::navigate::Lookup;
+
+/// A number no validation had before (never 0).
+pub(crate) fn next_validation() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Objects remembered at a time (the last ones walked).
+const SLOTS: usize = 4;
+/// Members an object remembered can have; a larger one is walked each time.
+const MEMBERS: usize = 48;
+
+/// Where one member's raw key and trimmed value stand in its object.
+#[derive(Clone, Copy)]
+struct Spans {
+    key: (u32, u32),
+    value: (u32, u32),
+    key_escaped: bool,
+}
+
+const NO_SPANS: Spans = Spans {
+    key: (0, 0),
+    value: (0, 0),
+    key_escaped: false,
+};
+
+/// One object walked: its members, and whether its first key (when it
+/// counts, see `duplicates.rs`) stands again.
+struct Record {
+    /// The validation of the view it was read through; 0 for an empty slot.
+    validation: u64,
+    /// The object's address and length.
+    span: (usize, usize),
+    count: usize,
+    first_repeats: bool,
+    members: [Spans; MEMBERS],
+}
+
+struct Walked {
+    records: [Record; SLOTS],
+    /// The slot the next record takes.
+    next: usize,
+}
+
+const EMPTY: Record = Record {
+    validation: 0,
+    span: (0, 0),
+    count: 0,
+    first_repeats: false,
+    members: [NO_SPANS; MEMBERS],
+};
+
+thread_local! {
+    static WALKED: RefCell<Walked> = const {
+        RefCell::new(Walked {
+            records: [EMPTY; SLOTS],
+            next: 0,
+        })
+    };
+}
+
+/// The strict lookup of `keys` in the small object `obj`, read through a view
+/// of `validation`, from the record of an earlier walk of it, or by a walk
+/// that records it. `None` where the object cannot be recorded (too many
+/// members, malformed): the caller walks it.
+///
+/// Cost: a walk of the object the first time; then a comparison of its keys.
+pub(super) fn find_once<'a>(validation: u64, obj: &'a [u8], keys: &[&str]) -> Option<Lookup<'a>> {
+    WALKED.with(|walked| {
+        let mut walked = walked.try_borrow_mut().ok()?;
+        let span = (obj.as_ptr() as usize, obj.len());
+        let slot = match walked
+            .records
+            .iter()
+            .position(|record| record.validation == validation && record.span == span)
+        {
+            Some(slot) => slot,
+            None => {
+                let slot = walked.next;
+                walked.next = (slot + 1) % SLOTS;
+                walked.records[slot].fill(validation, obj)?;
+                slot
+            }
+        };
+        Some(walked.records[slot].find_once(obj, keys))
+    })
+}
+
+impl Record {
+    /// Walks `obj` member by member and records it for `validation`; `None`
+    /// (and the slot left empty) where it cannot be recorded.
+    fn fill(&mut self, validation: u64, obj: &[u8]) -> Option<()> {
+        self.validation = 0;
+        if u32::try_from(obj.len()).is_err() {
+            return None;
+        }
+        let mut members = Members::open(obj)?;
+        let mut count = 0;
+        let mut first: Option<&[u8]> = None;
+        let mut first_repeats = false;
+        loop {
+            match members.next_member() {
+                Step::Member(member) => {
+                    let key = member.key();
+                    let escaped = member.key_escaped();
+                    if count == 0 {
+                        first = member.tag_like_key().map(str::as_bytes);
+                    } else if first.is_some_and(|first| key_eq(key, escaped, first)) {
+                        first_repeats = true;
+                    }
+                    let (key_from, key_to) = member.key_span();
+                    let (value_from, value_to) = member.value_span();
+                    *self.members.get_mut(count)? = Spans {
+                        key: (key_from as u32, key_to as u32),
+                        value: (value_from as u32, value_to as u32),
+                        key_escaped: escaped,
+                    };
+                    count += 1;
+                }
+                Step::End => break,
+                Step::Malformed => return None,
+            }
+        }
+        self.span = (obj.as_ptr() as usize, obj.len());
+        self.count = count;
+        self.first_repeats = first_repeats;
+        self.validation = validation;
+        Some(())
+    }
+
+    /// What `members_find_once` finds in the object recorded, `obj`: the
+    /// member under `keys`, `Missing`, or a duplicate (a key sought twice,
+    /// or the first key again).
+    fn find_once<'a>(&self, obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+        if self.first_repeats {
+            return duplicates::met();
+        }
+        let mut found = None;
+        for member in &self.members[..self.count] {
+            let raw = &obj[member.key.0 as usize..member.key.1 as usize];
+            if keys
+                .iter()
+                .any(|sought| key_eq(raw, member.key_escaped, sought.as_bytes()))
+            {
+                if found.is_some() {
+                    return duplicates::met();
+                }
+                found = Some(member.value);
+            }
+        }
+        match found {
+            Some((from, to)) => Lookup::Found(&obj[from as usize..to as usize]),
+            None => Lookup::Missing,
+        }
+    }
+}
