@@ -68,11 +68,18 @@ impl<'a> Blocks<'a> {
             Some(block) => kernel.classify(block),
             None => classify_tail(kernel, self.bytes.get(start..)?)?,
         };
+        Some(self.resolve(kernel, start, raw))
+    }
+
+    /// The block at `start` from its raw masks: escapes and strings
+    /// resolved, the carries moved on to the next block.
+    #[inline(always)]
+    fn resolve<K: Kernel>(&mut self, kernel: K, start: usize, raw: Masks) -> Block {
         self.next = start + BLOCK;
         let quotes = raw.quote & !escaped_bytes(raw.backslash, &mut self.escape_carry);
         let inside = kernel.prefix_xor(quotes) ^ self.inside_carry;
         self.inside_carry = ((inside as i64) >> 63) as u64;
-        Some(Block {
+        Block {
             start,
             raw,
             quotes,
@@ -80,7 +87,7 @@ impl<'a> Blocks<'a> {
             open: raw.open & !inside,
             close: raw.close & !inside,
             colon: raw.colon & !inside,
-        })
+        }
     }
 }
 
@@ -583,49 +590,163 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
 
     #[inline(always)]
     fn run<K: Kernel>(&mut self, kernel: K) -> Lookup<'a> {
-        let bytes = self.bytes;
-        let mut blocks = Blocks::new(bytes, self.open);
-        // Brackets open before the block; the first block (depth 0) holds the `{`.
-        let mut depth = 0usize;
-        let mut prev_quotes = 0u64;
-        // From where on no backslash of the blocks before is near enough
-        // before a colon for a key written with escapes to end there.
-        let mut plain_from = 0usize;
+        let mut blocks = Blocks::new(self.bytes, self.open);
+        let mut walk = Walk {
+            depth: 0,
+            prev_quotes: 0,
+            plain_from: 0,
+        };
+        if self.filter && self.single && self.edge_count == 1 {
+            if let Some(found) = self.walk_one(kernel, &mut blocks, &mut walk) {
+                return found;
+            }
+        }
         loop {
             let Some(block) = blocks.next(kernel) else {
                 return Lookup::Malformed;
             };
-            let opens = block.open.count_ones() as usize;
-            let closes = block.close.count_ones() as usize;
-            if closes >= depth {
-                // The object may end here (the first block always may).
-                let end = object_end(block.open, block.close, depth);
-                let here = block.colon & below(end);
-                if here != 0 {
-                    if let Some(found) =
-                        self.block_keys(&block, here, depth, prev_quotes, plain_from)
-                    {
-                        return found;
-                    }
-                }
-                if end < BLOCK as u32 {
-                    return self.at_end(block.start + end as usize);
-                }
-            } else if depth <= closes + 1 && block.colon != 0 {
-                // The block may climb back to depth 1: its colons may be keys.
-                if let Some(found) =
-                    self.block_keys(&block, block.colon, depth, prev_quotes, plain_from)
-                {
-                    return found;
-                }
-            }
-            depth = depth + opens - closes;
-            prev_quotes = block.quotes;
-            if block.raw.backslash != 0 {
-                let after_last = block.start + BLOCK - block.raw.backslash.leading_zeros() as usize;
-                plain_from = after_last + self.escape_reach;
+            if let Some(found) = self.step(&block, &mut walk) {
+                return found;
             }
         }
+    }
+}
+
+/// What [`FieldScan`]'s walk carries from block to block.
+struct Walk {
+    /// Brackets open before the block; the first block (depth 0) holds the `{`.
+    depth: usize,
+    /// The previous block's unescaped quotes.
+    prev_quotes: u64,
+    /// From where on no backslash of the blocks before is near enough
+    /// before a colon for a key written with escapes to end there.
+    plain_from: usize,
+}
+
+impl<'a> FieldScan<'a, '_> {
+    /// One block of the walk: the outcome if it is decided in `block`,
+    /// `None` to go on (with `walk` moved past the block).
+    #[inline(always)]
+    fn step(&self, block: &Block, walk: &mut Walk) -> Option<Lookup<'a>> {
+        let depth = walk.depth;
+        let opens = block.open.count_ones() as usize;
+        let closes = block.close.count_ones() as usize;
+        if closes >= depth {
+            // The object may end here (the first block always may).
+            let end = object_end(block.open, block.close, depth);
+            let here = block.colon & below(end);
+            if here != 0 {
+                if let Some(found) =
+                    self.block_keys(block, here, depth, walk.prev_quotes, walk.plain_from)
+                {
+                    return Some(found);
+                }
+            }
+            if end < BLOCK as u32 {
+                return Some(self.at_end(block.start + end as usize));
+            }
+        } else if depth <= closes + 1 && block.colon != 0 {
+            // The block may climb back to depth 1: its colons may be keys.
+            if let Some(found) =
+                self.block_keys(block, block.colon, depth, walk.prev_quotes, walk.plain_from)
+            {
+                return Some(found);
+            }
+        }
+        walk.depth = depth + opens - closes;
+        walk.prev_quotes = block.quotes;
+        if block.raw.backslash != 0 {
+            let after_last = block.start + BLOCK - block.raw.backslash.leading_zeros() as usize;
+            walk.plain_from = after_last + self.escape_reach;
+        }
+        None
+    }
+
+    /// The walk over whole blocks when one key is watched and the quote
+    /// filter is used (the common trusting lookup): the outcome if it is
+    /// decided before the last, short block, `None` to go on from there
+    /// (`blocks` and `walk` then stand at it).
+    ///
+    /// A block is passed here, with one branch, when it has no backslash and
+    /// none near before it, cannot hold the object's end, and has no colon
+    /// that may follow the key: no colon after whitespace, and no colon right
+    /// after a quote whose key, written plainly, has the key's length, first
+    /// byte and last byte (the first and last bytes by the kernel's
+    /// [`eq_pair`](Kernel::eq_pair) masks, shifted onto the colons), or it
+    /// cannot come back to depth 1. Every other block goes through
+    /// [`FieldScan::step`], which decides exactly. A passed block has no
+    /// escape carried into it (a backslash at the end of a block puts
+    /// `plain_from` past the next one), so its quotes are its raw quotes.
+    #[inline(always)]
+    fn walk_one<K: Kernel>(
+        &self,
+        kernel: K,
+        blocks: &mut Blocks<'a>,
+        walk: &mut Walk,
+    ) -> Option<Lookup<'a>> {
+        let bytes = self.bytes;
+        let distance = self.distances[0];
+        let Edges { len, first, last } = self.edges[0];
+        // The key's first byte stands `len + 1` bytes before its colon (at
+        // most 62: the filter is off for longer keys), its last byte 2.
+        let first_shift = len as u32 + 1;
+        let mut depth = walk.depth;
+        let mut prev_quotes = walk.prev_quotes;
+        let mut plain_from = walk.plain_from;
+        let mut prev_firsts = 0u64;
+        let mut prev_lasts = 0u64;
+        let mut start = blocks.next;
+        let mut inside_carry = blocks.inside_carry;
+        while let Some(chunk) = bytes.get(start..).and_then(<[u8]>::first_chunk::<BLOCK>) {
+            let raw = kernel.classify(chunk);
+            let (firsts, lasts) = kernel.eq_pair(chunk, first, last);
+            let quotes = raw.quote;
+            let inside = kernel.prefix_xor(quotes) ^ inside_carry;
+            let close = raw.close & !inside;
+            let colon = raw.colon & !inside;
+            let closes = close.count_ones() as usize;
+            let after_quote = (quotes << 1) | (prev_quotes >> 63);
+            let opening = (quotes << distance) | (prev_quotes >> (64 - distance));
+            let last_at = (lasts << 2) | (prev_lasts >> 62);
+            let first_at = (firsts << first_shift) | (prev_firsts >> (64 - first_shift));
+            let check = (colon & !after_quote) | (colon & opening & last_at & first_at);
+            prev_firsts = firsts;
+            prev_lasts = lasts;
+            let plain = raw.backslash == 0 && start >= plain_from;
+            if plain && closes < depth && (check == 0 || closes + 1 < depth) {
+                depth = depth + (raw.open & !inside).count_ones() as usize - closes;
+                inside_carry = ((inside as i64) >> 63) as u64;
+                prev_quotes = quotes;
+                start += BLOCK;
+                continue;
+            }
+            // The block the checks must see: resolved as `Blocks` does (an
+            // escape may be carried into it).
+            blocks.next = start;
+            blocks.inside_carry = inside_carry;
+            let block = blocks.resolve(kernel, start, raw);
+            *walk = Walk {
+                depth,
+                prev_quotes,
+                plain_from,
+            };
+            if let Some(found) = self.step(&block, walk) {
+                return Some(found);
+            }
+            depth = walk.depth;
+            prev_quotes = walk.prev_quotes;
+            plain_from = walk.plain_from;
+            start = blocks.next;
+            inside_carry = blocks.inside_carry;
+        }
+        blocks.next = start;
+        blocks.inside_carry = inside_carry;
+        *walk = Walk {
+            depth,
+            prev_quotes,
+            plain_from,
+        };
+        None
     }
 }
 

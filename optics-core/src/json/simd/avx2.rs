@@ -54,6 +54,33 @@ impl Kernel for Avx2 {
         // SAFETY: as in `classify`: an `Avx2` proves the CPU has AVX2.
         unsafe { classify_strict(block) }
     }
+
+    #[inline(always)]
+    fn eq_pair(self, block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
+        // SAFETY: as in `classify`: an `Avx2` proves the CPU has AVX2.
+        unsafe { eq_pair(block, a, b) }
+    }
+}
+
+/// The bytes equal to `a`, and those equal to `b`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn eq_pair(block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
+    const LANES: usize = 32;
+    let (chunks, _) = block.as_chunks::<LANES>();
+    let mut masks = (0, 0);
+    for (i, chunk) in chunks.iter().enumerate() {
+        // SAFETY: `chunk` is a reference to 32 initialized bytes, so the read
+        // is in bounds; `_mm256_loadu_si256` has no alignment requirement.
+        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast::<__m256i>()) };
+        let bits = |byte: u8| {
+            let m = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8));
+            u64::from(_mm256_movemask_epi8(m) as u32) << (i * LANES)
+        };
+        masks.0 |= bits(a);
+        masks.1 |= bits(b);
+    }
+    masks
 }
 
 #[inline]

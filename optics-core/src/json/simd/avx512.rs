@@ -58,6 +58,20 @@ impl Kernel for Avx512 {
         // SAFETY: as in `classify`.
         unsafe { classify_strict(block) }
     }
+
+    #[inline(always)]
+    fn eq_pair(self, block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
+        // SAFETY: as in `classify`.
+        unsafe { eq_pair(block, a, b) }
+    }
+}
+
+/// The bytes equal to `a`, and those equal to `b`: two compares.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn eq_pair(block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
+    let v = load(block);
+    (eq(v, a), eq(v, b))
 }
 
 /// The block as one register.

@@ -72,7 +72,7 @@ mod scalar;
 mod sse2;
 
 pub use scalar::{
-    classify_scalar, classify_strict_scalar, find_quote_or_backslash_scalar,
+    classify_scalar, classify_strict_scalar, eq_pair_scalar, find_quote_or_backslash_scalar,
     find_string_special_scalar,
 };
 
@@ -247,6 +247,9 @@ pub trait Kernel: Copy {
     fn prefix_xor(self, x: u64) -> u64;
     /// Same as [`classify_strict_scalar`], with this kernel's instructions.
     fn classify_strict(self, block: &[u8; BLOCK]) -> StrictMasks;
+    /// Same as [`eq_pair_scalar`]: the bytes equal to `a`, and those equal to
+    /// `b` (a key's first and last byte, for the key search's filter).
+    fn eq_pair(self, block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64);
 }
 
 /// The kernel every CPU has: SSE2 on x86_64, scalar elsewhere.
@@ -276,6 +279,19 @@ impl Kernel for Baseline {
             classify_strict_scalar(block)
         }
     }
+
+    #[inline(always)]
+    fn eq_pair(self, block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            // SAFETY: as in `classify`, SSE2 is enabled for the target.
+            unsafe { sse2::eq_pair(block, a, b) }
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        {
+            eq_pair_scalar(block, a, b)
+        }
+    }
 }
 
 /// The one-byte-at-a-time kernel: the oracle the others are tested against,
@@ -297,6 +313,11 @@ impl Kernel for Scalar {
     #[inline(always)]
     fn classify_strict(self, block: &[u8; BLOCK]) -> StrictMasks {
         classify_strict_scalar(block)
+    }
+
+    #[inline(always)]
+    fn eq_pair(self, block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
+        eq_pair_scalar(block, a, b)
     }
 }
 
@@ -369,14 +390,25 @@ mod tests {
     /// runs under its `run`, and compares with [`agrees_with_scalar`].
     pub(super) struct Classify<'a>(pub(super) &'a [u8; BLOCK], pub(super) u64);
 
+    /// The two bytes `eq_pair` is asked for on the block under test: bytes of
+    /// the block itself where it has them, so that the masks are not empty.
+    fn pair_for(block: &[u8; BLOCK], x: u64) -> (u8, u8) {
+        (
+            block[(x % 64) as usize],
+            block[((x >> 6) % 64) as usize] ^ (x >> 12) as u8 & 1,
+        )
+    }
+
     impl BlockScan for Classify<'_> {
-        type Output = (Masks, u64, StrictMasks);
+        type Output = (Masks, u64, StrictMasks, (u64, u64));
         #[inline(always)]
         fn run<K: Kernel>(&mut self, kernel: K) -> Self::Output {
+            let (a, b) = pair_for(self.0, self.1);
             (
                 kernel.classify(self.0),
                 kernel.prefix_xor(self.1),
                 kernel.classify_strict(self.0),
+                kernel.eq_pair(self.0, a, b),
             )
         }
     }
@@ -386,11 +418,13 @@ mod tests {
     pub(super) fn agrees_with_scalar(
         block: &[u8; BLOCK],
         x: u64,
-        (masks, parity, strict): (Masks, u64, StrictMasks),
+        (masks, parity, strict, pair): (Masks, u64, StrictMasks, (u64, u64)),
     ) -> Result<(), TestCaseError> {
         prop_assert_eq!(masks, classify_scalar(block));
         prop_assert_eq!(strict, classify_strict_scalar(block));
         prop_assert_eq!(parity, Scalar.prefix_xor(x));
+        let (a, b) = pair_for(block, x);
+        prop_assert_eq!(pair, eq_pair_scalar(block, a, b));
         Ok(())
     }
 
@@ -421,9 +455,11 @@ mod tests {
         }
 
         #[test]
-        fn classify_agrees_with_scalar(b in block()) {
+        fn classify_agrees_with_scalar(b in block(), x: u64) {
             prop_assert_eq!(classify(&b), classify_scalar(&b));
             prop_assert_eq!(Baseline.classify_strict(&b), classify_strict_scalar(&b));
+            let (a, c) = pair_for(&b, x);
+            prop_assert_eq!(Baseline.eq_pair(&b, a, c), eq_pair_scalar(&b, a, c));
         }
 
         #[test]

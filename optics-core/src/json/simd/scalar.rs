@@ -43,6 +43,17 @@ pub fn classify_strict_scalar(block: &[u8; BLOCK]) -> StrictMasks {
     strict
 }
 
+/// The naive oracle (and non-x86_64 fallback) for [`Kernel::eq_pair`](super::Kernel::eq_pair):
+/// the bytes of `block` equal to `a`, and those equal to `b`.
+pub fn eq_pair_scalar(block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
+    let mut masks = (0, 0);
+    for (i, &byte) in block.iter().enumerate() {
+        masks.0 |= u64::from(byte == a) << i;
+        masks.1 |= u64::from(byte == b) << i;
+    }
+    masks
+}
+
 /// The naive oracle (and non-x86_64 fallback) for [`find_quote_or_backslash`](super::find_quote_or_backslash).
 pub fn find_quote_or_backslash_scalar(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;

@@ -66,6 +66,21 @@ pub(super) fn classify(block: &[u8; BLOCK]) -> Masks {
     masks
 }
 
+/// The bytes equal to `a`, and those equal to `b`.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn eq_pair(block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
+    let (chunks, _) = block.as_chunks::<LANES>();
+    let mut masks = (0, 0);
+    for (i, chunk) in chunks.iter().enumerate() {
+        let v = load(chunk);
+        let shift = i * LANES;
+        masks.0 |= bits(eq(v, a)) << shift;
+        masks.1 |= bits(eq(v, b)) << shift;
+    }
+    masks
+}
+
 #[inline]
 #[target_feature(enable = "sse2")]
 pub(super) fn classify_strict(block: &[u8; BLOCK]) -> StrictMasks {
