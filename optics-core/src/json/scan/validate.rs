@@ -165,23 +165,37 @@ pub(super) struct Nesting {
 }
 
 impl Nesting {
+    /// Opens a container: a bit set or cleared inline for the first 64
+    /// levels, out of line past them.
+    #[inline(always)]
     pub(super) fn push(&mut self, container: Container) {
         let level = self.depth;
-        let bit = 1u64 << (level % 64);
-        let word = match level / 64 {
-            0 => &mut self.inline,
-            n => {
-                if self.spilled.len() < n {
-                    self.spilled.push(0);
-                }
-                &mut self.spilled[n - 1]
+        if level < 64 {
+            let bit = 1u64 << level;
+            match container {
+                Container::Object => self.inline |= bit,
+                Container::Array => self.inline &= !bit,
             }
-        };
+        } else {
+            self.push_deep(level, container);
+        }
+        self.depth += 1;
+    }
+
+    /// [`Nesting::push`] past 64 levels.
+    #[cold]
+    #[inline(never)]
+    fn push_deep(&mut self, level: usize, container: Container) {
+        let n = level / 64;
+        if self.spilled.len() < n {
+            self.spilled.push(0);
+        }
+        let bit = 1u64 << (level % 64);
+        let word = &mut self.spilled[n - 1];
         match container {
             Container::Object => *word |= bit,
             Container::Array => *word &= !bit,
         }
-        self.depth += 1;
     }
 
     /// How many containers are open.
@@ -190,20 +204,30 @@ impl Nesting {
         self.depth
     }
 
+    #[inline(always)]
     pub(super) fn pop(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
 
+    #[inline(always)]
     pub(super) fn top(&self) -> Option<Container> {
         let level = self.depth.checked_sub(1)?;
-        let word = match level / 64 {
-            0 => self.inline,
-            n => self.spilled[n - 1],
+        let word = if level < 64 {
+            self.inline
+        } else {
+            self.deep_word(level)
         };
         Some(match word >> (level % 64) & 1 {
             1 => Container::Object,
             _ => Container::Array,
         })
+    }
+
+    /// The word holding `level`, past 64 levels.
+    #[cold]
+    #[inline(never)]
+    fn deep_word(&self, level: usize) -> u64 {
+        self.spilled[level / 64 - 1]
     }
 }
 
