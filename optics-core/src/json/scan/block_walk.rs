@@ -66,7 +66,7 @@ impl<'a> Blocks<'a> {
         let start = self.next;
         let raw = match self.bytes.get(start..)?.first_chunk::<BLOCK>() {
             Some(block) => kernel.classify(block),
-            None => classify_tail(kernel, self.bytes.get(start..)?)?,
+            None => classify_tail(kernel, self.bytes, start)?,
         };
         Some(self.resolve(kernel, start, raw))
     }
@@ -91,16 +91,40 @@ impl<'a> Blocks<'a> {
     }
 }
 
-/// The masks of the last, short block, padded with spaces; `None` if empty.
+/// The masks of the last, short block (from `start` to the end of `bytes`),
+/// as if padded with spaces (no bit past the end); `None` if it is empty.
+/// Where the bytes hold a whole block, their last 64 bytes are classified and
+/// the masks shifted down onto the tail: no copy, and inlined with the
+/// kernel (a scan of a container inside a larger slice ends here often).
+/// Shorter bytes are copied into a padded block, out of line.
+#[inline(always)]
+fn classify_tail<K: Kernel>(kernel: K, bytes: &[u8], start: usize) -> Option<Masks> {
+    let tail = bytes.get(start..).filter(|tail| !tail.is_empty())?;
+    match bytes.last_chunk::<BLOCK>() {
+        Some(last) => {
+            // `tail` is shorter than a block, so the shift is 1 to 63.
+            let shift = BLOCK - tail.len();
+            let m = kernel.classify(last);
+            Some(Masks {
+                quote: m.quote >> shift,
+                backslash: m.backslash >> shift,
+                open: m.open >> shift,
+                close: m.close >> shift,
+                colon: m.colon >> shift,
+            })
+        }
+        None => Some(classify_padded(kernel, tail)),
+    }
+}
+
+/// The masks of `tail` (shorter than a block, and all the bytes there are),
+/// padded with spaces.
 #[cold]
 #[inline(never)]
-fn classify_tail<K: Kernel>(kernel: K, tail: &[u8]) -> Option<Masks> {
-    if tail.is_empty() {
-        return None;
-    }
+fn classify_padded<K: Kernel>(kernel: K, tail: &[u8]) -> Masks {
     let mut padded = [b' '; BLOCK];
     padded[..tail.len()].copy_from_slice(tail);
-    Some(kernel.classify(&padded))
+    kernel.classify(&padded)
 }
 
 /// The block scan behind [`skip_container`](super::skip::skip_container).
