@@ -221,6 +221,11 @@ fn bit_range(from: u32, to: u32) -> u64 {
 /// quote masks leave ([`FieldScan::candidates`]). No bracket is followed one by
 /// one; a block that cannot return to depth 1 is passed with two popcounts,
 /// and only a block that may hold the object's end has its closers looked at.
+/// For one key sought (the common lookup, [`FieldScan::walk_one`]) most
+/// blocks pass with one branch, the candidates also filtered by the key's
+/// first and last byte; the others take the exact step
+/// ([`FieldScan::step`]). In strict mode the same search can ride along the
+/// validator ([`RootLookup`]).
 ///
 /// ```text
 ///  {"id":7,"who":{"n":"a:b"},"detail":{...}}

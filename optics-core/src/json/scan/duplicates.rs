@@ -125,7 +125,7 @@ pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> 
 /// Validates the document `bytes` and, in the same pass over its blocks,
 /// looks `keys` up in its root object as [`object_field_once`] would (the
 /// strict lookup riding along the validator, see
-/// [`RootLookup`](super::block_walk::RootLookup)). `Ok(None)` if the document
+/// [`RootLookup`]). `Ok(None)` if the document
 /// does not start with `{`: nothing was validated, the caller validates and
 /// looks up as usual. Run while watching, like every strict lookup.
 ///
