@@ -245,7 +245,8 @@ impl Duplicates {
 /// walked to its end (a trusting read stops at its key); an object under
 /// 1 KiB read through views of one validation ([`Strict::validated`]) is
 /// walked once, and later reads in it compare the keys that walk recorded
-/// (per thread, the last few objects). Nothing is allocated. [`Json`] itself is unchanged: trusting reads cost what they did.
+/// (per thread, the last few objects). Nothing is allocated. [`Json`]
+/// itself is unchanged: trusting reads cost what they did.
 ///
 /// What counts as a key on the path: the field read in each struct (with its
 /// aliases), an enum's tag or content key, and the first key of each object
@@ -339,7 +340,8 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     /// twice (recorded in the `Duplicates`); any other optic, or a document
     /// that is not an object, is validated and viewed in two steps.
     ///
-    /// Cost: O(n), about what validating alone costs; nothing allocated.
+    /// Cost: O(n): validating, and about a fifth more for the lookup riding
+    /// along (measured on the demo's messages); nothing allocated.
     ///
     /// ```
     /// use optics_core::json::{Duplicates, Strict};
