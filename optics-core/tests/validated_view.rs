@@ -92,9 +92,11 @@ fn padding() -> impl Strategy<Value = String> {
 
 fn document() -> impl Strategy<Value = Vec<u8>> {
     let members = prop::collection::vec(prop_oneof![4 => member(), 1 => padding()], 0..8);
+    // a cut, or a stray bracket, at some place
     let damage = prop_oneof![
         8 => Just(None),
-        1 => (0usize..2000).prop_map(Some),
+        1 => (0usize..2000, Just(None)).prop_map(Some),
+        1 => (0usize..2000, prop::sample::select(vec!['}', ']', '{', '['])).prop_map(|(at, b)| Some((at, Some(b)))),
     ];
     (
         members,
@@ -109,12 +111,15 @@ fn document() -> impl Strategy<Value = Vec<u8>> {
             } else {
                 format!("{lead}{{{body}}}{lead}")
             };
-            if let Some(cut) = damage {
-                let cut = cut % (text.len() + 1);
-                while !text.is_char_boundary(cut.min(text.len())) {
-                    text.pop();
+            if let Some((at, stray)) = damage {
+                let mut at = at % (text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
                 }
-                text.truncate(cut.min(text.len()));
+                match stray {
+                    Some(byte) => text.insert(at, byte),
+                    None => text.truncate(at),
+                }
             }
             text.into_bytes()
         })
@@ -146,6 +151,9 @@ fn each_edge_agrees() {
         r#"  {"detail" :  {"code":1}  }  "#,
         r#"{"id":1,"detail":{"code":1}"#,
         r#"{"id":1,"detail":{"code":1}} x"#,
+        // more closers than openers before a key, in one block
+        r#"{"a":1}},"detail":{"code":1}}"#,
+        r#"{"a":[1]]],"detail":{"code":1}}"#,
         "",
     ];
     for case in cases {

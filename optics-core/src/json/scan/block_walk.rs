@@ -813,9 +813,12 @@ impl<'a> FieldScan<'a, '_> {
                 continue;
             }
             let before = below(at);
-            let colon_depth = depth + (block.open & before).count_ones() as usize
-                - (block.close & before).count_ones() as usize;
-            if colon_depth == 1 {
+            // More closers than open brackets before the colon: only in a
+            // malformed document (the validator's blocks are handed over
+            // before it has checked them); no key of the object there.
+            let colon_depth = (depth + (block.open & before).count_ones() as usize)
+                .checked_sub((block.close & before).count_ones() as usize);
+            if colon_depth == Some(1) {
                 let near = Near {
                     start: block.start,
                     quotes: block.quotes,
