@@ -8,16 +8,9 @@
 //! escapes, whitespace around colons, strings that straddle block edges and
 //! hold brackets, colons, quotes and backslashes, nested objects that repeat
 //! the keys sought, and a key that is missing (confirmed by the walk alone).
-//!
-//! The walk from the object's end (`object_field_from_end`) is held to the
-//! same oracle (serde_json's map: the last member of a key), and to the
-//! forward walk where no key repeats; a cut or unbalanced object is
-//! malformed for it, whatever it reads backward first.
 
-use optics_core::json::scan::kernels::{
-    object_field_from_end_with, object_field_with, skip_container_with, KernelChoice,
-};
-use optics_core::json::scan::{object_field, object_field_from_end, skip_value, Lookup};
+use optics_core::json::scan::kernels::{object_field_with, skip_container_with, KernelChoice};
+use optics_core::json::scan::{object_field, skip_value, Lookup};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -107,70 +100,6 @@ fn write_key(key: &str, escape: &[bool]) -> String {
     out
 }
 
-/// The members of `doc` under `keys` as serde_json's map reads them (the
-/// last one of a key), checked against every kernel's walk from the end and
-/// the public entry point: a value equal to the map's, or missing.
-fn check_from_end(
-    doc: &str,
-    oracle: &Map<String, Value>,
-    keys: &[&str],
-) -> Result<(), TestCaseError> {
-    for key in keys {
-        let want = oracle.get(*key);
-        for kernel in KERNELS {
-            let got = object_field_from_end_with(kernel, doc.as_bytes(), &[key]);
-            match (want, got) {
-                (Some(want), Lookup::Found(bytes)) => {
-                    let got: Value = serde_json::from_slice(bytes).expect("a whole value");
-                    prop_assert_eq!(&got, want, "{:?} {:?} in {}", kernel, key, doc);
-                }
-                (None, Lookup::Missing) => {}
-                (want, got) => prop_assert!(
-                    false,
-                    "from the end, {kernel:?} {key:?}: {got:?}, want {want:?} in {doc}"
-                ),
-            }
-        }
-        let public = object_field_from_end(doc.as_bytes(), &[key]);
-        prop_assert_eq!(
-            public,
-            object_field_from_end_with(KernelChoice::Scalar, doc.as_bytes(), &[key])
-        );
-    }
-    Ok(())
-}
-
-/// A document of top-level keys that may repeat (serde_json's map keeps the
-/// last), at least 1 KiB, written with whitespace and escapes as drawn.
-fn document_with_repeats() -> impl Strategy<Value = String> {
-    (
-        prop::collection::vec(
-            (
-                prop::sample::select(KEYS),
-                value(),
-                prop::collection::vec(any::<bool>(), 16),
-                whitespace(),
-            ),
-            1..12,
-        ),
-        0usize..1300,
-        whitespace(),
-    )
-        .prop_map(|(members, filler, outer)| {
-            let mut doc = format!("{outer}{{\"f\":\"{}\"", "p".repeat(filler));
-            for (key, value, escape, gap) in members {
-                let value = serde_json::to_string(&value).expect("serializes");
-                doc.push_str(&format!(
-                    ",{gap}{}{gap}:{gap}{value}",
-                    write_key(key, &escape)
-                ));
-            }
-            doc.push('}');
-            doc.push_str(&outer);
-            doc
-        })
-}
-
 /// A document of unique top-level keys (so serde_json's map and the first
 /// match agree), at least 1 KiB, written with whitespace and escapes as drawn.
 fn document() -> impl Strategy<Value = (String, Vec<String>)> {
@@ -253,15 +182,6 @@ proptest! {
             }
         }
         prop_assert!(keys.iter().all(|k| oracle.contains_key(k)));
-        // From the end: the same member, since no key repeats.
-        let sought: Vec<&str> = KEYS.iter().copied().chain(["absent", "f", ""]).collect();
-        check_from_end(&doc, &oracle, &sought)?;
-        for key in &sought {
-            prop_assert_eq!(
-                object_field_from_end_with(KernelChoice::Best, doc.as_bytes(), &[key]),
-                object_field_with(KernelChoice::Best, doc.as_bytes(), &[key])
-            );
-        }
         let open = doc.find('{').expect("an object");
         for kernel in KERNELS {
             prop_assert_eq!(
@@ -269,55 +189,6 @@ proptest! {
                 skip_value(doc.as_bytes(), 0),
                 "{:?}", kernel
             );
-        }
-    }
-
-    /// With repeated keys, the walk from the end reads the last member of a
-    /// key, as serde_json's map does.
-    #[test]
-    fn from_the_end_the_last_member_counts(doc in document_with_repeats()) {
-        let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
-        let sought: Vec<&str> = KEYS.iter().copied().chain(["absent", "f"]).collect();
-        check_from_end(&doc, &oracle, &sought)?;
-    }
-
-    /// Every prefix of a document, and the document with bytes after it or
-    /// a bracket or quote dropped: the walk from the end never reads a
-    /// member of such an object (its last byte is not its own `}`, or its
-    /// brackets and strings do not balance).
-    #[test]
-    fn from_the_end_a_broken_object_is_malformed(
-        doc in document_with_repeats(),
-        cut in any::<prop::sample::Index>(),
-        drop in any::<prop::sample::Index>(),
-    ) {
-        let whole = doc.trim_end();
-        let prefix = &whole.as_bytes()[..cut.index(whole.len())];
-        let structural: Vec<usize> = whole
-            .bytes()
-            .enumerate()
-            .filter(|(_, b)| b"{}[]\"".contains(b))
-            .map(|(i, _)| i)
-            .collect();
-        let mut dropped = whole.as_bytes().to_vec();
-        let at = structural[drop.index(structural.len())];
-        dropped.remove(at);
-        // Unbalanced: the forward skip does not end the object at its last
-        // byte (a dropped escape may leave it balanced, and only invalid).
-        let unbalanced = skip_value(&dropped, 0) != Some(dropped.len());
-        let two = format!("{whole}{whole}");
-        for key in KEYS.iter().chain(&["absent"]) {
-            for kernel in KERNELS {
-                prop_assert_eq!(object_field_from_end_with(kernel, prefix, &[key]), Lookup::Malformed);
-                prop_assert_eq!(object_field_from_end_with(kernel, two.as_bytes(), &[key]), Lookup::Malformed);
-                if unbalanced {
-                    prop_assert_eq!(
-                        object_field_from_end_with(kernel, &dropped, &[key]),
-                        Lookup::Malformed,
-                        "{:?} {:?} with byte {} dropped from {}", kernel, key, at, whole
-                    );
-                }
-            }
         }
     }
 

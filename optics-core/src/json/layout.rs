@@ -18,11 +18,6 @@ pub enum FieldJson {
         /// struct from an object only (it has a flattened field, or it is the
         /// struct variant of an adjacently tagged enum).
         position: Option<usize>,
-        /// Whether the field stands in the second half of its struct's
-        /// fields, where serde writes it: a trusting lookup of it in a large
-        /// object reads the object from its end
-        /// ([`object_field_from_end`](super::scan::object_field_from_end)).
-        late: bool,
     },
     /// The struct's own bytes: the field of a `transparent` struct, or of a
     /// newtype struct.

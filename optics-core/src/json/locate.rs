@@ -149,11 +149,7 @@ fn decode_found<'de, T: Deserialize<'de>>(found: Located<'de>) -> Option<T> {
 #[inline]
 pub(crate) fn locate_field(at: Spot<'_>, json: FieldJson) -> Located<'_> {
     match json {
-        FieldJson::Key {
-            names,
-            position,
-            late,
-        } => at.member(names, position, late),
+        FieldJson::Key { names, position } => at.member(names, position),
         FieldJson::Inline => Located::At(at),
         FieldJson::Flatten { hidden } => at.flattened(hidden),
         FieldJson::Element(i) => at.tuple_element(i),

@@ -32,9 +32,7 @@
 //! [`Json::validated`] to check a whole document first (strict mode).
 //!
 //! **Duplicate keys.** For a struct field the byte reader takes the first member
-//! with the key, except for a field in the second half of its struct in an
-//! object of 1 KiB or more, which it looks for from the object's end and
-//! takes the last; serde_json rejects such a document ("duplicate field"). For a
+//! with the key; serde_json rejects such a document ("duplicate field"). For a
 //! map (`key(k)`) both take the last. A [`Strict`] view rejects them instead:
 //! a read through it that meets a key given twice on its path returns nothing
 //! and records it in the caller's [`Duplicates`].

@@ -103,10 +103,7 @@ fn field_place(
             } else {
                 quote!(#p::Option::None)
             };
-            // serde writes the fields in order: a field in the second half
-            // is found sooner from the object's end.
-            let late = 2 * element >= layout.count && layout.count > 1;
-            quote!(#p::FieldJson::Key { names: &[#(#names),*], position: #position, late: #late })
+            quote!(#p::FieldJson::Key { names: &[#(#names),*], position: #position })
         }
     }
 }

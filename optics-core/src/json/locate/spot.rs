@@ -211,24 +211,15 @@ impl<'a> Spot<'a> {
     }
 
     /// The struct field under `names` (or element `position` of an array
-    /// form): `Absent` where a well-formed object (or array) has none. A
-    /// `late` field (one serde writes in the second half of its struct) is
-    /// looked for from the end of an object of [`scan::SMALL_OBJECT`] bytes
-    /// or more, where it is nearer ([`scan::object_field_from_end`]: the
-    /// last member under its names); a smaller object is walked member by
-    /// member from its front, which stops at the key.
+    /// form): `Absent` where a well-formed object (or array) has none.
     #[inline]
     pub(crate) fn member(
         self,
         names: &'static [&'static str],
         position: Option<usize>,
-        late: bool,
     ) -> Located<'a> {
         match self.form {
             Form::Value { buffered } => match self.bytes.first() {
-                Some(b'{') if late && self.bytes.len() >= scan::SMALL_OBJECT => {
-                    lookup(scan::object_field_from_end(self.bytes, names), buffered)
-                }
                 Some(b'{') => lookup(scan::object_field(self.bytes, names), buffered),
                 Some(b'[') => match position {
                     Some(position) => self.element_or_absent(position, buffered),
@@ -521,16 +512,14 @@ mod tests {
             Located::At(spot) => spot,
             other => panic!("{other:?}"),
         };
-        assert!(matches!(flat.member(&["id"], None, false), Located::Absent));
-        assert!(
-            matches!(flat.member(&["x"], None, false), Located::At(spot) if spot.bytes() == b"2")
-        );
+        assert!(matches!(flat.member(&["id"], None), Located::Absent));
+        assert!(matches!(flat.member(&["x"], None), Located::At(spot) if spot.bytes() == b"2"));
         let Form::Members { hidden, .. } = flat.form() else {
             panic!()
         };
         let payload = Spot::members(doc, hidden.with_tag("type"), false);
         assert!(matches!(
-            payload.member(&["type", "id"], None, false),
+            payload.member(&["type", "id"], None),
             Located::Absent
         ));
         assert_eq!(hidden.with_tag("type").hides_raw(br"t\u0079pe"), Some(true));
@@ -540,7 +529,7 @@ mod tests {
         }
         assert_eq!(deep.hides("t"), None);
         assert!(matches!(
-            Spot::members(doc, deep, false).member(&["x"], None, false),
+            Spot::members(doc, deep, false).member(&["x"], None),
             Located::Miss
         ));
     }
@@ -549,20 +538,15 @@ mod tests {
     fn array_forms_read_by_position() {
         let doc = Spot::document(b"[1, \"a\"]");
         assert!(
-            matches!(doc.member(&["b"], Some(1), false), Located::At(spot) if spot.bytes() == b"\"a\"")
+            matches!(doc.member(&["b"], Some(1)), Located::At(spot) if spot.bytes() == b"\"a\"")
         );
+        assert!(matches!(doc.member(&["c"], Some(2)), Located::Absent));
+        assert!(matches!(doc.member(&["c"], None), Located::Miss));
         assert!(matches!(
-            doc.member(&["c"], Some(2), false),
-            Located::Absent
-        ));
-        assert!(matches!(doc.member(&["c"], None, false), Located::Miss));
-        assert!(matches!(
-            Spot::document(b"[1, \"a\"").member(&["c"], Some(2), false),
+            Spot::document(b"[1, \"a\"").member(&["c"], Some(2)),
             Located::Miss
         ));
         let rest = Spot::rest(b"[\"T\",5]", 1);
-        assert!(
-            matches!(rest.member(&["a"], Some(0), false), Located::At(spot) if spot.bytes() == b"5")
-        );
+        assert!(matches!(rest.member(&["a"], Some(0)), Located::At(spot) if spot.bytes() == b"5"));
     }
 }

@@ -1,13 +1,12 @@
 //! The scans that walk 64-byte blocks, written once over a [`Kernel`] and run
 //! with the best one the CPU has ([`simd::dispatch`]): skipping a container,
-//! and finding a key by the structure of its object, walked from its front or
-//! (for a field serde writes late) from its end.
+//! and finding a key by the structure of its object.
 
 use core::cell::Cell;
 
 use super::duplicates;
 use super::escapes::raw_eq;
-use super::member_walk::{members_find, same_bytes};
+use super::member_walk::same_bytes;
 use super::navigate::Lookup;
 use super::simd::{self, BlockScan, Kernel, Masks, BLOCK};
 use super::skip::skip_value_at;
@@ -461,16 +460,11 @@ impl<'a, 'k> FieldScan<'a, 'k> {
 
     /// The member value after the depth-1 colon at `colon`: trimmed, and
     /// followed by the object's `,` or `}` (so a cut value is never returned).
-    /// `closer`, where known, is the first closer after the colon that
-    /// brings the depth back to 1: a container value ends there, unskipped.
     #[inline]
-    fn value_after(&self, colon: usize, closer: Option<usize>) -> Option<(usize, usize)> {
+    fn value_after(&self, colon: usize) -> Option<(usize, usize)> {
         let bytes = self.bytes;
         let from = skip_ws(bytes, colon + 1);
-        let to = match (bytes.get(from), closer) {
-            (Some(b'{' | b'['), Some(closer)) => closer + 1,
-            _ => skip_value_at(bytes, from)?,
-        };
+        let to = skip_value_at(bytes, from)?;
         match bytes.get(skip_ws(bytes, to)) {
             Some(b',' | b'}') => Some((from, to)),
             _ => None,
@@ -486,13 +480,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     /// rejects most. Only a match is checked in full. Out of line: the block
     /// loop stays small.
     #[inline(never)]
-    fn try_key(
-        &self,
-        near: Near,
-        colon: usize,
-        in_place: bool,
-        closer: Option<usize>,
-    ) -> Option<Lookup<'a>> {
+    fn try_key(&self, near: Near, colon: usize, in_place: bool) -> Option<Lookup<'a>> {
         if self.unique {
             return self.try_key_unique(near, colon, in_place);
         }
@@ -505,7 +493,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         if !self.key_matches(near, key_open, key_close) {
             return None;
         }
-        Some(match self.value_after(colon, closer) {
+        Some(match self.value_after(colon) {
             Some((from, to)) => Lookup::Found(&self.bytes[from..to]),
             None => Lookup::Malformed,
         })
@@ -532,7 +520,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             if self.found.get().is_some() {
                 return Some(duplicates::met());
             }
-            match self.value_after(colon, None) {
+            match self.value_after(colon) {
                 Some(value) => self.found.set(Some(value)),
                 None => return Some(Lookup::Malformed),
             }
@@ -791,278 +779,6 @@ impl<'a> FieldScan<'a, '_> {
     }
 }
 
-/// [`FieldScan`] from the object's end: the scan behind
-/// [`object_field_from_end`](super::object_field_from_end).
-///
-/// The blocks are those of the forward walk (64 bytes from the `{` on),
-/// taken from the last down. A block read backward needs what follows it,
-/// which is known: the brackets closed after it and not opened again (its
-/// depth at its end, counted from the object's end), and whether its end is
-/// inside a string. From those and its own masks come the same masks a
-/// forward walk has: the string state at its start is the state at its end
-/// flipped by the parity of its quotes, and an escape carried into it is
-/// read off the backslashes right before it (an odd run escapes). A colon
-/// stands at depth 1 when the depth at the block's end, plus the closers
-/// after it, less the openers after it, is 1; a block whose openers cannot
-/// bring the depth down to 1 is passed with two popcounts.
-///
-/// That reading trusts the last byte to be the object's `}`. Every block
-/// in front of the one a key was found in is then walked forward by its
-/// structure alone (nothing is, if the walk from the end reached the `{`),
-/// and where the two walks meet they must agree (depth, string state): only
-/// then is what was read backward what a forward walk reads. Any
-/// disagreement, a depth that falls to 0 anywhere but at the object's own
-/// `{`, or an object that closes early, is `Malformed`. A member's container
-/// value ends at the closer that brought the depth back to 1, which the walk
-/// from the end has met: it is not skipped again.
-///
-/// ```text
-///  {"id":7,"who":{"n":"a:b"},"detail":{"k":1}}
-///  |-- forward, structure only --|<--- backward, keys checked ---|
-///                                ^ the walks meet: same depth, same string state
-/// ```
-pub(super) struct FromEnd<'a, 'k> {
-    scan: FieldScan<'a, 'k>,
-}
-
-impl<'a> BlockScan for FromEnd<'a, '_> {
-    type Output = Lookup<'a>;
-
-    #[inline(always)]
-    fn run<K: Kernel>(&mut self, kernel: K) -> Lookup<'a> {
-        self.scan.walk_from_end(kernel)
-    }
-}
-
-/// Where the backward walk stands: at the start of the lowest block read.
-struct Backward {
-    /// Where the lowest block read starts.
-    low: usize,
-    /// The depth at `low`: brackets closed from there to the object's end
-    /// and not opened again (a forward walk's depth there).
-    depth: isize,
-    /// All ones if `low` is inside a string.
-    inside: u64,
-    /// The lowest closer read that brings the depth back to 1 (the end of
-    /// the container value of the member before it).
-    closer: Option<usize>,
-}
-
-impl<'a, 'k> FieldScan<'a, 'k> {
-    /// [`FromEnd`] over `obj` (whitespace around it allowed), trusting, with
-    /// the kernel `choice` names.
-    #[inline]
-    pub(super) fn run_from_end(
-        obj: &'a [u8],
-        keys: &'k [&'k str],
-        choice: simd::KernelChoice,
-    ) -> Lookup<'a> {
-        let Some(scan) = Self::new(obj, keys, None) else {
-            return Lookup::Malformed;
-        };
-        let mut from_end = FromEnd { scan };
-        match choice {
-            simd::KernelChoice::Best => simd::dispatch(&mut from_end),
-            other => simd::dispatch_as(&mut from_end, other),
-        }
-    }
-
-    /// The walk of [`FromEnd`].
-    #[inline(always)]
-    fn walk_from_end<K: Kernel>(&self, kernel: K) -> Lookup<'a> {
-        let bytes = self.bytes;
-        let open = self.open;
-        let end = bytes.len() - bytes.iter().rev().take_while(|&&b| is_ws(b)).count();
-        if end < open + 2 || bytes[end - 1] != b'}' {
-            return Lookup::Malformed;
-        }
-        if end - open <= BLOCK {
-            // One block: no walk to split; member by member, to the end.
-            return members_find(bytes, self.keys, true);
-        }
-        let mut back = Backward {
-            low: open + (end - open).div_ceil(BLOCK) * BLOCK,
-            depth: 0,
-            inside: 0,
-            closer: None,
-        };
-        let found = loop {
-            if back.low <= open {
-                // Every block read, no key sought met.
-                break Lookup::Missing;
-            }
-            match self.back_block(kernel, &mut back) {
-                Ok(None) => {}
-                Ok(Some(Lookup::Found(value))) => break Lookup::Found(value),
-                Ok(Some(_)) | Err(()) => return Lookup::Malformed,
-            }
-        };
-        // The blocks in front of the lowest one read, forward, by their
-        // structure alone.
-        match self.forward_depth(kernel, Blocks::new(bytes, open), 0, back.low) {
-            Some((depth, inside)) if depth as isize == back.depth && inside == back.inside => found,
-            _ => Lookup::Malformed,
-        }
-    }
-
-    /// Walks `blocks` (`depth` brackets open before the first) up to `low`
-    /// by their structure alone: the depth at `low` and whether `low` is
-    /// inside a string, `None` if the object closes before. Most blocks pass
-    /// with one branch: no backslash in or carried into them, and fewer
-    /// closers than the depth.
-    #[inline(always)]
-    fn forward_depth<K: Kernel>(
-        &self,
-        kernel: K,
-        mut blocks: Blocks<'a>,
-        mut depth: usize,
-        low: usize,
-    ) -> Option<(usize, u64)> {
-        let bytes = self.bytes;
-        let mut start = blocks.next;
-        let mut inside_carry = blocks.inside_carry;
-        while start < low {
-            let chunk = bytes.get(start..).and_then(<[u8]>::first_chunk::<BLOCK>)?;
-            let raw = kernel.classify(chunk);
-            let inside = kernel.prefix_xor(raw.quote) ^ inside_carry;
-            let closes = (raw.close & !inside).count_ones() as usize;
-            if raw.backslash == 0 && blocks.escape_carry == 0 && closes < depth {
-                depth = depth + (raw.open & !inside).count_ones() as usize - closes;
-                inside_carry = ((inside as i64) >> 63) as u64;
-                start += BLOCK;
-                continue;
-            }
-            blocks.inside_carry = inside_carry;
-            let block = blocks.resolve(kernel, start, raw);
-            let closes = block.close.count_ones() as usize;
-            if closes >= depth && object_end(block.open, block.close, depth) < BLOCK as u32 {
-                return None;
-            }
-            depth = depth + block.open.count_ones() as usize - closes;
-            inside_carry = blocks.inside_carry;
-            start += BLOCK;
-        }
-        Some((depth, inside_carry))
-    }
-
-    /// Reads the block below `back.low` backward and moves `back` to its
-    /// start: `Ok(Some(_))` if a depth-1 key in it is one sought (the last
-    /// such in the block) or follows no key, `Err` if the depth falls below
-    /// 1 in it (brackets that do not balance).
-    #[inline(always)]
-    fn back_block<K: Kernel>(
-        &self,
-        kernel: K,
-        back: &mut Backward,
-    ) -> Result<Option<Lookup<'a>>, ()> {
-        let bytes = self.bytes;
-        let start = back.low - BLOCK;
-        let raw = match bytes.get(start..).and_then(<[u8]>::first_chunk::<BLOCK>) {
-            Some(chunk) => kernel.classify(chunk),
-            // The last block, cut short by the end (whitespace is neutral).
-            None => classify_tail(kernel, bytes, start).ok_or(())?,
-        };
-        // An escape carried in: an odd run of backslashes right before.
-        let run = bytes[..start]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        let mut carry = (run & 1) as u64;
-        let quotes = raw.quote & !escaped_bytes(raw.backslash, &mut carry);
-        // The string state at the start: the one at the end, flipped by each
-        // quote of the block.
-        let inside_start = back.inside ^ (u64::from(quotes.count_ones() & 1)).wrapping_neg();
-        let inside = kernel.prefix_xor(quotes) ^ inside_start;
-        let open = raw.open & !inside;
-        let close = raw.close & !inside;
-        let colon = raw.colon & !inside;
-        let opens = open.count_ones() as isize;
-        let closes = close.count_ones() as isize;
-        let high = back.depth;
-        back.low = start;
-        back.depth = high + closes - opens;
-        back.inside = inside_start;
-        if high - opens >= 2 {
-            // No depth-1 colon, and the depth stays above 0.
-            return Ok(None);
-        }
-        // The bytes at depth 1, segment by segment between brackets, from
-        // the block's end down: the depth of a byte counts the closers and
-        // openers from it to the block's end. Just before an opener it must
-        // stay at least 1.
-        let mut level_one = 0u64;
-        let mut depth = high;
-        let mut upper = BLOCK as u32;
-        let mut brackets = open | close;
-        loop {
-            let lower = match brackets {
-                0 => 0,
-                _ => 64 - brackets.leading_zeros(),
-            };
-            if depth == 1 {
-                level_one |= bit_range(lower, upper);
-            }
-            if brackets == 0 {
-                break;
-            }
-            let at = lower - 1;
-            brackets &= !(1u64 << at);
-            if close & (1u64 << at) != 0 {
-                depth += 1;
-            } else {
-                depth -= 1;
-                // Only the object's own `{`, the first block's first byte,
-                // brings it to 0.
-                if depth < 1 && !(depth == 0 && at == 0 && start == self.open) {
-                    return Err(());
-                }
-            }
-            upper = lower;
-        }
-        // The closers that bring the depth back to 1 (the byte after them
-        // is at depth 1): each ends a member's container value (the lowest
-        // so far is kept for the blocks below).
-        let ends = close & ((level_one >> 1) | (u64::from(high == 1) << 63));
-        let near = Near {
-            start,
-            quotes,
-            backslash: raw.backslash,
-        };
-        let mut rest = colon & level_one;
-        while rest != 0 {
-            let at = 63 - rest.leading_zeros();
-            rest &= !(1u64 << at);
-            let at_colon = start + at as usize;
-            // As in the forward walk: right after a quote, with no backslash
-            // near enough before for a key written with escapes to end here.
-            let in_place = self.filter && bytes[at_colon - 1] == b'"' && {
-                let from = at_colon.saturating_sub(self.escape_reach).max(self.open);
-                if from >= start {
-                    raw.backslash & bit_range((from - start) as u32, at) == 0
-                } else {
-                    raw.backslash & below(at) == 0 && !bytes[from..start].contains(&b'\\')
-                }
-            };
-            if in_place && !self.edges_match(at_colon) {
-                continue;
-            }
-            let after = ends & !below(at + 1);
-            let closer = match after {
-                0 => back.closer,
-                _ => Some(start + after.trailing_zeros() as usize),
-            };
-            if let Some(outcome) = self.try_key(near, at_colon, in_place, closer) {
-                return Ok(Some(outcome));
-            }
-        }
-        if ends != 0 {
-            back.closer = Some(start + ends.trailing_zeros() as usize);
-        }
-        Ok(None)
-    }
-}
-
 impl<'a> FieldScan<'a, '_> {
     /// The keys before the colons `here` of `block` (`depth` brackets open
     /// before it): the lookup's outcome if a depth-1 one is a key sought
@@ -1108,7 +824,7 @@ impl<'a> FieldScan<'a, '_> {
                     quotes: block.quotes,
                     backslash: block.raw.backslash,
                 };
-                if let Some(found) = self.try_key(near, colon, in_place, None) {
+                if let Some(found) = self.try_key(near, colon, in_place) {
                     return Some(found);
                 }
             }

@@ -13,10 +13,6 @@
 //!                                                            compared, Found(br#""late""#)
 //! ```
 //!
-//! A field serde writes in the second half of its struct is looked for from
-//! the object's end instead ([`object_field_from_end`]): the blocks behind
-//! the key are read backward, those in front of it only by their structure.
-//!
 //! Two modes:
 //!
 //! - **Non-strict** (everything but [`validate`]): values that are not wanted
@@ -38,7 +34,7 @@
 //! |------------------|---------------------------------------------------------------------|
 //! | `navigate.rs`    | the reads: an object's member, an array's element, a string, `null` |
 //! | `member_walk.rs` | an object walked member by member (small objects, missing keys)     |
-//! | `block_walk.rs`  | 64-byte block scans: skip a container, find a key (front or end)    |
+//! | `block_walk.rs`  | 64-byte block scans: skip a container, find a key by structure      |
 //! | `duplicates.rs`  | strict reads: each key on the path read once (duplicate keys)       |
 //! | `walked.rs`      | strict reads: small objects walked once, their keys recorded        |
 //! | `skip.rs`        | skipping one value unchecked                                        |
@@ -64,10 +60,8 @@ use super::simd;
 
 pub use escapes::raw_eq;
 pub(crate) use member_walk::same_bytes;
-pub(crate) use navigate::SMALL_OBJECT;
 pub use navigate::{
-    array_element, first_member, is_null, object_field, object_field_from_end, object_last,
-    string_raw, Lookup,
+    array_element, first_member, is_null, object_field, object_last, string_raw, Lookup,
 };
 pub use skip::skip_value;
 pub use validate::{validate, SyntaxError};
@@ -100,16 +94,6 @@ pub mod kernels {
     /// size), run with the kernel `choice` names.
     pub fn object_field_with<'a>(choice: KernelChoice, obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
         FieldScan::run_with(obj, keys, choice, None)
-    }
-
-    /// The walk from the end behind `object_field_from_end` (whatever the
-    /// object's size), run with the kernel `choice` names.
-    pub fn object_field_from_end_with<'a>(
-        choice: KernelChoice,
-        obj: &'a [u8],
-        keys: &[&str],
-    ) -> Lookup<'a> {
-        FieldScan::run_from_end(obj, keys, choice)
     }
 
     /// The strict verdict of the block validator, with the kernel `choice` names.

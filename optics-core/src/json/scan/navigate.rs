@@ -5,7 +5,6 @@
 use super::block_walk::FieldScan;
 use super::duplicates;
 use super::member_walk::{members_find, Members, Step};
-use super::simd;
 use super::skip::skip_value_at;
 use super::validate::strict_string;
 use super::whitespace::{skip_ws, trim};
@@ -59,46 +58,6 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
     FieldScan::run_on(obj, keys)
 }
 
-/// Finds the last member whose key equals any of `keys` (serde_json's map
-/// semantics, as [`object_last`]), reading from the object's end: what a
-/// trusting read of a field serde writes late in its struct uses, since the
-/// key is then nearer the end. Where a key appears at most once (as serde
-/// writes a struct), the same value as [`object_field`].
-///
-/// An object under 1 KiB is walked member by member, to its end. A larger
-/// one is read backward from its last byte, 64 bytes at a time, until a
-/// depth-1 key sought is met; then the bytes in front of it are walked
-/// forward by their structure alone (strings and brackets, no key looked
-/// at), and the two walks must agree where they meet (the same depth, both
-/// inside or both outside a string). So a value is returned only from an
-/// object whose strings and brackets balance from its `{` to its last byte,
-/// which must be its `}`: a cut or unbalanced object is `Malformed`, never
-/// read from its wrong end. As for [`object_field`], the members skipped are
-/// not otherwise checked.
-///
-/// Cost: O(n) in the bytes from the found key to the end (walked with the
-/// key's checks) plus the bytes in front of it (walked by their structure
-/// only, about the cost of classifying them); nothing is allocated.
-///
-/// ```
-/// use optics_core::json::scan::{object_field_from_end, Lookup};
-///
-/// let obj = br#"{"id":7,"tags":["a"],"detail":{"code":3},"id":8}"#;
-/// assert_eq!(object_field_from_end(obj, &["detail"]), Lookup::Found(br#"{"code":3}"#));
-/// assert_eq!(object_field_from_end(obj, &["id"]), Lookup::Found(b"8"));
-/// assert_eq!(object_field_from_end(obj, &["name"]), Lookup::Missing);
-/// assert_eq!(object_field_from_end(br#"{"id":7"#, &["id"]), Lookup::Malformed);
-/// ```
-pub fn object_field_from_end<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
-    if duplicates::watching() {
-        return duplicates::object_field_once(obj, keys);
-    }
-    if obj.len() < SMALL_OBJECT {
-        return members_find(obj, keys, true);
-    }
-    FieldScan::run_from_end(obj, keys, simd::KernelChoice::Best)
-}
-
 /// Finds the last member with key `key`: serde_json's map semantics, where a
 /// repeated key overwrites the earlier one.
 ///
@@ -118,7 +77,7 @@ pub fn object_last<'a>(obj: &'a [u8], key: &str) -> Lookup<'a> {
 /// Below this many bytes an object is walked member by member: the block
 /// walk's fixed cost does not pay for itself on a few members (measured with
 /// callgrind on the demo's details, about 500 bytes each).
-pub(crate) const SMALL_OBJECT: usize = 1024;
+pub(super) const SMALL_OBJECT: usize = 1024;
 
 /// Element `index` of an array, trimmed; `None` if `arr` is not an array, is too
 /// short, or is malformed before the element's end.
