@@ -318,6 +318,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     /// The scan of the object `obj` (whitespace around it allowed) for
     /// `keys`, with `unique` as in [`FieldScan::run_with`]; `None` if `obj`
     /// does not start with `{`.
+    #[inline(always)]
     fn new(
         obj: &'a [u8],
         keys: &'k [&'k str],
