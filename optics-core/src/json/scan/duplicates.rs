@@ -37,45 +37,47 @@ use super::validate_blocks::is_valid_carrying;
 use super::walked;
 use super::whitespace::{skip_ws, trim};
 
-/// The watch of the strict read running on this thread, if any.
-#[derive(Clone, Copy)]
+/// The watch of the strict read running on this thread, if any: one cell
+/// a field, so that each read or write touches its field alone (a whole
+/// struct stored and soon read back as one makes the CPU wait for the
+/// stores).
 struct Watch {
     /// A strict read is running.
-    on: bool,
+    on: Cell<bool>,
     /// It met a duplicate key.
-    met: bool,
-    /// The last value an object lookup handed out: its address and length.
-    last: Option<(usize, usize)>,
+    met: Cell<bool>,
+    /// The last value an object lookup handed out: its address and length;
+    /// [`NONE_HANDED_OUT`] before any (no slice starts at address 0).
+    last: Cell<(usize, usize)>,
     /// The validation the read's view comes from (0 for none): its small
     /// objects are walked once (see `walked.rs`).
-    validation: u64,
+    validation: Cell<u64>,
 }
 
-const OFF: Watch = Watch {
-    on: false,
-    met: false,
-    last: None,
-    validation: 0,
-};
+/// [`Watch::last`] before a lookup has handed a value out.
+const NONE_HANDED_OUT: (usize, usize) = (0, 0);
 
 thread_local! {
-    static WATCH: Cell<Watch> = const { Cell::new(OFF) };
+    static WATCH: Watch = const {
+        Watch {
+            on: Cell::new(false),
+            met: Cell::new(false),
+            last: Cell::new(NONE_HANDED_OUT),
+            validation: Cell::new(0),
+        }
+    };
 }
 
 /// Whether a strict read is running on this thread: one thread-local load.
 #[inline(always)]
 pub(crate) fn watching() -> bool {
-    WATCH.with(|watch| watch.get().on)
+    WATCH.with(|watch| watch.on.get())
 }
 
 /// Records a duplicate key; the lookup that met it is malformed.
 #[cold]
 pub(super) fn met<'a>() -> Lookup<'a> {
-    WATCH.with(|watch| {
-        let mut now = watch.get();
-        now.met = true;
-        watch.set(now);
-    });
+    WATCH.with(|watch| watch.met.set(true));
     Lookup::Malformed
 }
 
@@ -99,31 +101,30 @@ fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
 /// `keys`, with the object walked to its end to confirm that no key sought
 /// and not the first key stands twice.
 pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
-    let found = if obj.len() < SMALL_OBJECT {
-        let validation = WATCH.with(|watch| watch.get().validation);
-        let recorded = match validation {
-            0 => None,
-            _ => walked::find_once(validation, obj, keys),
-        };
-        match recorded {
-            Some(found) => found,
-            None => members_find_once(obj, keys),
+    // Each way hands its outcome out itself: one outcome merged from three
+    // would be copied through memory first.
+    if obj.len() < SMALL_OBJECT {
+        let validation = WATCH.with(|watch| watch.validation.get());
+        if validation != 0 {
+            if let Some(found) = walked::find_once(validation, obj, keys) {
+                return handed_out(found);
+            }
         }
-    } else {
-        FieldScan::run_with(obj, keys, KernelChoice::Best, Some(first_plain_key(obj)))
-    };
-    handed_out(found)
+        return handed_out(members_find_once(obj, keys));
+    }
+    handed_out(FieldScan::run_with(
+        obj,
+        keys,
+        KernelChoice::Best,
+        Some(first_plain_key(obj)),
+    ))
 }
 
 /// Notes, while watching, the value a lookup found as the last one handed
 /// out (see [`watch`]), and passes the outcome on.
 fn handed_out(found: Lookup<'_>) -> Lookup<'_> {
     if let Lookup::Found(value) = found {
-        WATCH.with(|watch| {
-            let mut now = watch.get();
-            now.last = Some(span(value));
-            watch.set(now);
-        });
+        WATCH.with(|watch| watch.last.set(span(value)));
     }
     found
 }
@@ -232,41 +233,47 @@ pub(crate) fn watch<'a, F>(root: &'a [u8], validation: u64, locate: F) -> (Optio
 where
     F: FnOnce() -> Option<&'a [u8]>,
 {
-    /// Puts the watch that was on back, however the read ends.
-    struct Restore(Watch);
+    /// The watch that was on (on, met, last, validation), put back however
+    /// the read ends.
+    struct Restore(bool, bool, (usize, usize), u64);
     impl Drop for Restore {
         fn drop(&mut self) {
-            WATCH.with(|watch| watch.set(self.0));
+            WATCH.with(|watch| {
+                watch.on.set(self.0);
+                watch.met.set(self.1);
+                watch.last.set(self.2);
+                watch.validation.set(self.3);
+            });
         }
     }
-    let _restore = Restore(WATCH.with(|watch| {
-        watch.replace(Watch {
-            on: true,
-            met: false,
-            last: None,
-            validation,
-        })
-    }));
+    let _restore = WATCH.with(|watch| {
+        Restore(
+            watch.on.replace(true),
+            watch.met.replace(false),
+            watch.last.replace(NONE_HANDED_OUT),
+            watch.validation.replace(validation),
+        )
+    });
     let found = locate();
     if let Some(focus) = found {
-        let last = WATCH.with(|watch| watch.get().last);
-        if last != Some(span(focus)) {
+        let last = WATCH.with(|watch| watch.last.get());
+        if last != span(focus) {
             // The focus came from a step that makes no lookup: if it is the
             // value of its object's first member (a tag read by the quick
             // check), that key must stand once. The object is searched from
             // the last value a lookup handed out.
             let from = match last {
-                Some((at, len)) => {
+                NONE_HANDED_OUT => root,
+                (at, len) => {
                     let start = at.wrapping_sub(root.as_ptr() as usize);
                     root.get(start..start.saturating_add(len)).unwrap_or(root)
                 }
-                None => root,
             };
             if let Some((object, true)) = object_around(from, focus) {
                 check_first_key(object);
             }
         }
     }
-    let met = WATCH.with(|watch| watch.get().met);
+    let met = WATCH.with(|watch| watch.met.get());
     (found, met)
 }

@@ -105,8 +105,50 @@ thread_local! {
 /// members, malformed): the caller walks it.
 ///
 /// Cost: a walk of the object the first time; then a comparison of its keys.
+#[inline(always)]
 pub(super) fn find_once<'a>(validation: u64, obj: &'a [u8], keys: &[&str]) -> Option<Lookup<'a>> {
-    WALKED.with(|walked| {
+    // The outcome leaves the thread-local access as two words, in registers:
+    // an `Option<Lookup>` is three, returned through memory and copied on at
+    // once, which waits for the stores just made.
+    match WALKED.with(|walked| pack(find_recorded(walked, validation, obj, keys), obj)) {
+        (NOT_RECORDED, _) => None,
+        (MISSING, _) => Some(Lookup::Missing),
+        (MALFORMED, _) => Some(Lookup::Malformed),
+        (end, start) => Some(obj.get(start..end).map_or(Lookup::Malformed, Lookup::Found)),
+    }
+}
+
+/// [`pack`]'s first word when the object is not recorded.
+const NOT_RECORDED: usize = usize::MAX;
+/// [`pack`]'s first word for [`Lookup::Missing`].
+const MISSING: usize = usize::MAX - 1;
+/// [`pack`]'s first word for [`Lookup::Malformed`].
+const MALFORMED: usize = usize::MAX - 2;
+
+/// `found` in `obj` as two words: the value's end and start in `obj` (an
+/// end is at most `obj`'s length, below every tag), or a tag and 0.
+#[inline(always)]
+fn pack(found: Option<Lookup<'_>>, obj: &[u8]) -> (usize, usize) {
+    match found {
+        None => (NOT_RECORDED, 0),
+        Some(Lookup::Missing) => (MISSING, 0),
+        Some(Lookup::Malformed) => (MALFORMED, 0),
+        Some(Lookup::Found(value)) => {
+            let start = (value.as_ptr() as usize).wrapping_sub(obj.as_ptr() as usize);
+            (start.wrapping_add(value.len()), start)
+        }
+    }
+}
+
+/// [`find_once`] in this thread's records.
+#[inline(always)]
+fn find_recorded<'a>(
+    walked: &RefCell<Walked>,
+    validation: u64,
+    obj: &'a [u8],
+    keys: &[&str],
+) -> Option<Lookup<'a>> {
+    {
         let mut walked = walked.try_borrow_mut().ok()?;
         let span = (obj.as_ptr() as usize, obj.len());
         let slot = match walked
@@ -123,7 +165,7 @@ pub(super) fn find_once<'a>(validation: u64, obj: &'a [u8], keys: &[&str]) -> Op
             }
         };
         Some(walked.records[slot].find_once(obj, keys))
-    })
+    }
 }
 
 impl Record {
@@ -171,6 +213,7 @@ impl Record {
     /// What `members_find_once` finds in the object recorded, `obj`: the
     /// member under `keys`, `Missing`, or a duplicate (a key sought twice,
     /// or the first key again).
+    #[inline(always)]
     fn find_once<'a>(&self, obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
         if self.first_repeats {
             return duplicates::met();
