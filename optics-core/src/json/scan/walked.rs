@@ -110,12 +110,8 @@ pub(super) fn find_once<'a>(validation: u64, obj: &'a [u8], keys: &[&str]) -> Op
     // The outcome leaves the thread-local access as two words, in registers:
     // an `Option<Lookup>` is three, returned through memory and copied on at
     // once, which waits for the stores just made.
-    match WALKED.with(|walked| pack(find_recorded(walked, validation, obj, keys), obj)) {
-        (NOT_RECORDED, _) => None,
-        (MISSING, _) => Some(Lookup::Missing),
-        (MALFORMED, _) => Some(Lookup::Malformed),
-        (end, start) => Some(obj.get(start..end).map_or(Lookup::Malformed, Lookup::Found)),
-    }
+    let packed = WALKED.with(|walked| pack(find_recorded(walked, validation, obj, keys), obj));
+    unpack(packed, obj)
 }
 
 /// [`pack`]'s first word when the object is not recorded.
@@ -140,6 +136,17 @@ fn pack(found: Option<Lookup<'_>>, obj: &[u8]) -> (usize, usize) {
     }
 }
 
+/// What [`pack`] made of an outcome in `obj`, back.
+#[inline(always)]
+fn unpack(packed: (usize, usize), obj: &[u8]) -> Option<Lookup<'_>> {
+    match packed {
+        (NOT_RECORDED, _) => None,
+        (MISSING, _) => Some(Lookup::Missing),
+        (MALFORMED, _) => Some(Lookup::Malformed),
+        (end, start) => Some(obj.get(start..end).map_or(Lookup::Malformed, Lookup::Found)),
+    }
+}
+
 /// [`find_once`] in this thread's records.
 #[inline(always)]
 fn find_recorded<'a>(
@@ -148,24 +155,22 @@ fn find_recorded<'a>(
     obj: &'a [u8],
     keys: &[&str],
 ) -> Option<Lookup<'a>> {
+    let mut walked = walked.try_borrow_mut().ok()?;
+    let span = (obj.as_ptr() as usize, obj.len());
+    let slot = match walked
+        .records
+        .iter()
+        .position(|record| record.validation == validation && record.span == span)
     {
-        let mut walked = walked.try_borrow_mut().ok()?;
-        let span = (obj.as_ptr() as usize, obj.len());
-        let slot = match walked
-            .records
-            .iter()
-            .position(|record| record.validation == validation && record.span == span)
-        {
-            Some(slot) => slot,
-            None => {
-                let slot = walked.next;
-                walked.next = (slot + 1) % SLOTS;
-                walked.records[slot].fill(validation, obj)?;
-                slot
-            }
-        };
-        Some(walked.records[slot].find_once(obj, keys))
-    }
+        Some(slot) => slot,
+        None => {
+            let slot = walked.next;
+            walked.next = (slot + 1) % SLOTS;
+            walked.records[slot].fill(validation, obj)?;
+            slot
+        }
+    };
+    Some(walked.records[slot].find_once(obj, keys))
 }
 
 impl Record {
@@ -259,5 +264,30 @@ mod tests {
         all.sort_unstable();
         all.dedup();
         assert_eq!(all.len(), takes.iter().sum::<usize>());
+    }
+
+    #[test]
+    fn outcomes_come_back_as_they_were_packed() {
+        let obj = br#"{"a":1,"b":[2,3],"c":"x"}"#.as_slice();
+        let mut outcomes = vec![
+            None,
+            Some(Lookup::Missing),
+            Some(Lookup::Malformed),
+            Some(Lookup::Found(obj)),
+            Some(Lookup::Found(&obj[obj.len()..])),
+        ];
+        for start in 0..obj.len() {
+            for end in start..=obj.len() {
+                outcomes.push(Some(Lookup::Found(&obj[start..end])));
+            }
+        }
+        for outcome in outcomes {
+            let back = unpack(pack(outcome, obj), obj);
+            assert_eq!(back, outcome);
+            // the very bytes, not equal ones elsewhere
+            if let (Some(Lookup::Found(was)), Some(Lookup::Found(is))) = (outcome, back) {
+                assert_eq!(was.as_ptr(), is.as_ptr());
+            }
+        }
     }
 }
