@@ -233,26 +233,29 @@ pub(crate) fn watch<'a, F>(root: &'a [u8], validation: u64, locate: F) -> (Optio
 where
     F: FnOnce() -> Option<&'a [u8]>,
 {
-    /// The watch that was on (on, met, last, validation), put back however
-    /// the read ends.
-    struct Restore(bool, bool, (usize, usize), u64);
+    /// The watch that was on, field by field, put back however the read
+    /// ends.
+    struct Restore {
+        on: bool,
+        met: bool,
+        last: (usize, usize),
+        validation: u64,
+    }
     impl Drop for Restore {
         fn drop(&mut self) {
             WATCH.with(|watch| {
-                watch.on.set(self.0);
-                watch.met.set(self.1);
-                watch.last.set(self.2);
-                watch.validation.set(self.3);
+                watch.on.set(self.on);
+                watch.met.set(self.met);
+                watch.last.set(self.last);
+                watch.validation.set(self.validation);
             });
         }
     }
-    let _restore = WATCH.with(|watch| {
-        Restore(
-            watch.on.replace(true),
-            watch.met.replace(false),
-            watch.last.replace(NONE_HANDED_OUT),
-            watch.validation.replace(validation),
-        )
+    let _restore = WATCH.with(|watch| Restore {
+        on: watch.on.replace(true),
+        met: watch.met.replace(false),
+        last: watch.last.replace(NONE_HANDED_OUT),
+        validation: watch.validation.replace(validation),
     });
     let found = locate();
     if let Some(focus) = found {
