@@ -118,9 +118,9 @@ impl FeatureCheck {
 #[target_feature(enable = "pclmulqdq")]
 fn clmul_prefix_xor(x: u64) -> u64 {
     use core::arch::x86_64::{
-        _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x,
+        _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_cvtsi64_si128, _mm_set1_epi8,
     };
-    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    let product = _mm_clmulepi64_si128(_mm_cvtsi64_si128(x as i64), _mm_set1_epi8(-1), 0);
     _mm_cvtsi128_si64(product) as u64
 }
 
