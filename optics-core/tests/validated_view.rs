@@ -193,6 +193,28 @@ fn large_documents_agree_at_every_offset() {
     }
 }
 
+#[test]
+fn a_long_value_closes_at_every_offset() {
+    // The detail spans blocks and its closing bracket lands on every offset
+    // of a block: the one pass takes its end from the validator's blocks.
+    for pad in 0..200 {
+        for (open, close) in [("{", "}"), ("[", "]")] {
+            let inner = format!(
+                r#"{{"code":1,"pad":"{}","deep":[[{{"a":"]}}"}}]]}}"#,
+                "p".repeat(pad)
+            );
+            let value = match open {
+                "{" => inner.clone(),
+                _ => format!("{open}{inner} , {inner}{close}"),
+            };
+            let doc = format!(r#"{{"id":1,"detail":  {value}  ,"tail":[{{}}]}}"#);
+            let one = in_one_pass(doc.as_bytes());
+            assert_eq!(one, in_two_steps(doc.as_bytes()), "{pad} {open}");
+            assert_eq!(one, Ok((Some(value.into_bytes()), false)), "{pad} {open}");
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 

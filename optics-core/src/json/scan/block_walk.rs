@@ -264,7 +264,15 @@ pub(super) struct FieldScan<'a, 'k> {
     /// found so far (the value's span).
     unique: bool,
     found: Cell<Option<(usize, usize)>>,
+    /// Whether the scan rides along the validator ([`RootLookup`]): a
+    /// container found as the value is then not skipped; its end is taken
+    /// from the validator's blocks as they come ([`OPEN_END`] until then).
+    rides: bool,
 }
+
+/// The end of a value found by a riding lookup while its container is still
+/// open (see [`RootLookup`]).
+const OPEN_END: usize = usize::MAX;
 
 /// What a key check needs of the block its colon is in.
 #[derive(Clone, Copy)]
@@ -380,6 +388,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             first,
             unique: unique.is_some(),
             found: Cell::new(None),
+            rides: false,
         })
     }
 
@@ -520,6 +529,14 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         if self.key_matches(near, key_open, key_close) {
             if self.found.get().is_some() {
                 return Some(duplicates::met());
+            }
+            if self.rides {
+                // The validator's blocks will close the container: no skip.
+                let from = skip_ws(self.bytes, colon + 1);
+                if matches!(self.bytes.get(from), Some(b'{' | b'[')) {
+                    self.found.set(Some((from, OPEN_END)));
+                    return None;
+                }
             }
             match self.value_after(colon) {
                 Some(value) => self.found.set(Some(value)),
@@ -857,7 +874,10 @@ impl<'a, 'k> RootLookup<'a, 'k> {
         first: Option<(&'k str, usize)>,
     ) -> Option<Self> {
         Some(RootLookup {
-            scan: FieldScan::new(bytes, keys, Some(first))?,
+            scan: FieldScan {
+                rides: true,
+                ..FieldScan::new(bytes, keys, Some(first))?
+            },
             prev_quotes: 0,
             plain_from: 0,
             done: None,
@@ -869,6 +889,9 @@ impl<'a, 'k> RootLookup<'a, 'k> {
         match self.done {
             Some(done) => done,
             None => match self.scan.found.get() {
+                // A container the document never closed: the validator
+                // refuses it, so this outcome is never used.
+                Some((_, OPEN_END)) => Lookup::Malformed,
                 Some((from, to)) => Lookup::Found(&self.scan.bytes[from..to]),
                 None => Lookup::Missing,
             },
@@ -891,12 +914,45 @@ impl BlockRider for RootLookup<'_, '_> {
                 self.scan
                     .block_keys(block, block.colon, depth, self.prev_quotes, self.plain_from);
         }
+        if let Some((from, OPEN_END)) = self.scan.found.get() {
+            if let Some(end) = container_end(block, depth, from) {
+                self.scan.found.set(Some((from, end + 1)));
+            }
+        }
         self.prev_quotes = block.quotes;
         if block.raw.backslash != 0 {
             let after_last = block.start + BLOCK - block.raw.backslash.leading_zeros() as usize;
             self.plain_from = after_last + self.scan.escape_reach;
         }
     }
+}
+
+/// Where in `block` (`depth` containers open before it, in a valid
+/// document) the container value of a member of the root object, opened at
+/// `from`, closes: the first closer after `from` that brings the depth back
+/// to 1. `None` if it does not close in this block (or opens after it).
+#[inline(always)]
+fn container_end(block: &Block, depth: usize, from: usize) -> Option<usize> {
+    let (open, close, inside) = match from.checked_sub(block.start) {
+        // The container opens in this block: only brackets after its opener
+        // count, with the opener's own level open.
+        Some(at) if at < BLOCK => {
+            let after = u64::MAX.checked_shl(at as u32 + 1).unwrap_or(0);
+            (block.open & after, block.close & after, 1)
+        }
+        Some(_) => return None,
+        // Opened before: all but the root are the container's levels, and
+        // a block with fewer closers cannot close them all.
+        None => {
+            let inside = depth.saturating_sub(1);
+            if (block.close.count_ones() as usize) < inside {
+                return None;
+            }
+            (block.open, block.close, inside)
+        }
+    };
+    let end = object_end(open, close, inside);
+    (end < BLOCK as u32).then(|| block.start + end as usize)
 }
 
 /// The bit of the closer in this block at which the depth, `depth` before the
