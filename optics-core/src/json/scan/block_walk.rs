@@ -652,7 +652,7 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
             let Some(block) = blocks.next(kernel) else {
                 return Lookup::Malformed;
             };
-            if let Some(found) = self.step(&block, &mut walk) {
+            if let Some(found) = self.step(&block, block.colon, &mut walk) {
                 return found;
             }
         }
@@ -672,16 +672,18 @@ struct Walk {
 
 impl<'a> FieldScan<'a, '_> {
     /// One block of the walk: the outcome if it is decided in `block`,
-    /// `None` to go on (with `walk` moved past the block).
+    /// `None` to go on (with `walk` moved past the block). Only the colons
+    /// `colons` (the block's, or those of them a filter kept) may end a key
+    /// sought.
     #[inline(always)]
-    fn step(&self, block: &Block, walk: &mut Walk) -> Option<Lookup<'a>> {
+    fn step(&self, block: &Block, colons: u64, walk: &mut Walk) -> Option<Lookup<'a>> {
         let depth = walk.depth;
         let opens = block.open.count_ones() as usize;
         let closes = block.close.count_ones() as usize;
         if closes >= depth {
             // The object may end here (the first block always may).
             let end = object_end(block.open, block.close, depth);
-            let here = block.colon & below(end);
+            let here = colons & below(end);
             if here != 0 {
                 if let Some(found) =
                     self.block_keys(block, here, depth, walk.prev_quotes, walk.plain_from)
@@ -692,10 +694,10 @@ impl<'a> FieldScan<'a, '_> {
             if end < BLOCK as u32 {
                 return Some(self.at_end(block.start + end as usize));
             }
-        } else if depth <= closes + 1 && block.colon != 0 {
+        } else if depth <= closes + 1 && colons != 0 {
             // The block may climb back to depth 1: its colons may be keys.
             if let Some(found) =
-                self.block_keys(block, block.colon, depth, walk.prev_quotes, walk.plain_from)
+                self.block_keys(block, colons, depth, walk.prev_quotes, walk.plain_from)
             {
                 return Some(found);
             }
@@ -721,7 +723,9 @@ impl<'a> FieldScan<'a, '_> {
     /// byte and last byte (the first and last bytes by the kernel's
     /// [`eq_pair`](Kernel::eq_pair) masks, shifted onto the colons), or it
     /// cannot come back to depth 1. Every other block goes through
-    /// [`FieldScan::step`], which decides exactly. A passed block has no
+    /// [`FieldScan::step`], which decides exactly; a plain block (no
+    /// backslash in or near it) takes only the colons the filter kept, the
+    /// very ones the step's own checks would keep. A passed block has no
     /// escape carried into it (a backslash at the end of a block puts
     /// `plain_from` past the next one), so its quotes are its raw quotes.
     #[inline(always)]
@@ -777,7 +781,10 @@ impl<'a> FieldScan<'a, '_> {
                 prev_quotes,
                 plain_from,
             };
-            if let Some(found) = self.step(&block, walk) {
+            // In a plain block the filter's colons are exactly those the
+            // step's own checks would keep.
+            let colons = if plain { check } else { block.colon };
+            if let Some(found) = self.step(&block, colons, walk) {
                 return Some(found);
             }
             depth = walk.depth;
