@@ -917,9 +917,12 @@ impl BlockRider for RootLookup<'_, '_> {
         // As in `FieldScan::run`: only a block that may come back to depth 1
         // can hold a key of the object.
         if block.colon != 0 && depth <= block.close.count_ones() as usize + 1 {
-            self.done =
+            let done =
                 self.scan
                     .block_keys(block, block.colon, depth, self.prev_quotes, self.plain_from);
+            if done.is_some() {
+                self.done = done;
+            }
         }
         if let Some((from, OPEN_END)) = self.scan.found.get() {
             if let Some(end) = container_end(block, depth, from) {
