@@ -51,10 +51,12 @@ fn require_grpcio() {
     );
 }
 
-/// A grpcio server of the pool's messages; killed when dropped.
+/// A grpcio server of the pool's messages; killed, and the file of its
+/// messages removed, when dropped.
 struct PyServer {
     child: Child,
     addr: SocketAddr,
+    messages: PathBuf,
 }
 
 impl PyServer {
@@ -87,6 +89,7 @@ impl PyServer {
         PyServer {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], port)),
+            messages: path,
         }
     }
 }
@@ -98,6 +101,7 @@ impl Drop for PyServer {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.messages);
     }
 }
 
