@@ -226,6 +226,16 @@ fn edges_of_blocks_and_grammar() {
             cases.push(format!("[{}{piece}", " ".repeat(shift)).into_bytes());
         }
     }
+    // The document's first token, valid or not, in a later block than the
+    // first (after whitespace alone), and whitespace alone past a block.
+    for first in [
+        "", "1", "\"a\"", "[]", "{}", ",", ":", "]", "}", ",1", ":1", "]1",
+    ] {
+        for shift in [63, 64, 65, 130] {
+            cases.push(format!("{}{first}", " ".repeat(shift)).into_bytes());
+            cases.push(format!("{}{first} ", "\n".repeat(shift)).into_bytes());
+        }
+    }
     // Deep nesting, balanced and not, past the inline stack.
     cases.push(format!("{}{}", "[".repeat(300), "]".repeat(300)).into_bytes());
     cases.push(format!("{}{}", "[".repeat(300), "]".repeat(299)).into_bytes());

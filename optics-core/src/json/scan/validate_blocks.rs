@@ -15,7 +15,11 @@
 //! addition carries from each token through the gap after it and lands on the
 //! next token, for every token at once, carrying across block edges
 //! ([`Follow`]). Three classes are followed (a `:`, a key, a value's end);
-//! every other token but the first follows an opener or a `,`.
+//! every other token follows an opener or a `,`, or is the document's first.
+//! The first needs no rule of its own: outside every container a `,` or `:`
+//! is refused by the container check below and a closer by the bracket
+//! stack, so any other token is a value; a document of whitespace alone is
+//! refused before the blocks are read.
 //!
 //! ```text
 //!  {"a" : [1,true] }        tokens  { " : [ 1 , t ] }
@@ -35,6 +39,7 @@ use super::block_walk::{escaped_bytes, Block};
 use super::byte_table;
 use super::simd::{self, BlockScan, Kernel, StrictMasks, BLOCK};
 use super::validate::{strict_number, Container, Nesting, MAX_FINITE_DIGITS};
+use super::whitespace::skip_ws;
 
 /// Whether `bytes` are exactly one JSON document (RFC 8259), whitespace
 /// around it allowed: the verdict of [`validate`](super::validate), fast.
@@ -58,8 +63,9 @@ pub(super) fn is_valid_carrying<R: BlockRider>(
     choice: simd::KernelChoice,
     rider: &mut R,
 ) -> bool {
-    // Outside strings only ASCII is valid, so the whole input must be UTF-8.
-    if simdutf8::basic::from_utf8(bytes).is_err() {
+    // Outside strings only ASCII is valid, so the whole input must be UTF-8;
+    // and there must be a value (whitespace alone is no document).
+    if simdutf8::basic::from_utf8(bytes).is_err() || skip_ws(bytes, 0) == bytes.len() {
         return false;
     }
     let mut scan = BlockValidate { bytes, rider };
@@ -311,7 +317,6 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
         let mut escape_carry = 0u64;
         let mut inside_carry = 0u64;
         let mut scalar_high = 0u64;
-        let mut seen_token = false;
         // The tokens after: a `:`; a key; a value.
         let mut after_colon = Follow::default();
         let mut after_key = Follow::default();
@@ -378,31 +383,22 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
                     None => return false,
                 }
             };
-            // `,` only in a container, `:` only in an object.
-            if comma & !(context.object | context.array) != 0 || colon & !context.object != 0 {
-                return false;
-            }
             let values = open | string_open | scalar_start;
-            let mut first = 0;
-            if !seen_token && tokens != 0 {
-                // The document starts with a value.
-                first = tokens & tokens.wrapping_neg();
-                if first & values == 0 {
-                    return false;
-                }
-                seen_token = true;
-            }
 
-            // Every token but the first follows exactly one: a `:`, a key, a
-            // value's end, or an opener or `,` (the rest, by elimination).
+            // Every token follows exactly one: a `:`, a key, a value's end, or
+            // an opener or `,` (the rest, by elimination, with the document's
+            // first token, which no rule below concerns: outside containers).
             let after_colons = after_colon.next(colon, gaps);
             let keys = string_open & context.object & !after_colons;
             let after_keys = after_key.next(keys, gaps);
             let value_ends = close | (string_open & !keys) | scalar_start;
             let after_values = after_value.next(value_ends, gaps);
-            let after_openers = tokens & !(after_colons | after_keys | after_values | first);
+            let after_openers = tokens & !(after_colons | after_keys | after_values);
             let opened = after_openers & !close;
-            let wrong = (after_colons & !values)
+            // `,` only in a container, `:` only in an object.
+            let wrong = (comma & !(context.object | context.array))
+                | (colon & !context.object)
+                | (after_colons & !values)
                 | (after_keys ^ colon)
                 | (after_values & !(comma | close))
                 | (opened & context.object & !string_open)
@@ -439,7 +435,7 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
         }
         // The end: one whole value, nothing left open (a `:`, `,` or key
         // with nothing after it is in an open container).
-        seen_token && inside_carry == 0 && containers.nesting.top().is_none()
+        inside_carry == 0 && containers.nesting.top().is_none()
     }
 }
 
