@@ -31,6 +31,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+use crate::cpu;
 use crate::downstream::{self, receive, Received, StreamDigest, Verify};
 use crate::filter::{AbortOnDrop, Filter, FilterError};
 use crate::frames::FrameError;
@@ -190,6 +191,10 @@ pub struct Run {
     /// From the filter's first connect to the downstream reading the end
     /// of the stream.
     pub elapsed: Duration,
+    /// The CPU time the process (upstream, filter and downstream together)
+    /// used from the filter's first connect until every role had ended;
+    /// `None` where it cannot be read ([`crate::cpu`]).
+    pub cpu: Option<Duration>,
     /// What the upstream sent.
     pub sent: Sent,
     /// What the downstream received.
@@ -259,6 +264,7 @@ pub async fn loopback(
     let _abort = AbortOnDrop(vec![upstream.abort_handle(), downstream.abort_handle()]);
 
     let start = Instant::now();
+    let cpu_start = cpu::process_time();
     let tally = filter_between(filter, &up_addr, &down_addr, stop).await?;
     if stop.is_cancelled() {
         return Err(NetError::Stopped(Box::new(tally)));
@@ -270,6 +276,7 @@ pub async fn loopback(
         .await
         .map_err(|_| NetError::Panicked("upstream"))??;
     let elapsed = received.ended.saturating_duration_since(start);
+    let cpu = cpu::since(cpu_start);
 
     let (reader, policy, redact) = (filter.reader(), filter.policy().clone(), filter.redacts());
     let (expected, check_took) = tokio::task::spawn_blocking(move || {
@@ -285,6 +292,7 @@ pub async fn loopback(
         reader,
         tally,
         elapsed,
+        cpu,
         sent,
         received,
         expected,

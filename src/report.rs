@@ -1,11 +1,13 @@
-//! The demo's report: per run, throughput,
-//! time spent judging, a per-kind table and the downstream's check; then the
-//! same-run ratios between the filters.
+//! The demo's report: per run, throughput, time spent judging, the CPU
+//! time the whole process spent (where it can be read), a per-kind table
+//! and the downstream's check; then the same-run ratios between the
+//! filters.
 //!
 //! ```text
 //! optics: 200000 messages, 834.0 MB in 0.46 s:
 //!   434 k messages/s, 1809 MB/s
 //!   judging them took 1.0 µs per message; the rest is sockets and framing
+//!   the process used 3.9 µs of CPU per message, every role together: at that cost 2 cores sustain at most 513 k messages/s
 //!   kind            seen      kept
 //!   Bug            68173      6835
 //!   ...
@@ -70,6 +72,45 @@ pub fn throughput(name: &str, tally: &Tally, elapsed: Duration) -> String {
         tally.messages as f64 / secs / 1e3,
         mb(tally.bytes_in) / secs,
     )
+}
+
+/// What a run cost the whole process in CPU time, per message, and the rate
+/// `cores` could sustain at that cost: the demo's roles share the process,
+/// so this bounds its throughput whatever the filter does. Nothing for a
+/// run without messages.
+///
+/// ```
+/// use std::time::Duration;
+/// use triage::report::cpu_cost;
+///
+/// assert_eq!(
+///     cpu_cost(200_000, Duration::from_millis(400), 2),
+///     "  the process used 2.0 µs of CPU per message, every role together: \
+///      at that cost 2 cores sustain at most 1000 k messages/s\n"
+/// );
+/// assert!(cpu_cost(1, Duration::from_micros(5), 1).ends_with("1 core sustains at most 200 k messages/s\n"));
+/// assert_eq!(cpu_cost(0, Duration::from_millis(400), 2), "");
+/// ```
+pub fn cpu_cost(messages: u64, cpu: Duration, cores: usize) -> String {
+    if messages == 0 {
+        return String::new();
+    }
+    let per_message = cpu.as_secs_f64() * 1e6 / messages as f64;
+    let most = cores as f64 / per_message.max(1e-9) * 1e3;
+    let sustain = if cores == 1 {
+        "core sustains"
+    } else {
+        "cores sustain"
+    };
+    format!(
+        "  the process used {per_message:.1} µs of CPU per message, every role together: \
+         at that cost {cores} {sustain} at most {most:.0} k messages/s\n"
+    )
+}
+
+/// The cores the process may run on (1 if that cannot be told).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// The per-kind table: a header and one row per kind, then `none` (messages
@@ -171,6 +212,7 @@ pub fn run(run: &Run) -> String {
         reader: run.reader,
         tally: &run.tally,
         elapsed: run.elapsed,
+        cpu: run.cpu,
         sent: (run.sent.frames, run.sent.bytes),
         received: &run.received.digest,
         expected: &run.expected,
@@ -187,6 +229,7 @@ pub fn http2_run(run: &Http2Run) -> String {
         reader: run.reader,
         tally: &run.tally,
         elapsed: run.elapsed,
+        cpu: run.cpu,
         sent: (run.sent, run.sent_bytes),
         received: &run.digest,
         expected: &run.expected,
@@ -207,6 +250,8 @@ struct RunFacts<'a> {
     reader: Judge,
     tally: &'a Tally,
     elapsed: Duration,
+    /// The process's CPU time over the run, if it could be read.
+    cpu: Option<Duration>,
     /// Frames and bytes the upstream sent.
     sent: (u64, u64),
     received: &'a StreamDigest,
@@ -224,6 +269,9 @@ fn run_text(run: &RunFacts<'_>) -> String {
         run.reader.label().to_owned()
     };
     let mut out = throughput(&name, run.tally, run.elapsed);
+    if let Some(cpu) = run.cpu {
+        out.push_str(&cpu_cost(run.tally.messages, cpu, cores()));
+    }
     out.push_str(&kind_table(run.tally));
     out.push_str(&check(
         run.received,

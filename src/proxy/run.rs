@@ -10,6 +10,7 @@ use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::{Proxy, ProxyError, Stats, Tally};
+use crate::cpu;
 use crate::downstream::{self, StreamDigest};
 use crate::grpc::{self, Received, Upstream};
 use crate::judge::Judge;
@@ -25,6 +26,10 @@ pub struct Http2Run {
     pub tally: Tally,
     /// From the downstream's call to the end of its stream.
     pub elapsed: Duration,
+    /// The CPU time the process (upstream, proxy and downstream together)
+    /// used from the downstream's call until every role had ended; `None`
+    /// where it cannot be read ([`crate::cpu`]).
+    pub cpu: Option<Duration>,
     /// Messages the upstream sent.
     pub sent: u64,
     /// Their bytes as frames, headers included.
@@ -119,6 +124,7 @@ pub async fn loopback_http2(
     ]);
 
     let start = Instant::now();
+    let cpu_start = cpu::process_time();
     let received = grpc::subscribe(&format!("http://{proxy_addr}"), count)
         .await
         .map_err(|err| ProxyError::Peer(format!("downstream: {err}")))?;
@@ -139,6 +145,7 @@ pub async fn loopback_http2(
         .await
         .map_err(|_| ProxyError::Peer("the upstream task panicked".into()))?
         .map_err(|err| ProxyError::Peer(format!("upstream: {err}")))?;
+    let cpu = cpu::since(cpu_start);
 
     let sent = log.sent();
     let check_pool = pool.clone();
@@ -156,6 +163,7 @@ pub async fn loopback_http2(
         reader: judge,
         tally,
         elapsed,
+        cpu,
         sent,
         sent_bytes: pool.wire_len(sent),
         received,
