@@ -910,18 +910,21 @@ impl BlockRider for RootLookup<'_, '_> {
     const ON: bool = true;
 
     #[inline(always)]
-    fn block(&mut self, block: &Block, depth: usize) {
+    fn block<K: Kernel>(&mut self, kernel: K, block: &Block, depth: usize) {
         if self.done.is_some() {
             return;
         }
         // As in `FieldScan::run`: only a block that may come back to depth 1
         // can hold a key of the object.
         if block.colon != 0 && depth <= block.close.count_ones() as usize + 1 {
-            let done =
-                self.scan
-                    .block_keys(block, block.colon, depth, self.prev_quotes, self.plain_from);
-            if done.is_some() {
-                self.done = done;
+            let colons = self.candidate_colons(kernel, block);
+            if colons != 0 {
+                let done =
+                    self.scan
+                        .block_keys(block, colons, depth, self.prev_quotes, self.plain_from);
+                if done.is_some() {
+                    self.done = done;
+                }
             }
         }
         if let Some((from, OPEN_END)) = self.scan.found.get() {
@@ -934,6 +937,38 @@ impl BlockRider for RootLookup<'_, '_> {
             let after_last = block.start + BLOCK - block.raw.backslash.leading_zeros() as usize;
             self.plain_from = after_last + self.scan.escape_reach;
         }
+    }
+}
+
+impl RootLookup<'_, '_> {
+    /// The colons of `block` that may end a key watched: with one key
+    /// watched and no backslash near, those not right after a quote, and
+    /// those whose key's first and last bytes would be the key's, compared
+    /// in two 64-byte windows loaded that many bytes before the block (no
+    /// mask carried from block to block); every colon otherwise.
+    #[inline(always)]
+    fn candidate_colons<K: Kernel>(&self, kernel: K, block: &Block) -> u64 {
+        let scan = &self.scan;
+        let compact = scan.filter
+            && scan.edge_count == 1
+            && block.start >= self.plain_from
+            && block.raw.backslash == 0;
+        if !compact {
+            return block.colon;
+        }
+        let Edges { len, first, last } = scan.edges[0];
+        let bytes = scan.bytes;
+        let windows = block.start.checked_sub(len + 1).and_then(|from| {
+            let firsts = bytes.get(from..)?.first_chunk::<BLOCK>()?;
+            let lasts = bytes.get(block.start - 2..)?.first_chunk::<BLOCK>()?;
+            Some((firsts, lasts))
+        });
+        let Some((firsts, lasts)) = windows else {
+            return block.colon;
+        };
+        let edges = kernel.eq(firsts, first) & kernel.eq(lasts, last);
+        let after_quote = (block.quotes << 1) | (self.prev_quotes >> 63);
+        block.colon & (!after_quote | edges)
     }
 }
 

@@ -83,8 +83,9 @@ pub(super) fn is_valid_carrying<R: BlockRider>(
 pub(super) trait BlockRider {
     /// Whether blocks are handed over at all.
     const ON: bool;
-    /// The next block, with `depth` containers open before it.
-    fn block(&mut self, block: &Block, depth: usize);
+    /// The next block, with `depth` containers open before it (`kernel`
+    /// the validator's, for any compare of its own).
+    fn block<K: Kernel>(&mut self, kernel: K, block: &Block, depth: usize);
 }
 
 /// No rider: plain validation.
@@ -93,7 +94,7 @@ pub(super) struct NoRider;
 impl BlockRider for NoRider {
     const ON: bool = false;
     #[inline(always)]
-    fn block(&mut self, _: &Block, _: usize) {}
+    fn block<K: Kernel>(&mut self, _: K, _: &Block, _: usize) {}
 }
 
 /// The tokens that follow one class of tokens, block after block. `carry` is
@@ -370,7 +371,7 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
                     close,
                     colon,
                 };
-                self.rider.block(&block, containers.nesting.depth());
+                self.rider.block(kernel, &block, containers.nesting.depth());
             }
             let context = if open | close == 0 {
                 Context {

@@ -250,6 +250,12 @@ pub trait Kernel: Copy {
     /// Same as [`eq_pair_scalar`]: the bytes equal to `a`, and those equal to
     /// `b` (a key's first and last byte, for the key search's filter).
     fn eq_pair(self, block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64);
+    /// The bytes equal to `byte`: one compare ([`Kernel::eq_pair`] with the
+    /// same byte twice, whose second compare the compiler folds away).
+    #[inline(always)]
+    fn eq(self, block: &[u8; BLOCK], byte: u8) -> u64 {
+        self.eq_pair(block, byte, byte).0
+    }
 }
 
 /// The kernel every CPU has: SSE2 on x86_64, scalar elsewhere.
