@@ -943,9 +943,11 @@ impl BlockRider for RootLookup<'_, '_> {
 impl RootLookup<'_, '_> {
     /// The colons of `block` that may end a key watched: with one key
     /// watched and no backslash near, those not right after a quote, and
-    /// those whose key's first and last bytes would be the key's, compared
-    /// in two 64-byte windows loaded that many bytes before the block (no
-    /// mask carried from block to block); every colon otherwise.
+    /// those whose key's first and last bytes would be the key's (written
+    /// plainly), compared in two 64-byte windows loaded `len + 1` and 2
+    /// bytes before the block, so that no mask is carried from block to
+    /// block; every colon otherwise. Two compares a block; the exact check
+    /// ([`FieldScan::block_keys`]) then sees only these.
     #[inline(always)]
     fn candidate_colons<K: Kernel>(&self, kernel: K, block: &Block) -> u64 {
         let scan = &self.scan;
