@@ -7,7 +7,8 @@
 //! nested deeper, the key or the first key given twice, objects of every
 //! size across block edges, roots that are not objects, damage).
 
-use optics_core::json::{Duplicates, Strict};
+use optics_core::json::{Duplicates, JsonOptic, Strict};
+use optics_core::optic::StartsAt;
 use optics_core::prelude::*;
 use proptest::prelude::*;
 use serde::Deserialize;
@@ -36,32 +37,41 @@ struct Single {
 /// none) and whether a duplicate was met.
 type Outcome = Result<(Option<Vec<u8>>, bool), ()>;
 
-fn in_one_pass(bytes: &[u8]) -> Outcome {
+/// `optic` read from `bytes` in the one pass (`Strict::validated_view`).
+fn one_pass<T, O>(bytes: &[u8], optic: O) -> Outcome
+where
+    O: JsonOptic + StartsAt<T>,
+{
     let duplicates = Duplicates::new();
-    let view =
-        Strict::<Issue>::validated_view(bytes, &duplicates, Issue::detail).map_err(|_| ())?;
+    let view = Strict::<T>::validated_view(bytes, &duplicates, optic).map_err(|_| ())?;
     Ok((view.map(|v| v.bytes().to_vec()), duplicates.met()))
+}
+
+/// `optic` read from `bytes` by validating, then viewing: the definition.
+fn two_steps<T, O>(bytes: &[u8], optic: O) -> Outcome
+where
+    O: JsonOptic + StartsAt<T>,
+{
+    let duplicates = Duplicates::new();
+    let root = Strict::<T>::validated(bytes, &duplicates).map_err(|_| ())?;
+    let view = root.view(optic);
+    Ok((view.map(|v| v.bytes().to_vec()), duplicates.met()))
+}
+
+fn in_one_pass(bytes: &[u8]) -> Outcome {
+    one_pass::<Issue, _>(bytes, Issue::detail)
 }
 
 fn in_two_steps(bytes: &[u8]) -> Outcome {
-    let duplicates = Duplicates::new();
-    let issue = Strict::<Issue>::validated(bytes, &duplicates).map_err(|_| ())?;
-    let view = issue.view(Issue::detail);
-    Ok((view.map(|v| v.bytes().to_vec()), duplicates.met()))
+    two_steps::<Issue, _>(bytes, Issue::detail)
 }
 
 fn single_in_one_pass(bytes: &[u8]) -> Outcome {
-    let duplicates = Duplicates::new();
-    let view =
-        Strict::<Single>::validated_view(bytes, &duplicates, Single::detail).map_err(|_| ())?;
-    Ok((view.map(|v| v.bytes().to_vec()), duplicates.met()))
+    one_pass::<Single, _>(bytes, Single::detail)
 }
 
 fn single_in_two_steps(bytes: &[u8]) -> Outcome {
-    let duplicates = Duplicates::new();
-    let issue = Strict::<Single>::validated(bytes, &duplicates).map_err(|_| ())?;
-    let view = issue.view(Single::detail);
-    Ok((view.map(|v| v.bytes().to_vec()), duplicates.met()))
+    two_steps::<Single, _>(bytes, Single::detail)
 }
 
 /// One member of the root object, as written.
