@@ -120,6 +120,12 @@ pub(super) fn variant_quoted_at<S: Tagged>(bytes: &[u8], at: usize) -> Option<(u
 /// few short compares instead of a scan.
 #[inline]
 pub(super) fn leading_variant<S: Tagged>(bytes: &[u8]) -> Option<(usize, &[u8])> {
+    leading_variant_at::<S>(bytes).map(|(index, tag, _)| (index, tag))
+}
+
+/// [`leading_variant`], and where the `,` or `}` after the tag's member is.
+#[inline]
+fn leading_variant_at<S: Tagged>(bytes: &[u8]) -> Option<(usize, &[u8], usize)> {
     let (Encoding::Internal { tag } | Encoding::Adjacent { tag, .. }) = S::ENCODING else {
         return None;
     };
@@ -136,8 +142,9 @@ pub(super) fn leading_variant<S: Tagged>(bytes: &[u8]) -> Option<(usize, &[u8])>
     }
     let value = skip_ws(bytes, colon + 1);
     let (index, end) = variant_quoted_at::<S>(bytes, value)?;
-    match bytes.get(skip_ws(bytes, end)) {
-        Some(b',' | b'}') => Some((index, &bytes[value..end])),
+    let delimiter = skip_ws(bytes, end);
+    match bytes.get(delimiter) {
+        Some(b',' | b'}') => Some((index, &bytes[value..end], delimiter)),
         _ => None,
     }
 }
@@ -165,19 +172,37 @@ enum Payload<'a> {
 
 /// The quick read of [`leading_variant`] where [`resolve`] would take it
 /// and answer from it alone: an internally tagged enum that is one JSON
-/// value, an object (its first byte `{`, as `internal` requires). The
-/// variant, the tag's value with its quotes, the tag's key, and whether serde
-/// reads the enum from its buffer.
+/// value, an object (its first byte `{`, as `internal` requires).
 #[inline(always)]
-fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<(usize, &[u8], &'static str, bool)> {
+fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<Leading<'_>> {
     let (Encoding::Internal { tag }, Form::Value { buffered }) = (S::ENCODING, at.form()) else {
         return None;
     };
     if at.bytes().first() != Some(&b'{') {
         return None;
     }
-    let (variant, quoted) = leading_variant::<S>(at.bytes())?;
-    Some((variant, quoted, tag, buffered))
+    let (variant, quoted, delimiter) = leading_variant_at::<S>(at.bytes())?;
+    Some(Leading {
+        variant,
+        quoted,
+        tag,
+        buffered,
+        delimiter,
+    })
+}
+
+/// What [`leading_internal`] read.
+struct Leading<'a> {
+    variant: usize,
+    /// The tag's value, with its quotes.
+    quoted: &'a [u8],
+    /// The tag's key.
+    tag: &'static str,
+    /// Whether serde reads the enum from its buffer.
+    buffered: bool,
+    /// Where the `,` or `}` after the tag's member is: the payload's other
+    /// members follow it.
+    delimiter: usize,
 }
 
 /// The variant the enum at `at` is, read as serde reads it there.
@@ -210,6 +235,7 @@ fn external<S: Tagged>(at: Spot<'_>) -> Option<Resolved<'_>> {
         Form::Members {
             hidden,
             flat: false,
+            ..
         } => {
             let mut members = MemberIter::new(bytes);
             let mut only = None;
@@ -227,7 +253,9 @@ fn external<S: Tagged>(at: Spot<'_>) -> Option<Resolved<'_>> {
         }
         // Flattened: the first member whose key is a variant's name or alias
         // (`other` takes no part: serde looks for the names).
-        Form::Members { hidden, flat: true } => {
+        Form::Members {
+            hidden, flat: true, ..
+        } => {
             let mut members = MemberIter::new(bytes);
             let mut first = None;
             for member in members.by_ref() {
@@ -468,16 +496,19 @@ pub(super) fn locate_variant<S: Tagged>(
     index: usize,
     json: VariantJson,
 ) -> Located<'_> {
-    if let Some((variant, _, tag, buffered)) = leading_internal::<S>(at) {
+    if let Some(leading) = leading_internal::<S>(at) {
         // What `resolve` and the match below make of it, without the detour.
-        if variant != index {
+        if leading.variant != index {
             return Located::Miss;
         }
         return match json {
-            VariantJson::Unit => Located::At(Spot::null(buffered)),
-            VariantJson::Newtype | VariantJson::Fields => {
-                Located::At(Spot::members(at.bytes(), Hidden::NONE.with_tag(tag), false))
-            }
+            VariantJson::Unit => Located::At(Spot::null(leading.buffered)),
+            // The tag's member, first and checked, need not be walked again.
+            VariantJson::Newtype | VariantJson::Fields => Located::At(Spot::members_after(
+                at.bytes(),
+                Hidden::NONE.with_tag(leading.tag),
+                leading.delimiter,
+            )),
         };
     }
     variant_resolved::<S>(at, index, json)
@@ -539,7 +570,10 @@ fn variant_resolved<S: Tagged>(at: Spot<'_>, index: usize, json: VariantJson) ->
 /// The tag of the enum at `at`: what its kind is read from.
 #[inline]
 pub(super) fn locate_tag<S: Tagged>(at: Spot<'_>) -> Located<'_> {
-    if let Some((_, quoted, _, buffered)) = leading_internal::<S>(at) {
+    if let Some(Leading {
+        quoted, buffered, ..
+    }) = leading_internal::<S>(at)
+    {
         return Located::At(Spot::value(quoted, buffered));
     }
     tag_resolved::<S>(at)
@@ -656,6 +690,9 @@ mod tests {
         r#"{"type":Incident}"#,
         r#"{"type":"bug_reportx"}"#,
         r#"["type","bug"]"#,
+        r#"{"type":"Incident","a":1,"x":{"b":2},"severity":"Sev1"}"#,
+        r#"{"type":"bug" ,
+ "x" : 1 }"#,
     ];
 
     #[test]
@@ -689,16 +726,59 @@ mod tests {
             );
             for index in 0..Kinds::VARIANTS.len() {
                 for json in [VariantJson::Unit, VariantJson::Newtype, VariantJson::Fields] {
+                    let quick = locate_variant::<Kinds>(at, index, json);
                     prop_assert_eq!(
-                        format!("{:?}", locate_variant::<Kinds>(at, index, json)),
+                        format!("{:?}", from_start(quick)),
                         format!("{:?}", variant_resolved::<Kinds>(at, index, json)),
                         "{:?}",
                         String::from_utf8_lossy(bytes)
                     );
+                    // A payload read on from after the tag finds what a read
+                    // from the object's start finds.
+                    if let Located::At(spot) = quick {
+                        if let Form::Members { resume, .. } = spot.form() {
+                            if resume > 0 {
+                                // `resume` is the delimiter after the tag's
+                                // member, as the member walk finds it.
+                                let scan::Lookup::Found(tag) =
+                                    scan::object_field(spot.bytes(), &["type"])
+                                else {
+                                    return Err(TestCaseError::fail("no tag member"));
+                                };
+                                let end = tag.as_ptr() as usize - spot.bytes().as_ptr() as usize
+                                    + tag.len();
+                                prop_assert_eq!(skip_ws(spot.bytes(), end), resume);
+                            }
+                            for keys in [&["x"][..], &["severity"], &["a", "x"]] {
+                                prop_assert_eq!(
+                                    scan::object_field_from(spot.bytes(), keys, resume),
+                                    scan::object_field(spot.bytes(), keys),
+                                    "{:?} {:?} from {}",
+                                    String::from_utf8_lossy(bytes),
+                                    keys,
+                                    resume
+                                );
+                            }
+                        }
+                    }
                 }
             }
         }
         Ok(())
+    }
+
+    /// `located` with a payload's members read from the object's start, as
+    /// `resolve` leaves them.
+    fn from_start(located: Located<'_>) -> Located<'_> {
+        match located {
+            Located::At(spot) => match spot.form() {
+                Form::Members { hidden, flat, .. } => {
+                    Located::At(Spot::members(spot.bytes(), hidden, flat))
+                }
+                _ => located,
+            },
+            other => other,
+        }
     }
 
     #[test]

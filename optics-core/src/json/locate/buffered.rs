@@ -649,7 +649,9 @@ impl<'a, 'de> ContentDe<'a, 'de> {
     fn new(de: &'a mut JsonDe<'de>, form: Form) -> Self {
         ContentDe(match form {
             Form::Value { .. } | Form::Opaque { .. } => Content::Value(Buffered(de)),
-            Form::Members { hidden, flat } => Content::Members(MembersDe::new(de, hidden, flat)),
+            Form::Members { hidden, flat, .. } => {
+                Content::Members(MembersDe::new(de, hidden, flat))
+            }
             Form::Rest { skip } => Content::Rest(RestDe { de, skip }),
         })
     }

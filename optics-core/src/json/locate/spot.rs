@@ -53,7 +53,16 @@ pub(crate) enum Form {
     /// names, as a map in serde's buffer: an internally tagged variant's
     /// payload (`flat: false`), or a flattened field's value (`flat: true`,
     /// read the way serde reads a flattened field).
-    Members { hidden: Hidden, flat: bool },
+    ///
+    /// `resume`, when not 0, is where the `,` or `}` after the object's first
+    /// member is, that member being a hidden tag already read: a lookup of
+    /// the members may start there. The member's own checks were made by the
+    /// read that found it.
+    Members {
+        hidden: Hidden,
+        flat: bool,
+        resume: usize,
+    },
     /// The elements of the array the bytes are, from element `skip` on, as a
     /// sequence in serde's buffer: an internally tagged variant's payload
     /// when the enum is written as an array (`["Variant", ...fields]`).
@@ -107,9 +116,19 @@ impl Hidden {
 
     /// Whether a key named `name` (unescaped) is hidden; `None` past capacity.
     pub(crate) fn hides(&self, name: &str) -> Option<bool> {
-        Some(self.entries()?.iter().any(|keys| match keys {
-            HiddenKeys::Tag(tag) => *tag == name,
-            HiddenKeys::Set(set) => set.contains(name),
+        self.hides_any(&[name])
+    }
+
+    /// Whether any of `names` is hidden; `None` past capacity. The common
+    /// answer, no, lets a lookup use the names as they are.
+    #[inline]
+    pub(crate) fn hides_any(&self, names: &[&str]) -> Option<bool> {
+        let entries = self.entries()?;
+        Some(names.iter().any(|name| {
+            entries.iter().any(|keys| match keys {
+                HiddenKeys::Tag(tag) => tag == name,
+                HiddenKeys::Set(set) => set.contains(name),
+            })
         }))
     }
 
@@ -176,7 +195,26 @@ impl<'a> Spot<'a> {
     pub(crate) const fn members(bytes: &'a [u8], hidden: Hidden, flat: bool) -> Self {
         Spot {
             bytes,
-            form: Form::Members { hidden, flat },
+            form: Form::Members {
+                hidden,
+                flat,
+                resume: 0,
+            },
+        }
+    }
+
+    /// The members of the object `bytes`, an internally tagged variant's
+    /// payload, whose first member is the tag (hidden), well formed and
+    /// followed by the `,` or `}` at `delimiter`: lookups start there.
+    #[inline]
+    pub(crate) const fn members_after(bytes: &'a [u8], hidden: Hidden, delimiter: usize) -> Self {
+        Spot {
+            bytes,
+            form: Form::Members {
+                hidden,
+                flat: false,
+                resume: delimiter,
+            },
         }
     }
 
@@ -227,18 +265,27 @@ impl<'a> Spot<'a> {
                 },
                 _ => Located::Miss,
             },
-            Form::Members { hidden, .. } => {
-                let mut buffer = [""; VISIBLE];
-                match visible(names, &hidden, &mut buffer) {
-                    Some(names) => lookup(scan::object_field(self.bytes, names), true),
-                    None => Located::Miss,
-                }
-            }
+            Form::Members { hidden, resume, .. } => match hidden.hides_any(names) {
+                Some(false) => lookup(scan::object_field_from(self.bytes, names, resume), true),
+                Some(true) => self.member_partly_hidden(names, &hidden),
+                None => Located::Miss,
+            },
             Form::Rest { skip } => match position {
                 Some(position) => self.element_or_absent(skip + position, true),
                 None => Located::Miss,
             },
             Form::Opaque { .. } => Located::Miss,
+        }
+    }
+
+    /// [`member`](Self::member) in members of which `hidden` hides some of
+    /// `names`: looked up under the others.
+    #[cold]
+    fn member_partly_hidden(self, names: &'static [&'static str], hidden: &Hidden) -> Located<'a> {
+        let mut buffer = [""; VISIBLE];
+        match visible(names, hidden, &mut buffer) {
+            Some(names) => lookup(scan::object_field(self.bytes, names), true),
+            None => Located::Miss,
         }
     }
 

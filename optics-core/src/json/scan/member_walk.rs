@@ -18,12 +18,72 @@ use super::whitespace::skip_ws;
 /// sliced and compared only once its member is known to be well formed. The
 /// unit test `members_find_walks_as_members_do` holds it to [`Members`].
 pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Lookup<'a> {
-    let open = skip_ws(obj, 0);
-    if obj.get(open) != Some(&b'{') {
+    members_find_from_any(obj, keys, last, 0)
+}
+
+/// [`members_find`] of the first member, from `resume`: where the `,` or `}`
+/// after the object's first member is, when that member was read and checked
+/// already and is not sought (0: from the object's start).
+pub(super) fn members_find_from<'a>(obj: &'a [u8], keys: &[&str], resume: usize) -> Lookup<'a> {
+    members_find_from_any(obj, keys, false, resume)
+}
+
+#[inline(always)]
+fn members_find_from_any<'a>(
+    obj: &'a [u8],
+    keys: &[&str],
+    last: bool,
+    resume: usize,
+) -> Lookup<'a> {
+    match (keys, last) {
+        // One key sought, its first member: nearly every lookup of a field
+        // (a field without aliases). A walk of its own keeps fewer values
+        // live than the general one.
+        ([key], false) => members_find_with(
+            obj,
+            |raw, escaped| key_eq(raw, escaped, key.as_bytes()),
+            false,
+            resume,
+        ),
+        _ => members_find_with(
+            obj,
+            |raw, escaped| {
+                keys.iter()
+                    .any(|sought| key_eq(raw, escaped, sought.as_bytes()))
+            },
+            last,
+            resume,
+        ),
+    }
+}
+
+/// [`members_find_from_any`] for keys that `sought` recognizes (given the
+/// raw key and whether it holds a backslash).
+#[inline(always)]
+fn members_find_with<'a>(
+    obj: &'a [u8],
+    sought: impl Fn(&[u8], bool) -> bool,
+    last: bool,
+    resume: usize,
+) -> Lookup<'a> {
+    let mut found = None;
+    let mut pos = match obj.get(resume) {
+        // After a member's `,`: a key follows.
+        Some(b',') if resume > 0 => skip_ws(obj, resume + 1),
+        // After the last member: the object ends.
+        Some(b'}') if resume > 0 => resume,
+        _ => {
+            let open = skip_ws(obj, 0);
+            if obj.get(open) != Some(&b'{') {
+                return Lookup::Malformed;
+            }
+            skip_ws(obj, open + 1)
+        }
+    };
+    if resume > 0 && obj.get(pos) == Some(&b'}') && pos != resume {
+        // `,` then `}`: no member after a separator.
         return Lookup::Malformed;
     }
-    let mut pos = skip_ws(obj, open + 1);
-    let mut found = None;
     if obj.get(pos) != Some(&b'}') {
         loop {
             if obj.get(pos) != Some(&b'"') {
@@ -35,10 +95,7 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
             pos = member.delimiter;
             let (key_start, key_end) = member.key;
             let key = obj.get(key_start..key_end).unwrap_or_default();
-            if keys
-                .iter()
-                .any(|sought| key_eq(key, member.key_escaped, sought.as_bytes()))
-            {
+            if sought(key, member.key_escaped) {
                 let (value_start, value_end) = member.value;
                 let value = obj.get(value_start..value_end).unwrap_or_default();
                 if !last {
@@ -380,6 +437,30 @@ mod tests {
     ];
 
     fn agree(bytes: &[u8]) -> Result<(), TestCaseError> {
+        // From after the first member, as an internally tagged variant's
+        // payload is read: the same as from the start wherever that member
+        // is well formed and not sought.
+        let mut members = Members::open(bytes);
+        if let Some(Step::Member(first)) = members.as_mut().map(Members::next_member) {
+            let resume = members.map_or(0, |m| m.pos) - 1;
+            let delimiter = bytes[resume];
+            prop_assert!(delimiter == b',' || delimiter == b'}', "{}", delimiter);
+            for keys in KEYS {
+                if keys
+                    .iter()
+                    .all(|key| !key_eq(first.key(), first.key_escaped, key.as_bytes()))
+                {
+                    prop_assert_eq!(
+                        members_find_from(bytes, keys, resume),
+                        members_find_plain(bytes, keys, false),
+                        "{:?} {:?} from {}",
+                        String::from_utf8_lossy(bytes),
+                        keys,
+                        resume
+                    );
+                }
+            }
+        }
         for keys in KEYS {
             for last in [false, true] {
                 prop_assert_eq!(

@@ -60,6 +60,7 @@ use super::simd;
 
 pub use escapes::raw_eq;
 pub(crate) use member_walk::same_bytes;
+pub(crate) use navigate::object_field_from;
 pub use navigate::{
     array_element, first_member, is_null, object_field, object_last, string_raw, Lookup,
 };

@@ -4,7 +4,7 @@
 
 use super::block_walk::FieldScan;
 use super::duplicates;
-use super::member_walk::{members_find, Members, Step};
+use super::member_walk::{members_find, members_find_from, Members, Step};
 use super::skip::skip_value_at;
 use super::validate::strict_string;
 use super::whitespace::{skip_ws, trim};
@@ -56,6 +56,20 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
     // Absence is confirmed by the same structural walk, to the object's
     // closing brace: a missing key costs what a present late one does.
     FieldScan::run_on(obj, keys)
+}
+
+/// [`object_field`] in an object whose members before `resume` (the `,` or
+/// `}` after a member already read and checked, which is not sought; 0 for
+/// none) need not be walked again. Only the member walk of a small object
+/// uses it; the other walks start at the object's start.
+///
+/// Cost: O(n) in the bytes from `resume` to the end of the found value.
+#[inline]
+pub(crate) fn object_field_from<'a>(obj: &'a [u8], keys: &[&str], resume: usize) -> Lookup<'a> {
+    if resume == 0 || duplicates::watching() || obj.len() >= SMALL_OBJECT {
+        return object_field(obj, keys);
+    }
+    members_find_from(obj, keys, resume)
 }
 
 /// Finds the last member with key `key`: serde_json's map semantics, where a

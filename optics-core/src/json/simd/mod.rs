@@ -183,8 +183,7 @@ pub fn classify(block: &[u8; BLOCK]) -> Masks {
 pub fn find_quote_or_backslash(bytes: &[u8], from: usize) -> Option<usize> {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
-        // SAFETY: as in `classify`, SSE2 is enabled for the target.
-        unsafe { sse2::find(bytes, from, sse2::Needle::QuoteOrBackslash) }
+        sse2::find_near(bytes, from, sse2::Needle::QuoteOrBackslash)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     {

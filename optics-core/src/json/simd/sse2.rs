@@ -128,6 +128,28 @@ fn mask(chunk: &[u8; LANES], needle: Needle) -> u64 {
     }
 }
 
+/// [`find`], with the first 16 bytes looked at in the caller's own code: most
+/// strings a member walk skips (keys, enum tags, short values) end there, and
+/// the call and its tail handling cost more than the look.
+#[inline(always)]
+pub(super) fn find_near(bytes: &[u8], from: usize, needle: Needle) -> Option<usize> {
+    if let Some(chunk) = bytes
+        .get(from..)
+        .and_then(|rest| rest.first_chunk::<LANES>())
+    {
+        // SAFETY: SSE2 is part of the target (this module is compiled only
+        // then), so the target-feature functions may be called.
+        let found = unsafe { mask(chunk, needle) };
+        if found != 0 {
+            return Some(from + found.trailing_zeros() as usize);
+        }
+        // SAFETY: as above.
+        return unsafe { find(bytes, from + LANES, needle) };
+    }
+    // SAFETY: as above.
+    unsafe { find(bytes, from, needle) }
+}
+
 /// First index at or after `from` holding a `needle` byte.
 #[inline]
 #[target_feature(enable = "sse2")]
