@@ -145,8 +145,10 @@ fn decode_found<'de, T: Deserialize<'de>>(found: Located<'de>) -> Option<T> {
     }
 }
 
-/// Where a field's value stands, from where its struct lies.
-#[inline]
+/// Where a field's value stands, from where its struct lies. Inlined where
+/// it is called: `json` is then the field's constant, so only its own arm is
+/// left, and the spot is not copied through memory on the way in and out.
+#[inline(always)]
 pub(crate) fn locate_field(at: Spot<'_>, json: FieldJson) -> Located<'_> {
     match json {
         FieldJson::Key { names, position } => at.member(names, position),
@@ -154,10 +156,17 @@ pub(crate) fn locate_field(at: Spot<'_>, json: FieldJson) -> Located<'_> {
         FieldJson::Flatten { hidden } => at.flattened(hidden),
         FieldJson::Element(i) => at.tuple_element(i),
         FieldJson::Skipped => Located::Absent,
-        FieldJson::With(place) => match locate_field(at, *place) {
-            Located::At(spot) => Located::At(spot.opaque()),
-            other => other,
-        },
+        FieldJson::With(place) => locate_field_with(at, place),
+    }
+}
+
+/// [`locate_field`] for a field read `with` a function, placed as `place`
+/// says: its spot is opaque.
+#[inline(never)]
+fn locate_field_with<'a>(at: Spot<'a>, place: &FieldJson) -> Located<'a> {
+    match locate_field(at, *place) {
+        Located::At(spot) => Located::At(spot.opaque()),
+        other => other,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::duplicates;
 use super::escapes::raw_eq;
-use super::navigate::Lookup;
+use super::navigate::{Lookup, Span};
 use super::simd;
 use super::skip::{skip_value_at, string_close};
 use super::whitespace::skip_ws;
@@ -17,24 +17,22 @@ use super::whitespace::skip_ws;
 /// between members (a `,` leads to a key, a `}` to the end), and a key is
 /// sliced and compared only once its member is known to be well formed. The
 /// unit test `members_find_walks_as_members_do` holds it to [`Members`].
+#[inline]
 pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Lookup<'a> {
-    members_find_from_any(obj, keys, last, 0)
+    members_find_span(obj, keys, last, 0).lookup(obj)
 }
 
 /// [`members_find`] of the first member, from `resume`: where the `,` or `}`
 /// after the object's first member is, when that member was read and checked
 /// already and is not sought (0: from the object's start).
+#[inline]
 pub(super) fn members_find_from<'a>(obj: &'a [u8], keys: &[&str], resume: usize) -> Lookup<'a> {
-    members_find_from_any(obj, keys, false, resume)
+    members_find_span(obj, keys, false, resume).lookup(obj)
 }
 
-#[inline(always)]
-fn members_find_from_any<'a>(
-    obj: &'a [u8],
-    keys: &[&str],
-    last: bool,
-    resume: usize,
-) -> Lookup<'a> {
+/// The walk behind [`members_find`] and [`members_find_from`], its outcome
+/// as two words (handed back in registers, made a [`Lookup`] by the caller).
+fn members_find_span(obj: &[u8], keys: &[&str], last: bool, resume: usize) -> Span {
     match (keys, last) {
         // One key sought, its first member: nearly every lookup of a field
         // (a field without aliases). A walk of its own keeps fewer values
@@ -57,16 +55,16 @@ fn members_find_from_any<'a>(
     }
 }
 
-/// [`members_find_from_any`] for keys that `sought` recognizes (given the
-/// raw key and whether it holds a backslash).
+/// [`members_find_span`] for keys that `sought` recognizes (given the raw
+/// key and whether it holds a backslash).
 #[inline(always)]
-fn members_find_with<'a>(
-    obj: &'a [u8],
+fn members_find_with(
+    obj: &[u8],
     sought: impl Fn(&[u8], bool) -> bool,
     last: bool,
     resume: usize,
-) -> Lookup<'a> {
-    let mut found = None;
+) -> Span {
+    let mut found = Span::MISSING;
     let mut pos = match obj.get(resume) {
         // After a member's `,`: a key follows.
         Some(b',') if resume > 0 => skip_ws(obj, resume + 1),
@@ -75,33 +73,32 @@ fn members_find_with<'a>(
         _ => {
             let open = skip_ws(obj, 0);
             if obj.get(open) != Some(&b'{') {
-                return Lookup::Malformed;
+                return Span::MALFORMED;
             }
             skip_ws(obj, open + 1)
         }
     };
     if resume > 0 && obj.get(pos) == Some(&b'}') && pos != resume {
         // `,` then `}`: no member after a separator.
-        return Lookup::Malformed;
+        return Span::MALFORMED;
     }
     if obj.get(pos) != Some(&b'}') {
         loop {
             if obj.get(pos) != Some(&b'"') {
-                return Lookup::Malformed;
+                return Span::MALFORMED;
             }
             let Some(member) = parse_member(obj, pos) else {
-                return Lookup::Malformed;
+                return Span::MALFORMED;
             };
             pos = member.delimiter;
             let (key_start, key_end) = member.key;
             let key = obj.get(key_start..key_end).unwrap_or_default();
             if sought(key, member.key_escaped) {
                 let (value_start, value_end) = member.value;
-                let value = obj.get(value_start..value_end).unwrap_or_default();
+                found = Span::found(value_start, value_end);
                 if !last {
-                    return Lookup::Found(value);
+                    return found;
                 }
-                found = Some(value);
             }
             if member.closed {
                 break;
@@ -111,9 +108,9 @@ fn members_find_with<'a>(
     }
     // `pos` is at the closing brace: only whitespace may follow it.
     if skip_ws(obj, pos + 1) == obj.len() {
-        found.map_or(Lookup::Missing, Lookup::Found)
+        found
     } else {
-        Lookup::Malformed
+        Span::MALFORMED
     }
 }
 

@@ -28,6 +28,40 @@ pub enum Lookup<'a> {
     Malformed,
 }
 
+/// A [`Lookup`] as two words, so that a walk hands it back in registers:
+/// the found value's start and end in the object, or `from > to` for the
+/// other outcomes. A `Lookup` of 24 bytes goes back through memory, and its
+/// reader's wide load of the slice then waits for the two stores that wrote
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Span {
+    from: usize,
+    to: usize,
+}
+
+impl Span {
+    pub(super) const MISSING: Span = Span { from: 1, to: 0 };
+    pub(super) const MALFORMED: Span = Span { from: 2, to: 0 };
+
+    /// The value at `from..to` (`from <= to`).
+    #[inline(always)]
+    pub(super) const fn found(from: usize, to: usize) -> Span {
+        Span { from, to }
+    }
+
+    /// The lookup it stands for in `obj`, the object it was found in.
+    #[inline(always)]
+    pub(super) fn lookup(self, obj: &[u8]) -> Lookup<'_> {
+        if self.from <= self.to {
+            Lookup::Found(obj.get(self.from..self.to).unwrap_or_default())
+        } else if self == Span::MISSING {
+            Lookup::Missing
+        } else {
+            Lookup::Malformed
+        }
+    }
+}
+
 /// Finds the first member whose key equals any of `keys`, and returns its value.
 ///
 /// Keys are compared escape-aware (`"det\u0061il"` equals `detail`), with a plain
@@ -46,6 +80,7 @@ pub enum Lookup<'a> {
 /// assert_eq!(object_field(obj, &["name"]), Lookup::Missing);
 /// assert_eq!(object_field(b"[1]", &["id"]), Lookup::Malformed);
 /// ```
+#[inline]
 pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
     if duplicates::watching() {
         return duplicates::object_field_once(obj, keys);
