@@ -250,7 +250,7 @@ impl<'a> Spot<'a> {
 
     /// The struct field under `names` (or element `position` of an array
     /// form): `Absent` where a well-formed object (or array) has none.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn member(
         self,
         names: &'static [&'static str],
