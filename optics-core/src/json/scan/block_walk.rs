@@ -441,9 +441,13 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     /// keys sought. Most keys are told apart by their length alone.
     #[inline(always)]
     fn key_matches(&self, block: Near, from: usize, to: usize) -> bool {
-        self.keys
-            .iter()
-            .any(|key| self.key_is(block, from, to, key.as_bytes()))
+        match self.keys {
+            // One key sought (a field without aliases): compared in line.
+            [key] => self.key_is(block, from, to, key.as_bytes()),
+            keys => keys
+                .iter()
+                .any(|key| self.key_is(block, from, to, key.as_bytes())),
+        }
     }
 
     /// Whether the raw key between the quotes at `from` and `to` is `key`.
