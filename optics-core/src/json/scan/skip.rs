@@ -47,14 +47,36 @@ pub(super) fn skip_value_at(bytes: &[u8], pos: usize) -> Option<usize> {
         b't' => skip_literal(bytes, pos, b"true"),
         b'f' => skip_literal(bytes, pos, b"false"),
         b'n' => skip_literal(bytes, pos, b"null"),
-        b'-' | b'0'..=b'9' => {
-            let mut end = pos + 1;
-            while bytes.get(end).is_some_and(|&b| NUMBER[b as usize]) {
-                end += 1;
-            }
-            Some(end)
-        }
+        b'-' | b'0'..=b'9' => Some(number_end(bytes, pos + 1)),
         _ => None,
+    }
+}
+
+/// The end of the number whose bytes continue at `from`: the first byte
+/// that cannot continue it (non-strict, see [`NUMBER`]). Runs of digits are
+/// passed eight at a time, the rest a byte at a time.
+#[inline(always)]
+fn number_end(bytes: &[u8], mut end: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
+    loop {
+        while let Some(word) = bytes.get(end..).and_then(|rest| rest.first_chunk::<8>()) {
+            // A byte is a digit exactly when it xor `0` is below 10. The top
+            // bit marks the others: set in `v` itself from 0x80 up, set by
+            // adding 0x76 from 10 up. A carry out of a byte goes only into
+            // the bytes above one already marked, so the lowest mark is exact.
+            let v = u64::from_le_bytes(*word) ^ (ONES * u64::from(b'0'));
+            let others = (v | v.wrapping_add(ONES * 0x76)) & TOPS;
+            if others != 0 {
+                end += (others.trailing_zeros() / 8) as usize;
+                break;
+            }
+            end += 8;
+        }
+        if !bytes.get(end).is_some_and(|&b| NUMBER[b as usize]) {
+            return end;
+        }
+        end += 1;
     }
 }
 
@@ -83,4 +105,52 @@ pub(super) fn string_close(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
 #[inline]
 pub(super) fn skip_container(bytes: &[u8], open: usize) -> Option<usize> {
     simd::dispatch(&mut ContainerSkip::new(bytes, open))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The byte-at-a-time walk [`number_end`] replaces.
+    fn number_end_bytewise(bytes: &[u8], mut end: usize) -> usize {
+        while bytes.get(end).is_some_and(|&b| NUMBER[b as usize]) {
+            end += 1;
+        }
+        end
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn number_end_agrees_with_the_byte_walk(
+            bytes in prop::collection::vec(
+                prop_oneof![
+                    6 => b'0'..=b'9',
+                    1 => prop::sample::select(b"+-.eE,}] \"/:".to_vec()),
+                    1 => any::<u8>(),
+                ],
+                0..40,
+            ),
+            from in 0usize..42,
+        ) {
+            prop_assert_eq!(number_end(&bytes, from), number_end_bytewise(&bytes, from));
+        }
+    }
+
+    #[test]
+    fn every_byte_ends_a_digit_run_where_the_byte_walk_does() {
+        for byte in 0..=255u8 {
+            for at in 0..12 {
+                let mut bytes = vec![b'7'; 12];
+                bytes[at] = byte;
+                assert_eq!(
+                    number_end(&bytes, 0),
+                    number_end_bytewise(&bytes, 0),
+                    "{byte:#x} at {at}"
+                );
+            }
+        }
+    }
 }
