@@ -114,6 +114,47 @@ fn members_find_with(
     }
 }
 
+/// Hands every member of the object `obj` (whitespace around it allowed) to
+/// `visit`, in order: what [`Members`] yields, as one loop over positions.
+/// `false` if the object is not well formed (after the members before the
+/// flaw were handed over), or if `visit` stopped the walk by returning
+/// `false`.
+///
+/// Cost: O(n) in the object, each value skipped; nothing is allocated.
+#[inline(always)]
+pub(super) fn each_member<'a>(obj: &'a [u8], mut visit: impl FnMut(Member<'a>) -> bool) -> bool {
+    let open = skip_ws(obj, 0);
+    if obj.get(open) != Some(&b'{') {
+        return false;
+    }
+    let mut pos = skip_ws(obj, open + 1);
+    if obj.get(pos) != Some(&b'}') {
+        loop {
+            if obj.get(pos) != Some(&b'"') {
+                return false;
+            }
+            let Some(parsed) = parse_member(obj, pos) else {
+                return false;
+            };
+            let member = Member {
+                bytes: obj,
+                key: parsed.key,
+                value: parsed.value,
+                key_escaped: parsed.key_escaped,
+            };
+            if !visit(member) {
+                return false;
+            }
+            if parsed.closed {
+                pos = parsed.delimiter;
+                break;
+            }
+            pos = skip_ws(obj, parsed.delimiter + 1);
+        }
+    }
+    skip_ws(obj, pos + 1) == obj.len()
+}
+
 /// [`members_find`] in strict mode: every member is walked; a key sought met
 /// twice, or the object's first key met again, is a duplicate (reported, and
 /// malformed). The first key counts when written plainly (no backslash, its
@@ -473,10 +514,46 @@ mod tests {
         Ok(())
     }
 
+    /// [`each_member`] hands over what [`Members`] yields, and fails where
+    /// it meets a flaw.
+    fn each_agrees(bytes: &[u8]) -> Result<(), TestCaseError> {
+        let spans = |m: &Member<'_>| (m.key_span(), m.value_span(), m.key_escaped());
+        let mut walked = Vec::new();
+        let ok = each_member(bytes, |member| {
+            walked.push(spans(&member));
+            true
+        });
+        let mut stepped = Vec::new();
+        let mut ended = false;
+        if let Some(mut members) = Members::open(bytes) {
+            loop {
+                match members.next_member() {
+                    Step::Member(member) => stepped.push(spans(&member)),
+                    Step::End => {
+                        ended = true;
+                        break;
+                    }
+                    Step::Malformed => break,
+                }
+            }
+        }
+        prop_assert_eq!(ok, ended, "{:?}", String::from_utf8_lossy(bytes));
+        prop_assert_eq!(&walked, &stepped, "{:?}", String::from_utf8_lossy(bytes));
+        // Stopped by its visitor, the walk ends there.
+        let mut seen = 0;
+        let stopped = each_member(bytes, |_| {
+            seen += 1;
+            false
+        });
+        prop_assert_eq!(stopped, ok && stepped.is_empty());
+        prop_assert!(seen <= 1);
+        Ok(())
+    }
+
     #[test]
     fn members_find_walks_as_members_do() {
         for doc in DOCS {
-            if let Err(error) = agree(doc.as_bytes()) {
+            if let Err(error) = agree(doc.as_bytes()).and(each_agrees(doc.as_bytes())) {
                 panic!("{error}");
             }
         }
@@ -499,6 +576,7 @@ mod tests {
                 edit_one_byte(&mut bytes, at, edit, byte);
             }
             agree(&bytes)?;
+            each_agrees(&bytes)?;
         }
     }
 }

@@ -21,7 +21,7 @@ use core::cell::{Cell, RefCell};
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::duplicates;
-use super::member_walk::{key_eq, Members, Step};
+use super::member_walk::{each_member, key_eq};
 use super::navigate::Lookup;
 
 /// A number no validation had before (never 0). Each thread takes its
@@ -181,32 +181,34 @@ impl Record {
         if u32::try_from(obj.len()).is_err() {
             return None;
         }
-        let mut members = Members::open(obj)?;
         let mut count = 0;
         let mut first: Option<&[u8]> = None;
         let mut first_repeats = false;
-        loop {
-            match members.next_member() {
-                Step::Member(member) => {
-                    let key = member.key();
-                    let escaped = member.key_escaped();
-                    if count == 0 {
-                        first = member.tag_like_key().map(str::as_bytes);
-                    } else if first.is_some_and(|first| key_eq(key, escaped, first)) {
-                        first_repeats = true;
-                    }
-                    let (key_from, key_to) = member.key_span();
-                    let (value_from, value_to) = member.value_span();
-                    *self.members.get_mut(count)? = Spans {
-                        key: (key_from as u32, key_to as u32),
-                        value: (value_from as u32, value_to as u32),
-                        key_escaped: escaped,
-                    };
-                    count += 1;
-                }
-                Step::End => break,
-                Step::Malformed => return None,
+        let spans = &mut self.members;
+        let recorded = each_member(obj, |member| {
+            let key = member.key();
+            let escaped = member.key_escaped();
+            if count == 0 {
+                first = member.tag_like_key().map(str::as_bytes);
+            } else if first.is_some_and(|first| key_eq(key, escaped, first)) {
+                first_repeats = true;
             }
+            let (key_from, key_to) = member.key_span();
+            let (value_from, value_to) = member.value_span();
+            let Some(slot) = spans.get_mut(count) else {
+                // Too many members to record.
+                return false;
+            };
+            *slot = Spans {
+                key: (key_from as u32, key_to as u32),
+                value: (value_from as u32, value_to as u32),
+                key_escaped: escaped,
+            };
+            count += 1;
+            true
+        });
+        if !recorded {
+            return None;
         }
         self.span = (obj.as_ptr() as usize, obj.len());
         self.count = count;
