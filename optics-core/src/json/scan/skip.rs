@@ -54,30 +54,41 @@ pub(super) fn skip_value_at(bytes: &[u8], pos: usize) -> Option<usize> {
 
 /// The end of the number whose bytes continue at `from`: the first byte
 /// that cannot continue it (non-strict, see [`NUMBER`]). Runs of digits are
-/// passed eight at a time, the rest a byte at a time.
+/// passed eight at a time ([`digits_end`]), the rest a byte at a time.
 #[inline(always)]
 fn number_end(bytes: &[u8], mut end: usize) -> usize {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
     loop {
-        while let Some(word) = bytes.get(end..).and_then(|rest| rest.first_chunk::<8>()) {
-            // A byte is a digit exactly when it xor `0` is below 10. The top
-            // bit marks the others: set in `v` itself from 0x80 up, set by
-            // adding 0x76 from 10 up. A carry out of a byte goes only into
-            // the bytes above one already marked, so the lowest mark is exact.
-            let v = u64::from_le_bytes(*word) ^ (ONES * u64::from(b'0'));
-            let others = (v | v.wrapping_add(ONES * 0x76)) & TOPS;
-            if others != 0 {
-                end += (others.trailing_zeros() / 8) as usize;
-                break;
-            }
-            end += 8;
-        }
+        end = digits_end(bytes, end);
         if !bytes.get(end).is_some_and(|&b| NUMBER[b as usize]) {
             return end;
         }
         end += 1;
     }
+}
+
+/// The index of the first byte at or after `from` that is not a digit (or
+/// the length), eight bytes at a time: `byte ^ b'0'` is at most 9 for a
+/// digit, and adding 0x76 sets the top bit of every other byte (a carry out
+/// of a byte only reaches bytes after the first non-digit, which do not
+/// count).
+#[inline(always)]
+pub(super) fn digits_end(bytes: &[u8], from: usize) -> usize {
+    const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
+    const BIAS: u64 = u64::from_le_bytes([0x76; 8]);
+    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut at = from;
+    while let Some(word) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+        let t = u64::from_le_bytes(*word) ^ ZEROS;
+        let other = (t.wrapping_add(BIAS) | t) & TOPS;
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+    }
+    at
 }
 
 #[inline]
@@ -140,17 +151,24 @@ mod tests {
     }
 
     #[test]
-    fn every_byte_ends_a_digit_run_where_the_byte_walk_does() {
-        for byte in 0..=255u8 {
-            for at in 0..12 {
-                let mut bytes = vec![b'7'; 12];
-                bytes[at] = byte;
-                assert_eq!(
-                    number_end(&bytes, 0),
-                    number_end_bytewise(&bytes, 0),
-                    "{byte:#x} at {at}"
-                );
+    fn digits_end_stops_at_the_first_other_byte() {
+        let bytes = b"0123456789012345678x9:/ \xff\x00";
+        for from in 0..bytes.len() {
+            for len in from..=bytes.len() {
+                let slice = &bytes[..len];
+                let want = from
+                    + slice[from..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                assert_eq!(digits_end(slice, from), want, "{from} {len}");
             }
+        }
+        for byte in 0..=255u8 {
+            let mut word = [b'7'; 12];
+            word[5] = byte;
+            let want = if byte.is_ascii_digit() { 12 } else { 5 };
+            assert_eq!(digits_end(&word, 0), want, "{byte:#x}");
         }
     }
 }

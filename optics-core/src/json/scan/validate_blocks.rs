@@ -38,6 +38,7 @@
 use super::block_walk::{escaped_bytes, Block};
 use super::byte_table;
 use super::simd::{self, BlockScan, Kernel, StrictMasks, BLOCK};
+use super::skip::digits_end;
 use super::validate::{strict_number, Container, Nesting, MAX_FINITE_DIGITS};
 use super::whitespace::skip_ws;
 
@@ -166,31 +167,6 @@ fn scalar_ok(bytes: &[u8], at: usize) -> bool {
         _ => None,
     };
     end.is_some_and(|end| bytes.get(end).is_none_or(|&b| DELIMITER[b as usize]))
-}
-
-/// The index of the first byte at or after `from` that is not a digit (or
-/// the length), eight bytes at a time: `byte ^ b'0'` is at most 9 for a
-/// digit, and adding 0x76 sets the top bit of every other byte (a carry out
-/// of a byte only reaches bytes after the first non-digit, which do not
-/// count).
-#[inline(always)]
-fn digits_end(bytes: &[u8], from: usize) -> usize {
-    const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
-    const BIAS: u64 = u64::from_le_bytes([0x76; 8]);
-    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
-    let mut at = from;
-    while let Some(word) = bytes.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
-        let t = u64::from_le_bytes(*word) ^ ZEROS;
-        let other = (t.wrapping_add(BIAS) | t) & TOPS;
-        if other != 0 {
-            return at + (other.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while bytes.get(at).is_some_and(u8::is_ascii_digit) {
-        at += 1;
-    }
-    at
 }
 
 /// Whether the escape whose escaped byte is at `at` (the byte after the
@@ -443,28 +419,6 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn digits_end_stops_at_the_first_other_byte() {
-        let bytes = b"0123456789012345678x9:/ \xff\x00";
-        for from in 0..bytes.len() {
-            for len in from..=bytes.len() {
-                let slice = &bytes[..len];
-                let want = from
-                    + slice[from..]
-                        .iter()
-                        .take_while(|b| b.is_ascii_digit())
-                        .count();
-                assert_eq!(digits_end(slice, from), want, "{from} {len}");
-            }
-        }
-        for byte in 0..=255u8 {
-            let mut word = [b'7'; 12];
-            word[5] = byte;
-            let want = if byte.is_ascii_digit() { 12 } else { 5 };
-            assert_eq!(digits_end(&word, 0), want, "{byte:#x}");
-        }
-    }
 
     #[test]
     fn follow_finds_the_next_token_across_blocks() {
