@@ -65,52 +65,20 @@ fn members_find_with(
     resume: usize,
 ) -> Span {
     let mut found = Span::MISSING;
-    let mut pos = match obj.get(resume) {
-        // After a member's `,`: a key follows.
-        Some(b',') if resume > 0 => skip_ws(obj, resume + 1),
-        // After the last member: the object ends.
-        Some(b'}') if resume > 0 => resume,
-        _ => {
-            let open = skip_ws(obj, 0);
-            if obj.get(open) != Some(&b'{') {
-                return Span::MALFORMED;
-            }
-            skip_ws(obj, open + 1)
+    let walked = walk_members(obj, resume, |member| {
+        let (key_start, key_end) = member.key;
+        let key = obj.get(key_start..key_end).unwrap_or_default();
+        if sought(key, member.key_escaped) {
+            let (value_start, value_end) = member.value;
+            found = Span::found(value_start, value_end);
+            // The first match ends the walk; the last is looked for to the end.
+            return last;
         }
-    };
-    if resume > 0 && obj.get(pos) == Some(&b'}') && pos != resume {
-        // `,` then `}`: no member after a separator.
-        return Span::MALFORMED;
-    }
-    if obj.get(pos) != Some(&b'}') {
-        loop {
-            if obj.get(pos) != Some(&b'"') {
-                return Span::MALFORMED;
-            }
-            let Some(member) = parse_member(obj, pos) else {
-                return Span::MALFORMED;
-            };
-            pos = member.delimiter;
-            let (key_start, key_end) = member.key;
-            let key = obj.get(key_start..key_end).unwrap_or_default();
-            if sought(key, member.key_escaped) {
-                let (value_start, value_end) = member.value;
-                found = Span::found(value_start, value_end);
-                if !last {
-                    return found;
-                }
-            }
-            if member.closed {
-                break;
-            }
-            pos = skip_ws(obj, pos + 1);
-        }
-    }
-    // `pos` is at the closing brace: only whitespace may follow it.
-    if skip_ws(obj, pos + 1) == obj.len() {
-        found
-    } else {
-        Span::MALFORMED
+        true
+    });
+    match walked {
+        Walked::Ended | Walked::Stopped => found,
+        Walked::Malformed => Span::MALFORMED,
     }
 }
 
@@ -123,36 +91,74 @@ fn members_find_with(
 /// Cost: O(n) in the object, each value skipped; nothing is allocated.
 #[inline(always)]
 pub(super) fn each_member<'a>(obj: &'a [u8], mut visit: impl FnMut(Member<'a>) -> bool) -> bool {
-    let open = skip_ws(obj, 0);
-    if obj.get(open) != Some(&b'{') {
-        return false;
+    let walked = walk_members(obj, 0, |parsed| {
+        visit(Member {
+            bytes: obj,
+            key: parsed.key,
+            value: parsed.value,
+            key_escaped: parsed.key_escaped,
+        })
+    });
+    walked == Walked::Ended
+}
+
+/// How [`walk_members`] ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walked {
+    /// At the closing brace, with nothing but whitespace after it.
+    Ended,
+    /// Its visitor stopped it.
+    Stopped,
+    Malformed,
+}
+
+/// The one member walk: each member of the object `obj` parsed and handed
+/// to `visit` (which returns whether to go on), from the object's start, or
+/// from `resume` when that is not 0: the `,` or `}` after the object's first
+/// member, read and checked already and not to be visited.
+#[inline(always)]
+fn walk_members(obj: &[u8], resume: usize, mut visit: impl FnMut(&Parsed) -> bool) -> Walked {
+    let mut pos = match obj.get(resume) {
+        // After a member's `,`: a key follows.
+        Some(b',') if resume > 0 => skip_ws(obj, resume + 1),
+        // After the last member: the object ends.
+        Some(b'}') if resume > 0 => resume,
+        _ => {
+            let open = skip_ws(obj, 0);
+            if obj.get(open) != Some(&b'{') {
+                return Walked::Malformed;
+            }
+            skip_ws(obj, open + 1)
+        }
+    };
+    if resume > 0 && obj.get(pos) == Some(&b'}') && pos != resume {
+        // `,` then `}`: no member after a separator.
+        return Walked::Malformed;
     }
-    let mut pos = skip_ws(obj, open + 1);
     if obj.get(pos) != Some(&b'}') {
         loop {
             if obj.get(pos) != Some(&b'"') {
-                return false;
+                return Walked::Malformed;
             }
-            let Some(parsed) = parse_member(obj, pos) else {
-                return false;
+            let Some(member) = parse_member(obj, pos) else {
+                return Walked::Malformed;
             };
-            let member = Member {
-                bytes: obj,
-                key: parsed.key,
-                value: parsed.value,
-                key_escaped: parsed.key_escaped,
-            };
-            if !visit(member) {
-                return false;
+            if !visit(&member) {
+                return Walked::Stopped;
             }
-            if parsed.closed {
-                pos = parsed.delimiter;
+            pos = member.delimiter;
+            if member.closed {
                 break;
             }
-            pos = skip_ws(obj, parsed.delimiter + 1);
+            pos = skip_ws(obj, pos + 1);
         }
     }
-    skip_ws(obj, pos + 1) == obj.len()
+    // `pos` is at the closing brace: only whitespace may follow it.
+    if skip_ws(obj, pos + 1) == obj.len() {
+        Walked::Ended
+    } else {
+        Walked::Malformed
+    }
 }
 
 /// [`members_find`] in strict mode: every member is walked; a key sought met
