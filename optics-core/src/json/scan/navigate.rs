@@ -42,6 +42,9 @@ pub(super) struct Span {
 impl Span {
     pub(super) const MISSING: Span = Span { from: 1, to: 0 };
     pub(super) const MALFORMED: Span = Span { from: 2, to: 0 };
+    /// No outcome at all (a strict record that could not be made, see
+    /// `walked.rs`); [`Span::lookup`] would read it as malformed.
+    pub(super) const NONE: Span = Span { from: 3, to: 0 };
 
     /// The value at `from..to` (`from <= to`).
     #[inline(always)]
@@ -53,7 +56,9 @@ impl Span {
     #[inline(always)]
     pub(super) fn lookup(self, obj: &[u8]) -> Lookup<'_> {
         if self.from <= self.to {
-            Lookup::Found(obj.get(self.from..self.to).unwrap_or_default())
+            // A span always lies in its object; were it not, nothing is read.
+            obj.get(self.from..self.to)
+                .map_or(Lookup::Malformed, Lookup::Found)
         } else if self == Span::MISSING {
             Lookup::Missing
         } else {

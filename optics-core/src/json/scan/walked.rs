@@ -22,7 +22,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::duplicates;
 use super::member_walk::{each_member, key_eq};
-use super::navigate::Lookup;
+use super::navigate::{Lookup, Span};
 
 /// A number no validation had before (never 0). Each thread takes its
 /// numbers from a run of its own, reserved a million at a time from one
@@ -107,55 +107,20 @@ thread_local! {
 /// Cost: a walk of the object the first time; then a comparison of its keys.
 #[inline(always)]
 pub(super) fn find_once<'a>(validation: u64, obj: &'a [u8], keys: &[&str]) -> Option<Lookup<'a>> {
-    // The outcome leaves the thread-local access as two words, in registers:
-    // an `Option<Lookup>` is three, returned through memory and copied on at
-    // once, which waits for the stores just made.
-    let packed = WALKED.with(|walked| pack(find_recorded(walked, validation, obj, keys), obj));
-    unpack(packed, obj)
+    // The outcome leaves the thread-local access as a `Span`, two words in
+    // registers: an `Option<Lookup>` is three, returned through memory and
+    // copied on at once, which waits for the stores just made.
+    let found = WALKED.with(|walked| find_recorded(walked, validation, obj, keys));
+    (found != Span::NONE).then(|| found.lookup(obj))
 }
 
-/// [`pack`]'s first word when the object is not recorded.
-const NOT_RECORDED: usize = usize::MAX;
-/// [`pack`]'s first word for [`Lookup::Missing`].
-const MISSING: usize = usize::MAX - 1;
-/// [`pack`]'s first word for [`Lookup::Malformed`].
-const MALFORMED: usize = usize::MAX - 2;
-
-/// `found` in `obj` as two words: the value's end and start in `obj` (an
-/// end is at most `obj`'s length, below every tag), or a tag and 0.
+/// [`find_once`] in this thread's records; [`Span::NONE`] where the object
+/// cannot be recorded.
 #[inline(always)]
-fn pack(found: Option<Lookup<'_>>, obj: &[u8]) -> (usize, usize) {
-    match found {
-        None => (NOT_RECORDED, 0),
-        Some(Lookup::Missing) => (MISSING, 0),
-        Some(Lookup::Malformed) => (MALFORMED, 0),
-        Some(Lookup::Found(value)) => {
-            let start = (value.as_ptr() as usize).wrapping_sub(obj.as_ptr() as usize);
-            (start.wrapping_add(value.len()), start)
-        }
-    }
-}
-
-/// What [`pack`] made of an outcome in `obj`, back.
-#[inline(always)]
-fn unpack(packed: (usize, usize), obj: &[u8]) -> Option<Lookup<'_>> {
-    match packed {
-        (NOT_RECORDED, _) => None,
-        (MISSING, _) => Some(Lookup::Missing),
-        (MALFORMED, _) => Some(Lookup::Malformed),
-        (end, start) => Some(obj.get(start..end).map_or(Lookup::Malformed, Lookup::Found)),
-    }
-}
-
-/// [`find_once`] in this thread's records.
-#[inline(always)]
-fn find_recorded<'a>(
-    walked: &RefCell<Walked>,
-    validation: u64,
-    obj: &'a [u8],
-    keys: &[&str],
-) -> Option<Lookup<'a>> {
-    let mut walked = walked.try_borrow_mut().ok()?;
+fn find_recorded(walked: &RefCell<Walked>, validation: u64, obj: &[u8], keys: &[&str]) -> Span {
+    let Ok(mut walked) = walked.try_borrow_mut() else {
+        return Span::NONE;
+    };
     let span = (obj.as_ptr() as usize, obj.len());
     let slot = match walked
         .records
@@ -166,11 +131,13 @@ fn find_recorded<'a>(
         None => {
             let slot = walked.next;
             walked.next = (slot + 1) % SLOTS;
-            walked.records[slot].fill(validation, obj)?;
+            if walked.records[slot].fill(validation, obj).is_none() {
+                return Span::NONE;
+            }
             slot
         }
     };
-    Some(walked.records[slot].find_once(obj, keys))
+    walked.records[slot].find_once(obj, keys)
 }
 
 impl Record {
@@ -219,34 +186,34 @@ impl Record {
 
     /// What `members_find_once` finds in the object recorded, `obj`: the
     /// member under `keys`, `Missing`, or a duplicate (a key sought twice,
-    /// or the first key again).
+    /// or the first key again; recorded, and malformed).
     #[inline(always)]
-    fn find_once<'a>(&self, obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+    fn find_once(&self, obj: &[u8], keys: &[&str]) -> Span {
         if self.first_repeats {
-            return duplicates::met();
+            duplicates::met();
+            return Span::MALFORMED;
         }
-        let mut found = None;
+        let mut found = Span::MISSING;
         for member in &self.members[..self.count] {
             let raw = &obj[member.key.0 as usize..member.key.1 as usize];
             if keys
                 .iter()
                 .any(|sought| key_eq(raw, member.key_escaped, sought.as_bytes()))
             {
-                if found.is_some() {
-                    return duplicates::met();
+                if found != Span::MISSING {
+                    duplicates::met();
+                    return Span::MALFORMED;
                 }
-                found = Some(member.value);
+                found = Span::found(member.value.0 as usize, member.value.1 as usize);
             }
         }
-        match found {
-            Some((from, to)) => Lookup::Found(&obj[from as usize..to as usize]),
-            None => Lookup::Missing,
-        }
+        found
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::member_walk::members_find_once;
     use super::*;
 
     #[test]
@@ -269,27 +236,44 @@ mod tests {
     }
 
     #[test]
-    fn outcomes_come_back_as_they_were_packed() {
-        let obj = br#"{"a":1,"b":[2,3],"c":"x"}"#.as_slice();
-        let mut outcomes = vec![
-            None,
-            Some(Lookup::Missing),
-            Some(Lookup::Malformed),
-            Some(Lookup::Found(obj)),
-            Some(Lookup::Found(&obj[obj.len()..])),
+    fn a_record_answers_as_the_walk_does() {
+        let docs: [&[u8]; 5] = [
+            br#"{"type":"Bug","a":1,"b":[2,{"a":3}],"c":"x"}"#,
+            br#" { "a" : 1 , "b\"" : 2 , "c":{} } "#,
+            br#"{"type":"Bug","a":1,"type":"Incident"}"#,
+            br#"{"a":1,"a":2}"#,
+            br#"{}"#,
         ];
-        for start in 0..obj.len() {
-            for end in start..=obj.len() {
-                outcomes.push(Some(Lookup::Found(&obj[start..end])));
+        let keys: [&[&str]; 5] = [&["a"], &["b"], &["c", "a"], &["zzz"], &["b\""]];
+        for doc in docs {
+            let validation = next_validation();
+            for keys in keys {
+                // The first lookup walks and records, the second answers from
+                // the record: both as the member walk.
+                for _ in 0..2 {
+                    let walk = members_find_once(doc, keys);
+                    let recorded = find_once(validation, doc, keys);
+                    assert_eq!(
+                        recorded,
+                        Some(walk),
+                        "{:?} {:?}",
+                        String::from_utf8_lossy(doc),
+                        keys
+                    );
+                    // the very bytes, not equal ones elsewhere
+                    if let (Some(Lookup::Found(is)), Lookup::Found(was)) = (recorded, walk) {
+                        assert_eq!(is.as_ptr(), was.as_ptr());
+                    }
+                }
             }
         }
-        for outcome in outcomes {
-            let back = unpack(pack(outcome, obj), obj);
-            assert_eq!(back, outcome);
-            // the very bytes, not equal ones elsewhere
-            if let (Some(Lookup::Found(was)), Some(Lookup::Found(is))) = (outcome, back) {
-                assert_eq!(was.as_ptr(), is.as_ptr());
-            }
+        // Too many members to record: no answer, the caller walks.
+        let mut many = String::from("{");
+        for i in 0..=MEMBERS {
+            many += &format!("\"k{i}\":{i},");
         }
+        many.pop();
+        many.push('}');
+        assert_eq!(find_once(next_validation(), many.as_bytes(), &["k1"]), None);
     }
 }
