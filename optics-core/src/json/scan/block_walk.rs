@@ -732,6 +732,7 @@ impl<'a> FieldScan<'a, '_> {
     /// very ones the step's own checks would keep. A passed block has no
     /// escape carried into it (a backslash at the end of a block puts
     /// `plain_from` past the next one), so its quotes are its raw quotes.
+    /// Each block asks for the bytes 512 ahead ([`simd::prefetch_ahead`]).
     #[inline(always)]
     fn walk_one<K: Kernel>(
         &self,
@@ -753,6 +754,7 @@ impl<'a> FieldScan<'a, '_> {
         let mut start = blocks.next;
         let mut inside_carry = blocks.inside_carry;
         while let Some(chunk) = bytes.get(start..).and_then(<[u8]>::first_chunk::<BLOCK>) {
+            simd::prefetch_ahead(bytes, start);
             let raw = kernel.classify(chunk);
             let (firsts, lasts) = kernel.eq_pair(chunk, first, last);
             let quotes = raw.quote;

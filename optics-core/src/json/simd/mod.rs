@@ -208,6 +208,36 @@ pub fn find_string_special(bytes: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// How far ahead of the block it reads the one-key walk asks for the bytes
+/// ([`prefetch_ahead`]): 8 blocks. 256 bytes paid less, 1 KiB less again,
+/// and 2 KiB made the walk slower than none.
+const PREFETCH_AHEAD: usize = 512;
+
+/// Asks the CPU to bring the cache line [`PREFETCH_AHEAD`] bytes after
+/// `start` into its nearest cache, if that byte is in `bytes`. A hint: it
+/// cannot fault and changes nothing that is read. One instruction on
+/// x86_64 (nothing elsewhere).
+///
+/// The one-key walk calls it for each block: it reads the bytes at about
+/// 12 GB/s, faster than the hardware's own prefetch brings them in from
+/// beyond the L2 (a message another core has just written, in the filter).
+/// The validator, at 3 GB/s, is only slowed by it.
+#[inline(always)]
+pub(crate) fn prefetch_ahead(bytes: &[u8], start: usize) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if let Some(byte) = bytes.get(start + PREFETCH_AHEAD) {
+        // SAFETY: a prefetch reads nothing and cannot fault (the address is
+        // in `bytes` all the same); SSE is part of the x86_64 baseline.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                core::ptr::from_ref(byte).cast::<i8>(),
+            );
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    let _ = (bytes, start);
+}
+
 /// `bytes` as text if every byte is ASCII, `None` otherwise. ASCII is valid
 /// UTF-8, so a short string the leaf decoder has already seen to be ASCII is
 /// text without a call to `core::str::from_utf8` (whose set-up costs more
