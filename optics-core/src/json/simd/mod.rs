@@ -221,7 +221,8 @@ const PREFETCH_AHEAD: usize = 512;
 /// The one-key walk calls it for each block: it reads the bytes at about
 /// 12 GB/s, faster than the hardware's own prefetch brings them in from
 /// beyond the L2 (a message another core has just written, in the filter).
-/// The validator, at 3 GB/s, is only slowed by it.
+/// The classification floor does too, so that it stays a floor. The
+/// validator, at 3 GB/s, is only slowed by it.
 #[inline(always)]
 pub(crate) fn prefetch_ahead(bytes: &[u8], start: usize) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
