@@ -247,6 +247,54 @@ fn edges_of_blocks_and_grammar() {
     }
 }
 
+/// UTF-8 is checked only over the blocks that hold non-ASCII bytes: a
+/// character, whole or broken, at every offset across block edges, alone or
+/// with another far before or after it (in another block, many blocks away),
+/// inside a string and outside one, gets the oracle's verdict from every
+/// kernel.
+#[test]
+fn utf8_wherever_it_stands() {
+    let pieces: [&[u8]; 8] = [
+        "é".as_bytes(),
+        "€".as_bytes(),
+        "😀".as_bytes(),
+        b"\xc3",         // a lead byte with nothing after it
+        b"\xa9",         // a continuation byte alone
+        b"\xe2\x82",     // three bytes cut after two
+        b"\xed\xa0\x80", // a surrogate, encoded
+        b"\xff",
+    ];
+    let far = "x".repeat(300);
+    for piece in pieces {
+        for shift in 0..70 {
+            let pad = "x".repeat(shift);
+            let mut cases = Vec::new();
+            let string = |before: &str, after: &str| {
+                [
+                    format!("[\"{before}{pad}").as_bytes(),
+                    piece,
+                    format!("{after}\"]").as_bytes(),
+                ]
+                .concat()
+            };
+            cases.push(string("", ""));
+            cases.push(string(&far, ""));
+            cases.push(string("", &far));
+            cases.push(string("é", &far));
+            cases.push(string(&far, "😀"));
+            // outside a string: never valid, whatever the bytes
+            cases.push([format!("[{pad}").as_bytes(), piece, b"]"].concat());
+            // the very end of the input
+            cases.push([format!("\"{pad}").as_bytes(), piece].concat());
+            for bytes in &cases {
+                if let Err(error) = agree(bytes) {
+                    panic!("{error}");
+                }
+            }
+        }
+    }
+}
+
 /// JSONTestSuite's parsing tests, when `JSON_TEST_SUITE_DIR` is set: every
 /// file, `i_` ones included, gets the oracle's verdict from every kernel.
 #[test]

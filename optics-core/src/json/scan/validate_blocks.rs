@@ -1,6 +1,7 @@
 //! Strict mode on the block masks: one document checked against RFC 8259,
 //! 64 bytes at a time, with the same stage-1 masks as the scans, UTF-8 by
-//! simdutf8. Whether it is valid is all this says; where a document is not,
+//! simdutf8 (over the blocks from the first with a non-ASCII byte to the
+//! last). Whether it is valid is all this says; where a document is not,
 //! the byte-by-byte validator ([`validate_scalar`](super::validate::validate_scalar))
 //! finds and names the first error, so both always agree on the verdict and
 //! the error is the one the grammar meets first.
@@ -64,9 +65,8 @@ pub(super) fn is_valid_carrying<R: BlockRider>(
     choice: simd::KernelChoice,
     rider: &mut R,
 ) -> bool {
-    // Outside strings only ASCII is valid, so the whole input must be UTF-8;
-    // and there must be a value (whitespace alone is no document).
-    if simdutf8::basic::from_utf8(bytes).is_err() || skip_ws(bytes, 0) == bytes.len() {
+    // There must be a value (whitespace alone is no document).
+    if skip_ws(bytes, 0) == bytes.len() {
         return false;
     }
     let mut scan = BlockValidate { bytes, rider };
@@ -300,12 +300,26 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
         let mut after_value = Follow::default();
         // Whether the last token so far is `{` or `[`.
         let mut last_token_opens = false;
+        // From the first block with non-ASCII bytes to the end of the last
+        // one (`usize::MAX`: none).
+        let mut high_from = usize::MAX;
+        let mut high_to = 0;
         let mut start = 0;
         while start < bytes.len() {
             let m = &match bytes[start..].first_chunk::<BLOCK>() {
                 Some(block) => kernel.classify_strict(block),
                 None => classify_tail(kernel, &bytes[start..]),
             };
+            // The whole input must be UTF-8 (outside strings only ASCII is
+            // valid): checked at the end from the first block with
+            // non-ASCII bytes to the end of the last, which start and end
+            // between characters, as an ASCII byte (or the input's edge)
+            // stands on either side. Most blocks of most documents have
+            // none, and a document without any is not read again.
+            if m.high != 0 {
+                high_from = high_from.min(start);
+                high_to = start + BLOCK;
+            }
             let escaped = escaped_bytes(m.masks.backslash, &mut escape_carry);
             let quotes = m.masks.quote & !escaped;
             let inside = kernel.prefix_xor(quotes) ^ inside_carry;
@@ -411,8 +425,12 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
             start += BLOCK;
         }
         // The end: one whole value, nothing left open (a `:`, `,` or key
-        // with nothing after it is in an open container).
-        inside_carry == 0 && containers.nesting.top().is_none()
+        // with nothing after it is in an open container), UTF-8 throughout.
+        inside_carry == 0
+            && containers.nesting.top().is_none()
+            && bytes
+                .get(high_from..high_to.min(bytes.len()))
+                .is_none_or(|high| simdutf8::basic::from_utf8(high).is_ok())
     }
 }
 

@@ -140,6 +140,8 @@ fn classify_strict(block: &[u8; BLOCK]) -> StrictMasks {
         strict.comma |= bits(eq(v, b','));
         strict.ws |= bits(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(ws_table, v), v));
         strict.control |= bits(_mm256_cmpeq_epi8(_mm256_max_epu8(v, low), low));
+        // a byte's top bit is what `movemask` gathers
+        strict.high |= bits(v);
     }
     strict
 }

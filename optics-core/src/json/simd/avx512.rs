@@ -7,8 +7,8 @@
 
 use super::{clmul_prefix_xor, BlockScan, FeatureCheck, Kernel, Masks, StrictMasks, BLOCK};
 use core::arch::x86_64::{
-    __m512i, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512, _mm512_or_si512,
-    _mm512_set1_epi8, _mm512_shuffle_epi8,
+    __m512i, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512,
+    _mm512_movepi8_mask, _mm512_or_si512, _mm512_set1_epi8, _mm512_shuffle_epi8,
 };
 
 /// Proof that the CPU has the features: only [`run`] makes one, and only
@@ -131,6 +131,7 @@ fn classify_strict(block: &[u8; BLOCK]) -> StrictMasks {
         comma: eq(v, b','),
         ws: _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(ws_table, v), v),
         control: _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F)),
+        high: _mm512_movepi8_mask(v),
     }
 }
 

@@ -154,6 +154,9 @@ pub struct StrictMasks {
     pub ws: u64,
     /// Bytes below 0x20 (control characters; the whitespace among them too).
     pub control: u64,
+    /// Bytes from 0x80 up (not ASCII: part of a multi-byte UTF-8 character,
+    /// if the input is UTF-8 there).
+    pub high: u64,
 }
 
 /// Classifies a 64-byte block into quote, backslash, opener, closer and colon

@@ -39,6 +39,9 @@ pub fn classify_strict_scalar(block: &[u8; BLOCK]) -> StrictMasks {
         if byte < 0x20 {
             strict.control |= bit;
         }
+        if byte >= 0x80 {
+            strict.high |= bit;
+        }
     }
     strict
 }

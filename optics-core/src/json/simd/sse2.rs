@@ -106,6 +106,8 @@ pub(super) fn classify_strict(block: &[u8; BLOCK]) -> StrictMasks {
         strict.ws |= bits(ws) << shift;
         // max(v, 0x1F) == 0x1F exactly when v <= 0x1F (unsigned)
         strict.control |= bits(_mm_cmpeq_epi8(_mm_max_epu8(v, low), low)) << shift;
+        // a byte's top bit is what `movemask` gathers
+        strict.high |= bits(v) << shift;
     }
     strict
 }
