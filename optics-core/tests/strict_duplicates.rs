@@ -491,3 +491,78 @@ mod walked_once {
         }
     }
 }
+
+#[test]
+fn a_trusting_read_stops_at_its_focus_and_a_strict_one_checks_the_rest() {
+    // The containers a path goes through are read up to its focus: what
+    // follows the focus in them is not looked at by a trusting read, and is
+    // by strict validation. The focus's own member is checked either way.
+    let tier = Impact::service.then(Service::tier);
+    let impact = |rest: &str| format!(r#"{{"users":5,"service":{{"tier":"gold"{rest}"#);
+    // What follows `"tier":"gold"`; the trusting read; the trusting view of
+    // `service` (a container on the path: its end is found by its brackets,
+    // and its member must be followed by `,` or `}`); well formed.
+    let cases: [(&str, Option<&str>, Option<&str>, bool); 5] = [
+        (
+            r#","name":"db"}}"#,
+            Some("gold"),
+            Some(r#"{"tier":"gold","name":"db"}"#),
+            true,
+        ),
+        // a value missing after the focus
+        (
+            r#","name":}}"#,
+            Some("gold"),
+            Some(r#"{"tier":"gold","name":}"#),
+            false,
+        ),
+        // the impact never closes
+        (r#","name":"db"}"#, Some("gold"), None, false),
+        // the focus's member not followed by `,` or `}`
+        (
+            r#" "name":"db"}}"#,
+            None,
+            Some(r#"{"tier":"gold" "name":"db"}"#),
+            false,
+        ),
+        // cut right after the focus's value
+        ("", None, None, false),
+    ];
+    for (rest, trusting, view, well_formed) in cases {
+        let doc = impact(rest);
+        let json = Json::<Impact>::new(doc.as_bytes());
+        assert_eq!(json.read(tier).as_deref(), trusting, "{doc}");
+        assert_eq!(
+            json.view(Impact::service).map(|v| v.bytes()),
+            view.map(str::as_bytes),
+            "{doc}"
+        );
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Impact>::validated(doc.as_bytes(), &duplicates);
+        assert_eq!(strict.is_ok(), well_formed, "{doc}");
+        if let Ok(strict) = strict {
+            assert_eq!(strict.read(tier).as_deref(), Some("gold"));
+        }
+    }
+    // The same through a list: element 0 is read, the elements after it
+    // are not looked at; element 0's own members are.
+    let module = Bug::frames.then(at(0)).then(Frame::module);
+    for (doc, trusting) in [
+        (
+            r#"{"frames":[{"module":"auth","line":1},{"module":"x","line":2}]}"#,
+            Some("auth"),
+        ),
+        (
+            r#"{"frames":[{"module":"auth","line":1},{"module":]}"#,
+            Some("auth"),
+        ),
+        (r#"{"frames":[{"module":"auth" "line":1}]}"#, None),
+        (r#"{"frames":[{"module":"au"#, None),
+    ] {
+        assert_eq!(
+            Json::<Bug>::new(doc.as_bytes()).read(module).as_deref(),
+            trusting,
+            "{doc}"
+        );
+    }
+}

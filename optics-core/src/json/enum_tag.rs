@@ -175,14 +175,17 @@ enum Payload<'a> {
 /// value, an object (its first byte `{`, as `internal` requires).
 #[inline(always)]
 fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<Leading<'_>> {
-    let (Encoding::Internal { tag }, Form::Value { buffered }) = (S::ENCODING, at.form()) else {
+    let (Encoding::Internal { tag }, Form::Value { buffered, .. }) = (S::ENCODING, at.form())
+    else {
         return None;
     };
-    if at.bytes().first() != Some(&b'{') {
+    let bytes = at.bytes();
+    if bytes.first() != Some(&b'{') {
         return None;
     }
-    let (variant, quoted, delimiter) = leading_variant_at::<S>(at.bytes())?;
+    let (variant, quoted, delimiter) = leading_variant_at::<S>(bytes)?;
     Some(Leading {
+        object: bytes,
         variant,
         quoted,
         tag,
@@ -193,6 +196,8 @@ fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<Leading<'_>> {
 
 /// What [`leading_internal`] read.
 struct Leading<'a> {
+    /// The enum's object (an open spot's, found once).
+    object: &'a [u8],
     variant: usize,
     /// The tag's value, with its quotes.
     quoted: &'a [u8],
@@ -284,7 +289,7 @@ fn external<S: Tagged>(at: Spot<'_>) -> Option<Resolved<'_>> {
 fn internal<'a, S: Tagged>(at: Spot<'a>, tag: &'static str) -> Option<Resolved<'a>> {
     let bytes = at.bytes();
     match at.form() {
-        Form::Value { buffered } => match bytes.first()? {
+        Form::Value { buffered, .. } => match bytes.first()? {
             b'{' => {
                 let payload = Payload::At(Spot::members(bytes, Hidden::NONE.with_tag(tag), false));
                 if let Some((variant, quoted)) = leading_variant::<S>(bytes) {
@@ -343,7 +348,7 @@ fn adjacent<'a, S: Tagged>(
 ) -> Option<Resolved<'a>> {
     let bytes = at.bytes();
     let (hidden, buffered) = match at.form() {
-        Form::Value { buffered } => match bytes.first()? {
+        Form::Value { buffered, .. } => match bytes.first()? {
             b'{' => (Hidden::NONE, buffered),
             b'[' => return adjacent_seq::<S>(bytes, 0, buffered),
             _ => return None,
@@ -505,7 +510,7 @@ pub(super) fn locate_variant<S: Tagged>(
             VariantJson::Unit => Located::At(Spot::null(leading.buffered)),
             // The tag's member, first and checked, need not be walked again.
             VariantJson::Newtype | VariantJson::Fields => Located::At(Spot::members_after(
-                at.bytes(),
+                leading.object,
                 Hidden::NONE.with_tag(leading.tag),
                 leading.delimiter,
             )),

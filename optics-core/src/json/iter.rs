@@ -128,7 +128,7 @@ impl<'a> EachFoci<'a> {
     /// function.
     fn at(at: Spot<'a>, object: bool) -> Self {
         let (buffered, hidden, skip) = match at.form() {
-            Form::Value { buffered } => (buffered, None, 0),
+            Form::Value { buffered, .. } => (buffered, None, 0),
             Form::Members { hidden, .. } if object => (true, Some(hidden), 0),
             Form::Rest { skip } if !object => (true, None, skip),
             Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. } => {

@@ -56,13 +56,23 @@ pub trait JsonOptic: Optic {
     #[inline]
     fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
         match at.form() {
-            Form::Value { buffered } => match self.locate(at.bytes()) {
+            Form::Value { buffered, .. } => match self.locate(at.bytes()) {
                 Found::At(bytes) => Located::At(Spot::value(bytes, buffered)),
                 Found::Absent => Located::Absent,
                 Found::Miss => Located::Miss,
             },
             Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. } => Located::Miss,
         }
+    }
+
+    /// [`locate_at`](Self::locate_at) for a path that goes on inside the
+    /// focus (the first optic of a [`Then`]): a trusting read may hand the
+    /// focus out as an open spot, its end not looked for (see [`Spot`]).
+    /// The default is `locate_at`.
+    #[doc(hidden)]
+    #[inline]
+    fn locate_entered_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        self.locate_at(at)
     }
 }
 
@@ -160,6 +170,16 @@ pub(crate) fn locate_field(at: Spot<'_>, json: FieldJson) -> Located<'_> {
     }
 }
 
+/// [`locate_field`] for a path that goes on inside the field's value: a
+/// member is handed out open where a trusting read can (see [`Spot`]).
+#[inline(always)]
+fn locate_field_entered(at: Spot<'_>, json: FieldJson) -> Located<'_> {
+    match json {
+        FieldJson::Key { names, position } => at.member_entered(names, position),
+        _ => locate_field(at, json),
+    }
+}
+
 /// [`locate_field`] for a field read `with` a function, placed as `place`
 /// says: its spot is opaque.
 #[inline(never)]
@@ -178,11 +198,21 @@ where
 {
     locate_from_document!();
 
+    /// The first optic's focus is entered (a trusting read does not walk
+    /// to its end), the second's found as asked.
     #[inline]
     fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
         // A smart pointer between the two is transparent in the bytes.
-        match self.first().locate_at(at) {
+        match self.first().locate_entered_at(at) {
             Located::At(inner) => self.second().locate_at(inner),
+            Located::Absent | Located::Miss => Located::Miss,
+        }
+    }
+
+    #[inline]
+    fn locate_entered_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        match self.first().locate_entered_at(at) {
+            Located::At(inner) => self.second().locate_entered_at(inner),
             Located::Absent | Located::Miss => Located::Miss,
         }
     }
@@ -224,6 +254,11 @@ impl<S: FieldOf<I>, const I: usize> JsonOptic for Field<S, I> {
     #[inline]
     fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
         locate_field(at, S::JSON)
+    }
+
+    #[inline]
+    fn locate_entered_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        locate_field_entered(at, S::JSON)
     }
 }
 
@@ -277,6 +312,14 @@ impl<S: VariantFieldOf<I>, const I: usize> JsonOptic for VariantField<S, I> {
             Located::Absent | Located::Miss => Located::Miss,
         }
     }
+
+    #[inline]
+    fn locate_entered_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        match locate_variant::<S>(at, S::VARIANT, VariantJson::Fields) {
+            Located::At(payload) => locate_field_entered(payload, S::JSON),
+            Located::Absent | Located::Miss => Located::Miss,
+        }
+    }
 }
 
 impl<S: VariantFieldOf<I> + VariantFieldThrough<I>, const I: usize> JsonThrough
@@ -326,6 +369,11 @@ impl<C: ?Sized + Indexed> JsonOptic for At<C> {
     fn locate_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
         at.list_element(self.index())
     }
+
+    #[inline]
+    fn locate_entered_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
+        at.list_element_entered(self.index())
+    }
 }
 
 impl<C: ?Sized + Indexed> JsonThrough for At<C> {}
@@ -369,7 +417,7 @@ where
 /// that key (a map keeps the last of duplicates).
 fn locate_key<'a, Q: ?Sized + JsonKey>(at: Spot<'a>, key: &Q) -> Located<'a> {
     let (buffered, hidden) = match at.form() {
-        Form::Value { buffered } => (buffered, None),
+        Form::Value { buffered, .. } => (buffered, None),
         Form::Members { hidden, .. } => (true, Some(hidden)),
         Form::Rest { .. } | Form::Opaque { .. } => return Located::Miss,
     };

@@ -23,13 +23,17 @@
 //! | `some()`                  | misses on `null`                                                     |
 //! | `each()`                  | every element of the array (or value of the object), in order       |
 //!
-//! Nothing is decoded on the way and nothing is copied: a step costs one scan of
-//! the bytes in front of its focus. Bytes are never trusted: a read never
-//! panics, never reads out of bounds and always ends; where the structure it
-//! walks through is broken, or a value it returns is cut short, it misses
-//! (`None`). What it skips is not validated in full, so a malformed member
-//! elsewhere in the object does not stop it finding a well-formed one; use
-//! [`Json::validated`] to check a whole document first (strict mode).
+//! Nothing is decoded on the way and nothing is copied: a path costs one scan of
+//! the bytes in front of its focus. A step that the path goes on inside does
+//! not look for the end of what it found: the next step reads on from its
+//! start, so a path reads no byte after its focus's own member (or element).
+//! Bytes are never trusted: a read never panics, never reads out of bounds
+//! and always ends; where the structure it walks through is broken, or a
+//! value it returns is cut short, it misses (`None`). What it skips is not
+//! validated in full, so a malformed member elsewhere in an object, or after
+//! the focus in a container on the path, does not stop it finding a
+//! well-formed one; use [`Json::validated`] to check a whole document first
+//! (strict mode).
 //!
 //! **Duplicate keys.** For a struct field the byte reader takes the first member
 //! with the key; serde_json rejects such a document ("duplicate field"). For a

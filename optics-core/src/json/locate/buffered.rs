@@ -718,10 +718,11 @@ impl<'de> Deserializer<'de> for ContentDe<'_, 'de> {
 #[inline]
 pub(crate) fn decode_at<'de, T: Deserialize<'de>>(spot: Spot<'de>) -> Option<T> {
     match spot.form() {
-        Form::Value { buffered: false } | Form::Opaque { buffered: false } => {
-            super::super::decode(spot.bytes())
+        Form::Value {
+            buffered: false, ..
         }
-        Form::Value { buffered: true } | Form::Opaque { buffered: true }
+        | Form::Opaque { buffered: false } => super::super::decode(spot.bytes()),
+        Form::Value { buffered: true, .. } | Form::Opaque { buffered: true }
             if reads_alike::<T>(spot.bytes()) =>
         {
             super::super::decode(spot.bytes())
@@ -738,7 +739,10 @@ pub fn decode_with_at<'de, T>(
     buffered: impl for<'a> FnOnce(ContentDe<'a, 'de>) -> Result<T, serde_json::Error>,
 ) -> Option<T> {
     match spot.form() {
-        Form::Value { buffered: false } | Form::Opaque { buffered: false } => {
+        Form::Value {
+            buffered: false, ..
+        }
+        | Form::Opaque { buffered: false } => {
             super::super::field_decode::decode_with(spot.bytes(), direct)
         }
         form => content(spot.bytes(), form, buffered),
@@ -931,9 +935,14 @@ mod tests {
     use serde::Deserialize;
 
     fn buffered<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Option<T> {
-        content(bytes, Form::Value { buffered: true }, |de| {
-            T::deserialize(de)
-        })
+        content(
+            bytes,
+            Form::Value {
+                buffered: true,
+                open: false,
+            },
+            |de| T::deserialize(de),
+        )
     }
 
     #[derive(Deserialize, Debug, PartialEq)]

@@ -16,9 +16,17 @@
 //!                         '-----------------'      Detail::incident: Members { hidden: [id, type] }
 //!                                    '------'      Incident::severity: Value { buffered }
 //! ```
+//!
+//! A trusting read whose path goes on inside a value it found does not walk
+//! to that value's end: the spot is *open*, its bytes start with the value
+//! and run on to the end of what held it. The next step reads from the
+//! start (a member, an element), and the spot's bytes are found only if
+//! something asks for them ([`Spot::bytes`] walks to the value's end then).
+//! So a path reads the bytes up to its focus and no further. Strict reads
+//! (which compare spots by their spans) never make one.
 
 use super::super::layout::KeySet;
-use super::super::scan::{self, skip_ws, Lookup};
+use super::super::scan::{self, skip_ws, Lookup, Reach};
 use super::super::Found;
 
 /// Where a focus lies, and how serde reads it there. Made by the byte
@@ -26,7 +34,9 @@ use super::super::Found;
 /// nothing is copied.
 #[derive(Clone, Copy, Debug)]
 pub struct Spot<'a> {
-    bytes: &'a [u8],
+    /// The focus's bytes, or for an open spot the bytes from its start to
+    /// the end of what held it.
+    raw: &'a [u8],
     form: Form,
 }
 
@@ -47,8 +57,10 @@ pub enum Located<'a> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Form {
     /// The JSON value the bytes are, read by serde_json itself
-    /// (`buffered: false`) or from serde's buffer.
-    Value { buffered: bool },
+    /// (`buffered: false`) or from serde's buffer. With `open`, the bytes
+    /// start with the value and run on past it (see the module docs); only
+    /// the spot's own methods see such bytes, [`Spot::bytes`] settles them.
+    Value { buffered: bool, open: bool },
     /// The members of the object the bytes are, without those `hidden`
     /// names, as a map in serde's buffer: an internally tagged variant's
     /// payload (`flat: false`), or a flattened field's value (`flat: true`,
@@ -156,18 +168,42 @@ impl<'a> Spot<'a> {
     /// itself.
     #[inline]
     pub fn document(bytes: &'a [u8]) -> Self {
-        Spot {
-            bytes: scan::trim(bytes),
-            form: Form::Value { buffered: false },
-        }
+        Spot::value(scan::trim(bytes), false)
     }
 
     /// The bytes the spot covers: the focus's own, or for a focus that is not
     /// one JSON value (see the module docs) the object or array it is read
     /// from.
+    ///
+    /// Cost: nothing, but for an open spot (see the module docs), whose value
+    /// is skipped to find its end: O(n) in the value (none if it is not
+    /// well formed).
     #[inline]
-    pub const fn bytes(&self) -> &'a [u8] {
-        self.bytes
+    pub fn bytes(&self) -> &'a [u8] {
+        if self.is_open() {
+            settle(self.raw)
+        } else {
+            self.raw
+        }
+    }
+
+    /// Whether the spot is open (see the module docs).
+    #[inline(always)]
+    const fn is_open(&self) -> bool {
+        matches!(self.form, Form::Value { open: true, .. })
+    }
+
+    /// The same spot, closed: an open one's bytes found (see
+    /// [`bytes`](Self::bytes)).
+    #[inline]
+    fn settled(self) -> Self {
+        match self.form {
+            Form::Value {
+                buffered,
+                open: true,
+            } => Spot::value(settle(self.raw), buffered),
+            _ => self,
+        }
     }
 
     #[inline]
@@ -179,8 +215,24 @@ impl<'a> Spot<'a> {
     #[inline]
     pub(crate) const fn value(bytes: &'a [u8], buffered: bool) -> Self {
         Spot {
-            bytes,
-            form: Form::Value { buffered },
+            raw: bytes,
+            form: Form::Value {
+                buffered,
+                open: false,
+            },
+        }
+    }
+
+    /// An open spot (see the module docs): a value starting at `bytes`'s
+    /// start, which run on past its end.
+    #[inline]
+    const fn open_value(bytes: &'a [u8], buffered: bool) -> Self {
+        Spot {
+            raw: bytes,
+            form: Form::Value {
+                buffered,
+                open: true,
+            },
         }
     }
 
@@ -194,7 +246,7 @@ impl<'a> Spot<'a> {
     #[inline]
     pub(crate) const fn members(bytes: &'a [u8], hidden: Hidden, flat: bool) -> Self {
         Spot {
-            bytes,
+            raw: bytes,
             form: Form::Members {
                 hidden,
                 flat,
@@ -209,7 +261,7 @@ impl<'a> Spot<'a> {
     #[inline]
     pub(crate) const fn members_after(bytes: &'a [u8], hidden: Hidden, delimiter: usize) -> Self {
         Spot {
-            bytes,
+            raw: bytes,
             form: Form::Members {
                 hidden,
                 flat: false,
@@ -222,7 +274,7 @@ impl<'a> Spot<'a> {
     #[inline]
     pub(crate) const fn rest(bytes: &'a [u8], skip: usize) -> Self {
         Spot {
-            bytes,
+            raw: bytes,
             form: Form::Rest { skip },
         }
     }
@@ -232,16 +284,19 @@ impl<'a> Spot<'a> {
     pub(crate) const fn is_buffered(&self) -> bool {
         !matches!(
             self.form,
-            Form::Value { buffered: false } | Form::Opaque { buffered: false }
+            Form::Value {
+                buffered: false,
+                ..
+            } | Form::Opaque { buffered: false }
         )
     }
 
     /// The same bytes, for a field read `with` a function (see
     /// [`Form::Opaque`]).
     #[inline]
-    pub(crate) const fn opaque(self) -> Self {
+    pub(crate) fn opaque(self) -> Self {
         Spot {
-            bytes: self.bytes,
+            raw: self.bytes(),
             form: Form::Opaque {
                 buffered: self.is_buffered(),
             },
@@ -256,36 +311,80 @@ impl<'a> Spot<'a> {
         names: &'static [&'static str],
         position: Option<usize>,
     ) -> Located<'a> {
-        match self.form {
-            Form::Value { buffered } => match self.bytes.first() {
-                Some(b'{') => lookup(scan::object_field(self.bytes, names), buffered),
+        self.member_reaching(names, position, false)
+    }
+
+    /// [`member`](Self::member), for a path that goes on inside the value
+    /// found: a trusting read hands it out open (see the module docs).
+    #[inline(always)]
+    pub(crate) fn member_entered(
+        self,
+        names: &'static [&'static str],
+        position: Option<usize>,
+    ) -> Located<'a> {
+        self.member_reaching(names, position, true)
+    }
+
+    /// [`member`](Self::member) from an open spot or into an open one
+    /// (`enter`) where a trusting read of a small object can; every other
+    /// lookup as before, on the spot settled.
+    #[inline(always)]
+    fn member_reaching(
+        self,
+        names: &'static [&'static str],
+        position: Option<usize>,
+        enter: bool,
+    ) -> Located<'a> {
+        let open = self.is_open();
+        if open || enter {
+            if let Some((found, buffered)) = self.lookup_reaching(names, Reach { open, enter }) {
+                return match found {
+                    Lookup::Found(bytes) if enter => Located::At(Spot::open_value(bytes, buffered)),
+                    found => lookup(found, buffered),
+                };
+            }
+        }
+        // Every other lookup reads the whole value: an open one is settled.
+        let raw = self.bytes();
+        match &self.form {
+            Form::Value { buffered, .. } => match raw.first() {
+                Some(b'{') => lookup(scan::object_field(raw, names), *buffered),
                 Some(b'[') => match position {
-                    Some(position) => self.element_or_absent(position, buffered),
+                    Some(position) => element_or_absent(raw, position, *buffered),
                     None => Located::Miss,
                 },
                 _ => Located::Miss,
             },
             Form::Members { hidden, resume, .. } => match hidden.hides_any(names) {
-                Some(false) => lookup(scan::object_field_from(self.bytes, names, resume), true),
-                Some(true) => self.member_partly_hidden(names, &hidden),
+                Some(false) => lookup(scan::object_field_from(raw, names, *resume), true),
+                Some(true) => member_partly_hidden(raw, names, hidden),
                 None => Located::Miss,
             },
             Form::Rest { skip } => match position {
-                Some(position) => self.element_or_absent(skip + position, true),
+                Some(position) => element_or_absent(raw, skip + position, true),
                 None => Located::Miss,
             },
             Form::Opaque { .. } => Located::Miss,
         }
     }
 
-    /// [`member`](Self::member) in members of which `hidden` hides some of
-    /// `names`: looked up under the others.
-    #[cold]
-    fn member_partly_hidden(self, names: &'static [&'static str], hidden: &Hidden) -> Located<'a> {
-        let mut buffer = [""; VISIBLE];
-        match visible(names, hidden, &mut buffer) {
-            Some(names) => lookup(scan::object_field(self.bytes, names), true),
-            None => Located::Miss,
+    /// The lookup of [`member_reaching`](Self::member_reaching) that reads
+    /// as far as `reach` says, and whether serde buffers what it finds;
+    /// `None` where it does not apply.
+    #[inline(always)]
+    fn lookup_reaching(
+        &self,
+        names: &'static [&'static str],
+        reach: Reach,
+    ) -> Option<(Lookup<'a>, bool)> {
+        match &self.form {
+            Form::Value { buffered, .. } if self.raw.first() == Some(&b'{') => {
+                scan::object_field_reaching(self.raw, names, 0, reach).map(|l| (l, *buffered))
+            }
+            Form::Members { hidden, resume, .. } if hidden.hides_any(names) == Some(false) => {
+                scan::object_field_reaching(self.raw, names, *resume, reach).map(|l| (l, true))
+            }
+            _ => None,
         }
     }
 
@@ -293,11 +392,12 @@ impl<'a> Spot<'a> {
     /// shorter (serde then takes the field's default, if it has one).
     #[inline]
     pub(crate) fn tuple_element(self, i: usize) -> Located<'a> {
-        match self.form {
-            Form::Value { buffered } if self.bytes.first() == Some(&b'[') => {
-                self.element_or_absent(i, buffered)
+        let this = self.settled();
+        match this.form {
+            Form::Value { buffered, .. } if this.raw.first() == Some(&b'[') => {
+                element_or_absent(this.raw, i, buffered)
             }
-            Form::Rest { skip } => self.element_or_absent(skip + i, true),
+            Form::Rest { skip } => element_or_absent(this.raw, skip + i, true),
             Form::Value { .. } | Form::Members { .. } | Form::Opaque { .. } => Located::Miss,
         }
     }
@@ -305,22 +405,29 @@ impl<'a> Spot<'a> {
     /// Element `i` of a list: a miss past the end.
     #[inline]
     pub(crate) fn list_element(self, i: usize) -> Located<'a> {
+        self.list_element_reaching(i, false)
+    }
+
+    /// [`list_element`](Self::list_element), for a path that goes on inside
+    /// the element: a trusting read hands it out open (see the module docs).
+    #[inline]
+    pub(crate) fn list_element_entered(self, i: usize) -> Located<'a> {
+        self.list_element_reaching(i, !scan::duplicates::watching())
+    }
+
+    /// Element `i` of a list, open with `enter`. The elements are read from
+    /// the array's start, and nothing after the element, so an open spot
+    /// needs no settling.
+    #[inline(always)]
+    fn list_element_reaching(self, i: usize, enter: bool) -> Located<'a> {
         let (index, buffered) = match self.form {
-            Form::Value { buffered } => (i, buffered),
+            Form::Value { buffered, .. } => (i, buffered),
             Form::Rest { skip } => (skip + i, true),
             Form::Members { .. } | Form::Opaque { .. } => return Located::Miss,
         };
-        match scan::array_element(self.bytes, index) {
+        match scan::array_element_reaching(self.raw, index, enter) {
+            Some(element) if enter => Located::At(Spot::open_value(element, buffered)),
             Some(element) => Located::At(Spot::value(element, buffered)),
-            None => Located::Miss,
-        }
-    }
-
-    fn element_or_absent(self, index: usize, buffered: bool) -> Located<'a> {
-        match scan::array_element(self.bytes, index) {
-            Some(element) => Located::At(Spot::value(element, buffered)),
-            // Shorter, or malformed: only a well-formed array is short.
-            None if scan::skip_value(self.bytes, 0) == Some(self.bytes.len()) => Located::Absent,
             None => Located::Miss,
         }
     }
@@ -329,14 +436,15 @@ impl<'a> Spot<'a> {
     /// (and whatever this spot already hides) does not name.
     #[inline]
     pub(crate) fn flattened(self, hidden: &'static KeySet) -> Located<'a> {
-        match self.form {
-            Form::Value { .. } if self.bytes.first() == Some(&b'{') => Located::At(Spot::members(
-                self.bytes,
+        let this = self.settled();
+        match this.form {
+            Form::Value { .. } if this.raw.first() == Some(&b'{') => Located::At(Spot::members(
+                this.raw,
                 Hidden::NONE.with(HiddenKeys::Set(hidden)),
                 true,
             )),
             Form::Members { hidden: outer, .. } => Located::At(Spot::members(
-                self.bytes,
+                this.raw,
                 outer.with(HiddenKeys::Set(hidden)),
                 true,
             )),
@@ -348,13 +456,57 @@ impl<'a> Spot<'a> {
     /// value (and a buffered map or sequence) as `Some`.
     #[inline]
     pub(crate) fn some(self) -> Located<'a> {
+        // An open spot's value is `null` only if its bytes start so; it is
+        // settled only then.
+        let is_null = |spot: &Self| {
+            let bytes = if spot.is_open() && !spot.raw.starts_with(b"null") {
+                spot.raw
+            } else {
+                spot.bytes()
+            };
+            bytes.is_empty() || scan::is_null(bytes)
+        };
         match self.form {
-            Form::Value { .. } if self.bytes.is_empty() || scan::is_null(self.bytes) => {
-                Located::Miss
-            }
+            Form::Value { .. } if is_null(&self) => Located::Miss,
             Form::Opaque { .. } => Located::Miss,
             _ => Located::At(self),
         }
+    }
+}
+
+/// An open spot's value, the bytes `raw` start with, found by skipping it;
+/// empty where it is not well formed. Takes the bytes alone, so that a spot
+/// need not stand in memory to be settled.
+#[cold]
+fn settle(raw: &[u8]) -> &[u8] {
+    scan::skip_value(raw, 0)
+        .and_then(|end| raw.get(..end))
+        .unwrap_or_default()
+}
+
+/// [`Spot::member`] in members (`object`) of which `hidden` hides some of
+/// `names`: looked up under the others.
+#[cold]
+fn member_partly_hidden<'a>(
+    object: &'a [u8],
+    names: &'static [&'static str],
+    hidden: &Hidden,
+) -> Located<'a> {
+    let mut buffer = [""; VISIBLE];
+    match visible(names, hidden, &mut buffer) {
+        Some(names) => lookup(scan::object_field(object, names), true),
+        None => Located::Miss,
+    }
+}
+
+/// Element `index` of the array `array` (a closed spot's bytes): `Absent`
+/// past the end of a well-formed one.
+fn element_or_absent(array: &[u8], index: usize, buffered: bool) -> Located<'_> {
+    match scan::array_element(array, index) {
+        Some(element) => Located::At(Spot::value(element, buffered)),
+        // Shorter, or malformed: only a well-formed array is short.
+        None if scan::skip_value(array, 0) == Some(array.len()) => Located::Absent,
+        None => Located::Miss,
     }
 }
 
@@ -392,7 +544,7 @@ impl<'a> Located<'a> {
     #[inline]
     pub fn found(self) -> Found<'a> {
         match self {
-            Located::At(spot) => Found::At(spot.bytes),
+            Located::At(spot) => Found::At(spot.bytes()),
             Located::Absent => Found::Absent,
             Located::Miss => Found::Miss,
         }

@@ -19,7 +19,7 @@ use super::whitespace::skip_ws;
 /// unit test `members_find_walks_as_members_do` holds it to [`Members`].
 #[inline]
 pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Lookup<'a> {
-    members_find_span(obj, keys, last, 0).lookup(obj)
+    members_find_span(obj, keys, last, 0, Reach::EXACT).lookup(obj)
 }
 
 /// [`members_find`] of the first member, from `resume`: where the `,` or `}`
@@ -27,12 +27,50 @@ pub(super) fn members_find<'a>(obj: &'a [u8], keys: &[&str], last: bool) -> Look
 /// already and is not sought (0: from the object's start).
 #[inline]
 pub(super) fn members_find_from<'a>(obj: &'a [u8], keys: &[&str], resume: usize) -> Lookup<'a> {
-    members_find_span(obj, keys, false, resume).lookup(obj)
+    members_find_span(obj, keys, false, resume, Reach::EXACT).lookup(obj)
+}
+
+/// How far a trusting member walk looks, for a path that goes on inside
+/// the value it finds (see `Spot`'s open spots): the bytes after what it
+/// needs are left unread.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reach {
+    /// The object may run on past its closing brace (the bytes are an open
+    /// spot's): a walk that reaches the brace does not look past it.
+    pub(crate) open: bool,
+    /// The member found is entered, not skipped: its value is handed out
+    /// from where it starts to the end of the object's bytes.
+    pub(crate) enter: bool,
+}
+
+impl Reach {
+    /// The object is exactly the bytes, and the value found is skipped to
+    /// its end: every lookup but a trusting path's inner steps.
+    pub(crate) const EXACT: Reach = Reach {
+        open: false,
+        enter: false,
+    };
+}
+
+/// [`members_find_from`] as far as `reach` says: the first member under
+/// `keys`, from `resume`.
+///
+/// Cost: the members before the one found are walked; with `reach.enter`
+/// the one found is not, and with `reach.open` nothing after the closing
+/// brace is looked at.
+#[inline]
+pub(crate) fn members_find_reaching<'a>(
+    obj: &'a [u8],
+    keys: &[&str],
+    resume: usize,
+    reach: Reach,
+) -> Lookup<'a> {
+    members_find_span(obj, keys, false, resume, reach).lookup(obj)
 }
 
 /// The walk behind [`members_find`] and [`members_find_from`], its outcome
 /// as two words (handed back in registers, made a [`Lookup`] by the caller).
-fn members_find_span(obj: &[u8], keys: &[&str], last: bool, resume: usize) -> Span {
+fn members_find_span(obj: &[u8], keys: &[&str], last: bool, resume: usize, reach: Reach) -> Span {
     match (keys, last) {
         // One key sought, its first member: nearly every lookup of a field
         // (a field without aliases). A walk of its own keeps fewer values
@@ -42,6 +80,7 @@ fn members_find_span(obj: &[u8], keys: &[&str], last: bool, resume: usize) -> Sp
             |raw, escaped| key_eq(raw, escaped, key.as_bytes()),
             false,
             resume,
+            reach,
         ),
         _ => members_find_with(
             obj,
@@ -51,6 +90,7 @@ fn members_find_span(obj: &[u8], keys: &[&str], last: bool, resume: usize) -> Sp
             },
             last,
             resume,
+            reach,
         ),
     }
 }
@@ -63,21 +103,30 @@ fn members_find_with(
     sought: impl Fn(&[u8], bool) -> bool,
     last: bool,
     resume: usize,
+    reach: Reach,
 ) -> Span {
     let mut found = Span::MISSING;
-    let walked = walk_members(obj, resume, |member| {
-        let (key_start, key_end) = member.key;
-        let key = obj.get(key_start..key_end).unwrap_or_default();
-        if sought(key, member.key_escaped) {
-            let (value_start, value_end) = member.value;
-            found = Span::found(value_start, value_end);
-            // The first match ends the walk; the last is looked for to the end.
-            return last;
-        }
-        true
-    });
+    let walked = walk_members(
+        obj,
+        resume,
+        reach.open,
+        |key, escaped| reach.enter && sought(key, escaped),
+        |member| {
+            let (key_start, key_end) = member.key;
+            let key = obj.get(key_start..key_end).unwrap_or_default();
+            if sought(key, member.key_escaped) {
+                let (value_start, value_end) = member.value;
+                found = Span::found(value_start, value_end);
+                // The first match ends the walk; the last is looked for to
+                // the end.
+                return last;
+            }
+            true
+        },
+    );
     match walked {
         Walked::Ended | Walked::Stopped => found,
+        Walked::Entered(value_start) => Span::found(value_start, obj.len()),
         Walked::Malformed => Span::MALFORMED,
     }
 }
@@ -91,14 +140,20 @@ fn members_find_with(
 /// Cost: O(n) in the object, each value skipped; nothing is allocated.
 #[inline(always)]
 pub(super) fn each_member<'a>(obj: &'a [u8], mut visit: impl FnMut(Member<'a>) -> bool) -> bool {
-    let walked = walk_members(obj, 0, |parsed| {
-        visit(Member {
-            bytes: obj,
-            key: parsed.key,
-            value: parsed.value,
-            key_escaped: parsed.key_escaped,
-        })
-    });
+    let walked = walk_members(
+        obj,
+        0,
+        false,
+        |_, _| false,
+        |parsed| {
+            visit(Member {
+                bytes: obj,
+                key: parsed.key,
+                value: parsed.value,
+                key_escaped: parsed.key_escaped,
+            })
+        },
+    );
     walked == Walked::Ended
 }
 
@@ -109,6 +164,8 @@ enum Walked {
     Ended,
     /// Its visitor stopped it.
     Stopped,
+    /// It stopped at a member to enter, whose value starts here.
+    Entered(usize),
     Malformed,
 }
 
@@ -116,8 +173,18 @@ enum Walked {
 /// to `visit` (which returns whether to go on), from the object's start, or
 /// from `resume` when that is not 0: the `,` or `}` after the object's first
 /// member, read and checked already and not to be visited.
+///
+/// A member whose raw key (and whether it holds a backslash) `enter`
+/// accepts stops the walk before its value is skipped. With `open`, the
+/// object may run on past its closing brace: the walk ends there.
 #[inline(always)]
-fn walk_members(obj: &[u8], resume: usize, mut visit: impl FnMut(&Parsed) -> bool) -> Walked {
+fn walk_members(
+    obj: &[u8],
+    resume: usize,
+    open: bool,
+    enter: impl Fn(&[u8], bool) -> bool,
+    mut visit: impl FnMut(&Parsed) -> bool,
+) -> Walked {
     let mut pos = match obj.get(resume) {
         // After a member's `,`: a key follows.
         Some(b',') if resume > 0 => skip_ws(obj, resume + 1),
@@ -140,7 +207,17 @@ fn walk_members(obj: &[u8], resume: usize, mut visit: impl FnMut(&Parsed) -> boo
             if obj.get(pos) != Some(&b'"') {
                 return Walked::Malformed;
             }
-            let Some(member) = parse_member(obj, pos) else {
+            let Some(key) = parse_key(obj, pos) else {
+                return Walked::Malformed;
+            };
+            let (key_start, key_end) = key.key;
+            if enter(
+                obj.get(key_start..key_end).unwrap_or_default(),
+                key.key_escaped,
+            ) {
+                return Walked::Entered(key.value_start);
+            }
+            let Some(member) = parse_value(obj, key) else {
                 return Walked::Malformed;
             };
             if !visit(&member) {
@@ -153,8 +230,9 @@ fn walk_members(obj: &[u8], resume: usize, mut visit: impl FnMut(&Parsed) -> boo
             pos = skip_ws(obj, pos + 1);
         }
     }
-    // `pos` is at the closing brace: only whitespace may follow it.
-    if skip_ws(obj, pos + 1) == obj.len() {
+    // `pos` is at the closing brace: only whitespace may follow it, unless
+    // the bytes run on past the object.
+    if open || skip_ws(obj, pos + 1) == obj.len() {
         Walked::Ended
     } else {
         Walked::Malformed
@@ -329,13 +407,45 @@ struct Parsed {
 /// shared by [`members_find`] and [`Members`].
 #[inline(always)]
 fn parse_member(bytes: &[u8], quote: usize) -> Option<Parsed> {
+    parse_value(bytes, parse_key(bytes, quote)?)
+}
+
+/// A member's key and colon, read up to where its value starts.
+#[derive(Clone, Copy)]
+struct ParsedKey {
+    /// The raw key, between its quotes.
+    key: (usize, usize),
+    key_escaped: bool,
+    /// Where the value starts, after the colon and any whitespace.
+    value_start: usize,
+}
+
+/// The first half of [`parse_member`]: `"key" :` from the opening quote at
+/// `quote`.
+#[inline(always)]
+fn parse_key(bytes: &[u8], quote: usize) -> Option<ParsedKey> {
     let key_start = quote + 1;
     let (key_end, key_escaped) = string_close(bytes, key_start)?;
     let colon = skip_ws(bytes, key_end + 1);
     if bytes.get(colon) != Some(&b':') {
         return None;
     }
-    let value_start = skip_ws(bytes, colon + 1);
+    Some(ParsedKey {
+        key: (key_start, key_end),
+        key_escaped,
+        value_start: skip_ws(bytes, colon + 1),
+    })
+}
+
+/// The second half of [`parse_member`]: the value skipped, and the `,` or
+/// `}` after it.
+#[inline(always)]
+fn parse_value(bytes: &[u8], key: ParsedKey) -> Option<Parsed> {
+    let ParsedKey {
+        key: (key_start, key_end),
+        key_escaped,
+        value_start,
+    } = key;
     let value_end = skip_value_at(bytes, value_start)?;
     let delimiter = skip_ws(bytes, value_end);
     let closed = match bytes.get(delimiter) {

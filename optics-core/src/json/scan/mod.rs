@@ -60,10 +60,11 @@ use super::simd;
 
 pub use escapes::raw_eq;
 pub(crate) use member_walk::same_bytes;
-pub(crate) use navigate::object_field_from;
+pub(crate) use member_walk::Reach;
 pub use navigate::{
     array_element, first_member, is_null, object_field, object_last, string_raw, Lookup,
 };
+pub(crate) use navigate::{array_element_reaching, object_field_from, object_field_reaching};
 pub use skip::skip_value;
 pub use validate::{validate, SyntaxError};
 pub(crate) use whitespace::skip_ws;

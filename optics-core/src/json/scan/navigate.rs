@@ -4,7 +4,9 @@
 
 use super::block_walk::FieldScan;
 use super::duplicates;
-use super::member_walk::{members_find, members_find_from, Members, Step};
+use super::member_walk::{
+    members_find, members_find_from, members_find_reaching, Members, Reach, Step,
+};
 use super::skip::skip_value_at;
 use super::validate::strict_string;
 use super::whitespace::{skip_ws, trim};
@@ -112,6 +114,30 @@ pub(crate) fn object_field_from<'a>(obj: &'a [u8], keys: &[&str], resume: usize)
     members_find_from(obj, keys, resume)
 }
 
+/// [`object_field_from`] as far as `reach` says, for a trusting read whose
+/// path goes on inside the value it finds: with `reach.enter` the value is
+/// handed out from its start to the end of `obj`, not walked; with
+/// `reach.open` `obj` may run on past the object's closing brace. `None`
+/// where that does not apply, and the caller looks up as usual: while a
+/// strict read watches (its spans must be exact, see `duplicates.rs`), and
+/// for bytes of [`SMALL_OBJECT`] or more (a larger object's members are
+/// found by the block walk, which wants the object's end).
+///
+/// Cost: the members before the one found are walked, each value skipped;
+/// nothing after the key found (or the closing brace) is read.
+#[inline]
+pub(crate) fn object_field_reaching<'a>(
+    obj: &'a [u8],
+    keys: &[&str],
+    resume: usize,
+    reach: Reach,
+) -> Option<Lookup<'a>> {
+    if obj.len() >= SMALL_OBJECT || duplicates::watching() {
+        return None;
+    }
+    Some(members_find_reaching(obj, keys, resume, reach))
+}
+
 /// Finds the last member with key `key`: serde_json's map semantics, where a
 /// repeated key overwrites the earlier one.
 ///
@@ -146,6 +172,15 @@ pub(super) const SMALL_OBJECT: usize = 1024;
 /// assert_eq!(array_element(b"[1,2,3]", 3), None);
 /// ```
 pub fn array_element(arr: &[u8], index: usize) -> Option<&[u8]> {
+    array_element_reaching(arr, index, false)
+}
+
+/// [`array_element`], or with `enter` the element from its start to the end
+/// of `arr`, not walked: for a trusting read whose path goes on inside it.
+/// Nothing after the element's end (with `enter`, its start) is read, so
+/// `arr` may run on past the array.
+#[inline]
+pub(crate) fn array_element_reaching(arr: &[u8], index: usize, enter: bool) -> Option<&[u8]> {
     let mut pos = skip_ws(arr, 0);
     if arr.get(pos) != Some(&b'[') {
         return None;
@@ -156,6 +191,9 @@ pub fn array_element(arr: &[u8], index: usize) -> Option<&[u8]> {
     }
     for i in 0.. {
         let start = pos;
+        if enter && i == index {
+            return arr.get(start..);
+        }
         let end = skip_value_at(arr, start)?;
         pos = skip_ws(arr, end);
         let delimiter = *arr.get(pos)?;
