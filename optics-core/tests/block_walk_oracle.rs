@@ -9,7 +9,9 @@
 //! hold brackets, colons, quotes and backslashes, nested objects that repeat
 //! the keys sought, and a key that is missing (confirmed by the walk alone).
 
-use optics_core::json::scan::kernels::{object_field_with, skip_container_with, KernelChoice};
+use optics_core::json::scan::kernels::{
+    object_field_entering_with, object_field_with, skip_container_with, KernelChoice,
+};
 use optics_core::json::scan::{object_field, skip_value, Lookup};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
@@ -189,6 +191,48 @@ proptest! {
                 skip_value(doc.as_bytes(), 0),
                 "{:?}", kernel
             );
+        }
+    }
+
+    /// A lookup that enters the value it finds (a trusting path going on
+    /// inside it) finds it where the exact walk does, in every kernel, and
+    /// hands it out from there to the end of the bytes; on every prefix of
+    /// the document too, where the value found may be cut but its start is
+    /// the whole document's, and no key is called missing.
+    #[test]
+    fn an_entered_value_starts_where_the_exact_walk_finds_it(
+        (doc, _keys) in document(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let bytes = doc.as_bytes();
+        let cut = cut.index(doc.trim_end().len());
+        for key in KEYS.iter().chain(&["absent"]) {
+            let exact = object_field_with(KernelChoice::Scalar, bytes, &[key]);
+            for kernel in KERNELS {
+                let entered = object_field_entering_with(kernel, bytes, &[key]);
+                match (exact, entered) {
+                    (Lookup::Found(value), Lookup::Found(rest)) => {
+                        let at = value.as_ptr() as usize - bytes.as_ptr() as usize;
+                        prop_assert_eq!(rest, &bytes[at..], "{:?} {:?} in {}", kernel, key, doc);
+                    }
+                    (Lookup::Missing, Lookup::Missing) => {}
+                    (exact, entered) => prop_assert!(false, "{kernel:?} {key:?}: {entered:?}, exact {exact:?} in {doc}"),
+                }
+                match object_field_entering_with(kernel, &bytes[..cut], &[key]) {
+                    Lookup::Found(rest) => {
+                        let Lookup::Found(value) = exact else {
+                            return Err(TestCaseError::fail(format!("{kernel:?} {key:?} found in a cut {doc}")));
+                        };
+                        // (A cut in the whitespace before the value leaves
+                        // nothing of it: the rest is empty, at the cut.)
+                        let at = (value.as_ptr() as usize - bytes.as_ptr() as usize).min(cut);
+                        prop_assert_eq!(rest.as_ptr() as usize - bytes.as_ptr() as usize, at);
+                        prop_assert_eq!(rest, &bytes[at..cut]);
+                    }
+                    Lookup::Missing => prop_assert!(false, "{kernel:?} {key:?} missing from a cut object"),
+                    Lookup::Malformed => {}
+                }
+            }
         }
     }
 

@@ -497,7 +497,7 @@ fn a_trusting_read_stops_at_its_focus_and_a_strict_one_checks_the_rest() {
     // The containers a path goes through are read up to its focus: what
     // follows the focus in them is not looked at by a trusting read, and is
     // by strict validation. The focus's own member is checked either way.
-    let tier = Impact::service.then(Service::tier);
+    let service_tier = Impact::service.then(Service::tier);
     let impact = |rest: &str| format!(r#"{{"users":5,"service":{{"tier":"gold"{rest}"#);
     // What follows `"tier":"gold"`; the trusting read; the trusting view of
     // `service` (a container on the path: its end is found by its brackets,
@@ -531,7 +531,7 @@ fn a_trusting_read_stops_at_its_focus_and_a_strict_one_checks_the_rest() {
     for (rest, trusting, view, well_formed) in cases {
         let doc = impact(rest);
         let json = Json::<Impact>::new(doc.as_bytes());
-        assert_eq!(json.read(tier).as_deref(), trusting, "{doc}");
+        assert_eq!(json.read(service_tier).as_deref(), trusting, "{doc}");
         assert_eq!(
             json.view(Impact::service).map(|v| v.bytes()),
             view.map(str::as_bytes),
@@ -541,8 +541,31 @@ fn a_trusting_read_stops_at_its_focus_and_a_strict_one_checks_the_rest() {
         let strict = Strict::<Impact>::validated(doc.as_bytes(), &duplicates);
         assert_eq!(strict.is_ok(), well_formed, "{doc}");
         if let Ok(strict) = strict {
-            assert_eq!(strict.read(tier).as_deref(), Some("gold"));
+            assert_eq!(strict.read(service_tier).as_deref(), Some("gold"));
         }
+    }
+    // The same through an internally tagged enum, whose tag leads its
+    // object: a message cut after the service reads as a whole one, in a
+    // small message (walked member by member) and a large one (by blocks).
+    for note in [1, 2000] {
+        let whole = incident(note, DETAIL, "");
+        let cut = &whole[..whole.find(r#""name":"db"}"#).unwrap() + 12];
+        for message in [cut, whole.as_str()] {
+            let json = Json::<Issue>::new(message.as_bytes());
+            assert_eq!(json.read(tier()).as_deref(), Some("gold"), "{message}");
+            assert_eq!(json.read(severity()), Some(1), "{message}");
+            assert_eq!(
+                json.read(Issue::detail.then(Detail::kind)),
+                Some(DetailKind::Incident),
+                "{message}"
+            );
+        }
+        // A view of the detail still finds its end.
+        assert!(Json::<Issue>::new(cut.as_bytes())
+            .view(Issue::detail)
+            .is_none());
+        let duplicates = Duplicates::new();
+        assert!(Strict::<Issue>::validated(cut.as_bytes(), &duplicates).is_err());
     }
     // The same through a list: element 0 is read, the elements after it
     // are not looked at; element 0's own members are.

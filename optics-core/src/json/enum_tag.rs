@@ -179,13 +179,16 @@ fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<Leading<'_>> {
     else {
         return None;
     };
-    let bytes = at.bytes();
+    // The tag leads the object: an open spot's bytes (see `Spot`) are read
+    // from the start, and its end is not looked for.
+    let bytes = at.start_bytes();
     if bytes.first() != Some(&b'{') {
         return None;
     }
     let (variant, quoted, delimiter) = leading_variant_at::<S>(bytes)?;
     Some(Leading {
         object: bytes,
+        open: at.is_open(),
         variant,
         quoted,
         tag,
@@ -196,8 +199,10 @@ fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<Leading<'_>> {
 
 /// What [`leading_internal`] read.
 struct Leading<'a> {
-    /// The enum's object (an open spot's, found once).
+    /// The enum's object (or an open spot's bytes, which run on past it).
     object: &'a [u8],
+    /// Whether `object` is an open spot's.
+    open: bool,
     variant: usize,
     /// The tag's value, with its quotes.
     quoted: &'a [u8],
@@ -513,6 +518,7 @@ pub(super) fn locate_variant<S: Tagged>(
                 leading.object,
                 Hidden::NONE.with_tag(leading.tag),
                 leading.delimiter,
+                leading.open,
             )),
         };
     }

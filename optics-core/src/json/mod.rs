@@ -24,9 +24,13 @@
 //! | `each()`                  | every element of the array (or value of the object), in order       |
 //!
 //! Nothing is decoded on the way and nothing is copied: a path costs one scan of
-//! the bytes in front of its focus. A step that the path goes on inside does
-//! not look for the end of what it found: the next step reads on from its
-//! start, so a path reads no byte after its focus's own member (or element).
+//! the bytes in front of its focus. A step that the path goes on inside (a
+//! struct's field, a list's element, an internally tagged enum's payload
+//! whose tag leads it) does not look for the end of what it found: the next
+//! step reads on from its start, so such a path reads no byte after its
+//! focus's own member (or element). Other steps (a map's `key(k)`, a
+//! flattened field, an enum written another way) find the end of what they
+//! read.
 //! Bytes are never trusted: a read never panics, never reads out of bounds
 //! and always ends; where the structure it walks through is broken, or a
 //! value it returns is cut short, it misses (`None`). What it skips is not

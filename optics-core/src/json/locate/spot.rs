@@ -20,10 +20,11 @@
 //! A trusting read whose path goes on inside a value it found does not walk
 //! to that value's end: the spot is *open*, its bytes start with the value
 //! and run on to the end of what held it. The next step reads from the
-//! start (a member, an element), and the spot's bytes are found only if
-//! something asks for them ([`Spot::bytes`] walks to the value's end then).
-//! So a path reads the bytes up to its focus and no further. Strict reads
-//! (which compare spots by their spans) never make one.
+//! start (a member, an element, an internally tagged enum's leading tag),
+//! and the spot's bytes are found only if something asks for them
+//! ([`Spot::bytes`] walks to the value's end then). So a path reads the
+//! bytes up to its focus and no further. Strict reads (which compare spots
+//! by their spans) never make one.
 
 use super::super::layout::KeySet;
 use super::super::scan::{self, skip_ws, Lookup, Reach};
@@ -69,11 +70,13 @@ pub(crate) enum Form {
     /// `resume`, when not 0, is where the `,` or `}` after the object's first
     /// member is, that member being a hidden tag already read: a lookup of
     /// the members may start there. The member's own checks were made by the
-    /// read that found it.
+    /// read that found it. With `open`, the bytes run on past the object (see
+    /// the module docs).
     Members {
         hidden: Hidden,
         flat: bool,
         resume: usize,
+        open: bool,
     },
     /// The elements of the array the bytes are, from element `skip` on, as a
     /// sequence in serde's buffer: an internally tagged variant's payload
@@ -189,8 +192,19 @@ impl<'a> Spot<'a> {
 
     /// Whether the spot is open (see the module docs).
     #[inline(always)]
-    const fn is_open(&self) -> bool {
-        matches!(self.form, Form::Value { open: true, .. })
+    pub(crate) const fn is_open(&self) -> bool {
+        matches!(
+            self.form,
+            Form::Value { open: true, .. } | Form::Members { open: true, .. }
+        )
+    }
+
+    /// The bytes from the spot's start: its own, or an open spot's, which
+    /// run on past it. For a read that looks at the start of the value
+    /// alone (an internally tagged enum's leading tag). O(1).
+    #[inline(always)]
+    pub(crate) const fn start_bytes(&self) -> &'a [u8] {
+        self.raw
     }
 
     /// The same spot, closed: an open one's bytes found (see
@@ -202,6 +216,20 @@ impl<'a> Spot<'a> {
                 buffered,
                 open: true,
             } => Spot::value(settle(self.raw), buffered),
+            Form::Members {
+                hidden,
+                flat,
+                resume,
+                open: true,
+            } => Spot {
+                raw: settle(self.raw),
+                form: Form::Members {
+                    hidden,
+                    flat,
+                    resume,
+                    open: false,
+                },
+            },
             _ => self,
         }
     }
@@ -251,6 +279,7 @@ impl<'a> Spot<'a> {
                 hidden,
                 flat,
                 resume: 0,
+                open: false,
             },
         }
     }
@@ -258,14 +287,21 @@ impl<'a> Spot<'a> {
     /// The members of the object `bytes`, an internally tagged variant's
     /// payload, whose first member is the tag (hidden), well formed and
     /// followed by the `,` or `}` at `delimiter`: lookups start there.
+    /// `open`: the bytes run on past the object (see the module docs).
     #[inline]
-    pub(crate) const fn members_after(bytes: &'a [u8], hidden: Hidden, delimiter: usize) -> Self {
+    pub(crate) const fn members_after(
+        bytes: &'a [u8],
+        hidden: Hidden,
+        delimiter: usize,
+        open: bool,
+    ) -> Self {
         Spot {
             raw: bytes,
             form: Form::Members {
                 hidden,
                 flat: false,
                 resume: delimiter,
+                open,
             },
         }
     }

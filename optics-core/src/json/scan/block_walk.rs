@@ -270,6 +270,10 @@ pub(super) struct FieldScan<'a, 'k> {
     /// container found as the value is then not skipped; its end is taken
     /// from the validator's blocks as they come ([`OPEN_END`] until then).
     rides: bool,
+    /// Whether the value found is entered (a trusting read whose path goes
+    /// on inside it): handed out from its start to the end of the bytes, its
+    /// own end not looked for.
+    enter: bool,
 }
 
 /// The end of a value found by a riding lookup while its container is still
@@ -303,6 +307,31 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     #[inline]
     pub(super) fn run_on(obj: &'a [u8], keys: &'k [&'k str]) -> Lookup<'a> {
         Self::run_with(obj, keys, simd::KernelChoice::Best, None)
+    }
+
+    /// [`FieldScan::run_on`] for a trusting read whose path goes on inside
+    /// the value found: the value is handed out from its start to the end of
+    /// `obj`, not skipped (nor the `,` or `}` after it looked for).
+    #[inline]
+    pub(super) fn run_entering(obj: &'a [u8], keys: &'k [&'k str]) -> Lookup<'a> {
+        Self::run_entering_with(obj, keys, simd::KernelChoice::Best)
+    }
+
+    /// [`FieldScan::run_entering`] with the kernel `choice` names.
+    #[inline]
+    pub(super) fn run_entering_with(
+        obj: &'a [u8],
+        keys: &'k [&'k str],
+        choice: simd::KernelChoice,
+    ) -> Lookup<'a> {
+        let Some(mut scan) = Self::new(obj, keys, None) else {
+            return Lookup::Malformed;
+        };
+        scan.enter = true;
+        match choice {
+            simd::KernelChoice::Best => simd::dispatch(&mut scan),
+            other => simd::dispatch_as(&mut scan, other),
+        }
     }
 
     /// [`FieldScan::run_on`] with the kernel `choice` names. With `unique`
@@ -391,6 +420,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             unique: unique.is_some(),
             found: Cell::new(None),
             rides: false,
+            enter: false,
         })
     }
 
@@ -508,6 +538,10 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         };
         if !self.key_matches(near, key_open, key_close) {
             return None;
+        }
+        if self.enter {
+            let from = skip_ws(self.bytes, colon + 1);
+            return Some(Lookup::Found(self.bytes.get(from..).unwrap_or_default()));
         }
         Some(match self.value_after(colon) {
             Some((from, to)) => Lookup::Found(&self.bytes[from..to]),

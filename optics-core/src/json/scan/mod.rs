@@ -98,6 +98,17 @@ pub mod kernels {
         FieldScan::run_with(obj, keys, choice, None)
     }
 
+    /// [`object_field_with`] for a trusting read whose path goes on inside
+    /// the value found: the value from its start to the end of `obj`, its
+    /// own end not looked for.
+    pub fn object_field_entering_with<'a>(
+        choice: KernelChoice,
+        obj: &'a [u8],
+        keys: &[&str],
+    ) -> Lookup<'a> {
+        FieldScan::run_entering_with(obj, keys, choice)
+    }
+
     /// The strict verdict of the block validator, with the kernel `choice` names.
     pub fn is_valid_with(choice: KernelChoice, bytes: &[u8]) -> bool {
         super::validate_blocks::is_valid_with(bytes, choice)

@@ -120,11 +120,12 @@ pub(crate) fn object_field_from<'a>(obj: &'a [u8], keys: &[&str], resume: usize)
 /// `reach.open` `obj` may run on past the object's closing brace. `None`
 /// where that does not apply, and the caller looks up as usual: while a
 /// strict read watches (its spans must be exact, see `duplicates.rs`), and
-/// for bytes of [`SMALL_OBJECT`] or more (a larger object's members are
-/// found by the block walk, which wants the object's end).
+/// for open bytes of [`SMALL_OBJECT`] or more (a larger object's members
+/// are found by the block walk, which wants the object's end).
 ///
-/// Cost: the members before the one found are walked, each value skipped;
-/// nothing after the key found (or the closing brace) is read.
+/// Cost: the members before the one found are walked, each value skipped
+/// (a large object's by the block walk); nothing after the key found (or
+/// the closing brace) is read.
 #[inline]
 pub(crate) fn object_field_reaching<'a>(
     obj: &'a [u8],
@@ -132,10 +133,19 @@ pub(crate) fn object_field_reaching<'a>(
     resume: usize,
     reach: Reach,
 ) -> Option<Lookup<'a>> {
-    if obj.len() >= SMALL_OBJECT || duplicates::watching() {
+    if duplicates::watching() {
         return None;
     }
-    Some(members_find_reaching(obj, keys, resume, reach))
+    if obj.len() < SMALL_OBJECT {
+        return Some(members_find_reaching(obj, keys, resume, reach));
+    }
+    match reach {
+        Reach {
+            open: false,
+            enter: true,
+        } => Some(FieldScan::run_entering(obj, keys)),
+        _ => None,
+    }
 }
 
 /// Finds the last member with key `key`: serde_json's map semantics, where a
