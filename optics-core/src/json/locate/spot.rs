@@ -358,7 +358,8 @@ impl<'a> Spot<'a> {
         names: &'static [&'static str],
         position: Option<usize>,
     ) -> Located<'a> {
-        self.member_reaching(names, position, true)
+        // A strict read's spans must be exact (see `duplicates.rs`).
+        self.member_reaching(names, position, !scan::duplicates::watching())
     }
 
     /// [`member`](Self::member) from an open spot or into an open one

@@ -7,7 +7,7 @@ use core::cell::Cell;
 use super::duplicates;
 use super::escapes::raw_eq;
 use super::member_walk::same_bytes;
-use super::navigate::Lookup;
+use super::navigate::{Lookup, Span};
 use super::simd::{self, BlockScan, Kernel, Masks, BLOCK};
 use super::skip::skip_value_at;
 use super::validate_blocks::BlockRider;
@@ -518,35 +518,46 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     }
 
     /// The outcome at the depth-1 colon at `colon` of `block` if its key is
-    /// one sought (or if it follows no key at all: malformed), `None` if not.
+    /// one sought (or if it follows no key at all: malformed), [`Span::NONE`]
+    /// if not.
     ///
     /// With `in_place` (the colon is right after a quote, and no escape or
     /// long key sought is near), the key has no backslash, so it is a key
     /// sought only if the bytes before the quote are one: a word compare
     /// rejects most. Only a match is checked in full. Out of line: the block
-    /// loop stays small.
+    /// loop stays small. The outcome comes back as a [`Span`], two words in
+    /// registers: an `Option<Lookup>` goes through memory, and the caller's
+    /// copy of it, a wide load, waits for the two stores that wrote it.
     #[inline(never)]
-    fn try_key(&self, near: Near, colon: usize, in_place: bool) -> Option<Lookup<'a>> {
+    fn try_key(&self, near: Near, colon: usize, in_place: bool) -> Span {
         if self.unique {
-            return self.try_key_unique(near, colon, in_place);
+            return match self.try_key_unique(near, colon, in_place) {
+                None => Span::NONE,
+                Some(Lookup::Found(value)) => {
+                    let from = value.as_ptr() as usize - self.bytes.as_ptr() as usize;
+                    Span::found(from, from + value.len())
+                }
+                Some(Lookup::Missing) => Span::MISSING,
+                Some(Lookup::Malformed) => Span::MALFORMED,
+            };
         }
         if in_place && !self.key_in_place(colon) {
-            return None;
+            return Span::NONE;
         }
         let Some((key_open, key_close)) = self.key_before(near, colon) else {
-            return Some(Lookup::Malformed);
+            return Span::MALFORMED;
         };
         if !self.key_matches(near, key_open, key_close) {
-            return None;
+            return Span::NONE;
         }
         if self.enter {
             let from = skip_ws(self.bytes, colon + 1);
-            return Some(Lookup::Found(self.bytes.get(from..).unwrap_or_default()));
+            return Span::found(from, self.bytes.len());
         }
-        Some(match self.value_after(colon) {
-            Some((from, to)) => Lookup::Found(&self.bytes[from..to]),
-            None => Lookup::Malformed,
-        })
+        match self.value_after(colon) {
+            Some((from, to)) => Span::found(from, to),
+            None => Span::MALFORMED,
+        }
     }
 
     /// [`FieldScan::try_key`] in strict mode: a match is kept and the walk
@@ -891,8 +902,9 @@ impl<'a> FieldScan<'a, '_> {
                     quotes: block.quotes,
                     backslash: block.raw.backslash,
                 };
-                if let Some(found) = self.try_key(near, colon, in_place) {
-                    return Some(found);
+                let found = self.try_key(near, colon, in_place);
+                if found != Span::NONE {
+                    return Some(found.lookup(self.bytes));
                 }
             }
         }

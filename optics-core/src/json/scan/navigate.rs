@@ -118,10 +118,11 @@ pub(crate) fn object_field_from<'a>(obj: &'a [u8], keys: &[&str], resume: usize)
 /// path goes on inside the value it finds: with `reach.enter` the value is
 /// handed out from its start to the end of `obj`, not walked; with
 /// `reach.open` `obj` may run on past the object's closing brace. `None`
-/// where that does not apply, and the caller looks up as usual: while a
-/// strict read watches (its spans must be exact, see `duplicates.rs`), and
-/// for open bytes of [`SMALL_OBJECT`] or more (a larger object's members
-/// are found by the block walk, which wants the object's end).
+/// where that does not apply, and the caller looks up as usual: for open
+/// bytes of [`SMALL_OBJECT`] or more (a larger object's members are found
+/// by the block walk, which wants the object's end). Never called while a
+/// strict read watches: its spans must be exact (see `duplicates.rs`), so
+/// it makes no open spot.
 ///
 /// Cost: the members before the one found are walked, each value skipped
 /// (a large object's by the block walk); nothing after the key found (or
@@ -133,9 +134,6 @@ pub(crate) fn object_field_reaching<'a>(
     resume: usize,
     reach: Reach,
 ) -> Option<Lookup<'a>> {
-    if duplicates::watching() {
-        return None;
-    }
     if obj.len() < SMALL_OBJECT {
         return Some(members_find_reaching(obj, keys, resume, reach));
     }
