@@ -123,17 +123,13 @@ pub fn by_optics(policy: &Policy, message: &[u8]) -> Verdict {
 }
 
 /// Judges a message through optics without validating it: one scan to the
-/// detail, then the policy on the detail's bytes. What the scan skips is not
-/// checked, so a message broken outside the paths the policy reads may be
-/// kept. A message without a readable detail is dropped with no kind.
+/// detail, entered ([`Json::enter`]: not walked to its end), then the
+/// policy's reads under it. What the scan skips is not checked, so a message
+/// broken outside the members the policy reads may be kept. A message
+/// without a readable detail is dropped with no kind.
 #[inline]
 pub fn by_optics_trusting(policy: &Policy, message: &[u8]) -> Verdict {
-    judge_view(policy, Json::<Issue>::new(message))
-}
-
-#[inline]
-fn judge_view(policy: &Policy, issue: Json<'_, Issue>) -> Verdict {
-    match issue.view(Issue::detail) {
+    match Json::<Issue>::new(message).enter(Issue::detail) {
         Some(detail) => policy.judge(detail),
         None => Verdict::DROPPED,
     }

@@ -560,9 +560,32 @@ fn a_trusting_read_stops_at_its_focus_and_a_strict_one_checks_the_rest() {
                 "{message}"
             );
         }
-        // A view of the detail still finds its end.
+        // A view of the detail still finds its end; the detail entered
+        // reads under it as the composed paths do, and finds its end only
+        // when asked for its bytes.
         assert!(Json::<Issue>::new(cut.as_bytes())
             .view(Issue::detail)
+            .is_none());
+        for message in [cut, whole.as_str()] {
+            let json = Json::<Issue>::new(message.as_bytes());
+            let detail = json.enter(Issue::detail).expect("a detail");
+            let service_tier = Detail::incident
+                .then(Incident::impact)
+                .then(Impact::service)
+                .then(Service::tier);
+            assert_eq!(detail.read(service_tier), json.read(tier()));
+            assert_eq!(
+                detail.read(Detail::incident.then(Incident::severity)),
+                Some(1)
+            );
+            assert_eq!(detail.read(Detail::kind), Some(DetailKind::Incident));
+            assert_eq!(
+                detail.json().map(|d| d.bytes()),
+                json.view(Issue::detail).map(|d| d.bytes())
+            );
+        }
+        assert!(Json::<Issue>::new(br#"{"id":7,"note":"n"}"#)
+            .enter(Issue::detail)
             .is_none());
         let duplicates = Duplicates::new();
         assert!(Strict::<Issue>::validated(cut.as_bytes(), &duplicates).is_err());

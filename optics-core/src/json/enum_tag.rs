@@ -748,6 +748,7 @@ mod tests {
                     // from the object's start finds.
                     if let Located::At(spot) = quick {
                         if let Form::Members { resume, .. } = spot.form() {
+                            let resume = resume as usize;
                             if resume > 0 {
                                 // `resume` is the delimiter after the tag's
                                 // member, as the member walk finds it.

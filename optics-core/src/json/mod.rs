@@ -183,6 +183,44 @@ impl<'a, T: ?Sized> Json<'a, T> {
         }
     }
 
+    /// The focus entered: found as [`Json::view`] finds it, but not walked
+    /// to its end, so that reads under it go on from its start as the steps
+    /// of one path do (see the module docs). Several reads under one field
+    /// then cost no walk over the rest of that field's value, and no byte
+    /// after what they read is looked at. Costs one scan of the bytes in
+    /// front of the focus; `None` where the focus is absent or what is in
+    /// front of it is malformed.
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Optics, Deserialize)]
+    /// struct Issue { id: u64, detail: Detail }
+    /// #[derive(Optics, Deserialize)]
+    /// struct Detail { code: u8, note: String }
+    ///
+    /// // Cut short after the code: the read under `detail` does not see it.
+    /// let message = br#"{"id":1,"detail":{"code":7,"note":"#;
+    /// let detail = Json::<Issue>::new(message).enter(Issue::detail).unwrap();
+    /// assert_eq!(detail.read(Detail::code), Some(7));
+    /// assert_eq!(detail.read(Detail::note), None);
+    /// assert!(detail.json().is_none());
+    /// ```
+    #[inline]
+    pub fn enter<O>(self, optic: O) -> Option<Entered<'a, O::Focus>>
+    where
+        O: JsonOptic + StartsAt<T>,
+    {
+        match optic.locate_entered_at(Spot::document(self.bytes)) {
+            Located::At(spot) => Some(Entered {
+                spot,
+                focus: PhantomData,
+            }),
+            Located::Absent | Located::Miss => None,
+        }
+    }
+
     /// The focus, decoded from its own bytes only, exactly as a full decode
     /// would decode it (a missing defaulted or `Option` field included).
     /// Allocates only what the leaf's own `Deserialize` allocates: nothing for
@@ -207,6 +245,61 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// from how it is read (`Json<String>` read as `&str`).
     pub fn read_as<A: Deserialize<'a>>(self) -> Option<A> {
         decode(self.bytes)
+    }
+}
+
+/// A focus a trusting read found and did not walk to its end
+/// ([`Json::enter`]): reads through it go on from its start, as the steps of
+/// one path do, and read what [`Json::read`] of the two optics composed
+/// would. `Copy`; implements [`Reader`], so a judge written against
+/// `impl Reader<T>` reads through one.
+pub struct Entered<'a, T: ?Sized> {
+    spot: Spot<'a>,
+    focus: PhantomData<fn() -> T>,
+}
+
+impl<T: ?Sized> Clone for Entered<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: ?Sized> Copy for Entered<'_, T> {}
+
+impl<T: ?Sized> core::fmt::Debug for Entered<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Entered").field(&self.spot).finish()
+    }
+}
+
+impl<'a, T: ?Sized> Entered<'a, T> {
+    /// The focus of `optic`, read from the entered focus: what
+    /// [`Json::read`] of the two optics composed gives, at the same cost.
+    #[inline]
+    pub fn read<O>(self, optic: O) -> Option<O::Focus>
+    where
+        O: JsonDecode<'a> + StartsAt<T>,
+    {
+        optic.decode_at(optic.locate_at(self.spot))
+    }
+
+    /// The entered focus as a view of its own bytes, found by walking to
+    /// its end: `None` where its brackets never close. O(n) in the focus.
+    pub fn json(self) -> Option<Json<'a, T>> {
+        match self.spot.bytes() {
+            [] => None,
+            bytes => Some(Json::new(bytes)),
+        }
+    }
+}
+
+impl<S> Reader<S> for Entered<'_, S> {
+    #[inline]
+    fn read<O>(&self, optic: O) -> Option<O::Focus>
+    where
+        O: Preview<Source = S> + for<'de> JsonDecode<'de>,
+        O::Focus: Clone,
+    {
+        Entered::read(*self, optic)
     }
 }
 

@@ -70,12 +70,13 @@ pub(crate) enum Form {
     /// `resume`, when not 0, is where the `,` or `}` after the object's first
     /// member is, that member being a hidden tag already read: a lookup of
     /// the members may start there. The member's own checks were made by the
-    /// read that found it. With `open`, the bytes run on past the object (see
-    /// the module docs).
+    /// read that found it (0 also where the offset does not fit in 32 bits:
+    /// kept small, the spot is copied in registers, not by `memcpy`). With
+    /// `open`, the bytes run on past the object (see the module docs).
     Members {
         hidden: Hidden,
         flat: bool,
-        resume: usize,
+        resume: u32,
         open: bool,
     },
     /// The elements of the array the bytes are, from element `skip` on, as a
@@ -95,7 +96,9 @@ pub(crate) enum Form {
 pub(crate) struct Hidden {
     entries: [HiddenKeys; Hidden::CAPACITY],
     /// How many entries are in use; more than `CAPACITY` once it overflowed.
-    len: usize,
+    /// One byte, like `resume`'s four: a spot small enough to be copied in
+    /// registers rather than by `memcpy` (see `Form::Members`).
+    len: u8,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -114,10 +117,10 @@ impl Hidden {
     };
 
     fn with(mut self, keys: HiddenKeys) -> Self {
-        if self.len < Self::CAPACITY {
-            self.entries[self.len] = keys;
+        if usize::from(self.len) < Self::CAPACITY {
+            self.entries[usize::from(self.len)] = keys;
         }
-        self.len += 1;
+        self.len = self.len.saturating_add(1);
         self
     }
 
@@ -126,7 +129,7 @@ impl Hidden {
     }
 
     fn entries(&self) -> Option<&[HiddenKeys]> {
-        self.entries.get(..self.len)
+        self.entries.get(..usize::from(self.len))
     }
 
     /// Whether a key named `name` (unescaped) is hidden; `None` past capacity.
@@ -300,7 +303,11 @@ impl<'a> Spot<'a> {
             form: Form::Members {
                 hidden,
                 flat: false,
-                resume: delimiter,
+                resume: if delimiter <= u32::MAX as usize {
+                    delimiter as u32
+                } else {
+                    0
+                },
                 open,
             },
         }
@@ -393,7 +400,7 @@ impl<'a> Spot<'a> {
                 _ => Located::Miss,
             },
             Form::Members { hidden, resume, .. } => match hidden.hides_any(names) {
-                Some(false) => lookup(scan::object_field_from(raw, names, *resume), true),
+                Some(false) => lookup(scan::object_field_from(raw, names, *resume as usize), true),
                 Some(true) => member_partly_hidden(raw, names, hidden),
                 None => Located::Miss,
             },
@@ -419,7 +426,8 @@ impl<'a> Spot<'a> {
                 scan::object_field_reaching(self.raw, names, 0, reach).map(|l| (l, *buffered))
             }
             Form::Members { hidden, resume, .. } if hidden.hides_any(names) == Some(false) => {
-                scan::object_field_reaching(self.raw, names, *resume, reach).map(|l| (l, true))
+                scan::object_field_reaching(self.raw, names, *resume as usize, reach)
+                    .map(|l| (l, true))
             }
             _ => None,
         }
