@@ -587,6 +587,20 @@ fn a_trusting_read_stops_at_its_focus_and_a_strict_one_checks_the_rest() {
         assert!(Json::<Issue>::new(br#"{"id":7,"note":"n"}"#)
             .enter(Issue::detail)
             .is_none());
+        // The detail first, with a short or a long rest of the message after
+        // it (a long one is walked to the detail's end once, when entered).
+        let first = format!(
+            r#"{{"detail":{DETAIL},"id":7,"note":"{}","tags":{{}}}}"#,
+            "n".repeat(note)
+        );
+        let json = Json::<Issue>::new(first.as_bytes());
+        let detail = json.enter(Issue::detail).expect("a detail");
+        assert_eq!(
+            detail.read(Detail::incident.then(Incident::severity)),
+            Some(1)
+        );
+        assert_eq!(detail.read(Detail::kind), Some(DetailKind::Incident));
+        assert_eq!(detail.json().map(|d| d.bytes()), Some(DETAIL.as_bytes()));
         let duplicates = Duplicates::new();
         assert!(Strict::<Issue>::validated(cut.as_bytes(), &duplicates).is_err());
     }

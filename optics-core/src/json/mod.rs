@@ -189,7 +189,10 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// then cost no walk over the rest of that field's value, and no byte
     /// after what they read is looked at. Costs one scan of the bytes in
     /// front of the focus; `None` where the focus is absent or what is in
-    /// front of it is malformed.
+    /// front of it is malformed. A focus followed by 1 KiB or more of the
+    /// document is walked to its end once here (the reads under it walk an
+    /// object open only below that size), and is then `None` where it is
+    /// malformed, as for [`Json::view`].
     ///
     /// ```
     /// use optics_core::prelude::*;
@@ -214,7 +217,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
     {
         match optic.locate_entered_at(Spot::document(self.bytes)) {
             Located::At(spot) => Some(Entered {
-                spot,
+                spot: spot.for_reads()?,
                 focus: PhantomData,
             }),
             Located::Absent | Located::Miss => None,

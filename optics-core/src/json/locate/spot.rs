@@ -210,6 +210,20 @@ impl<'a> Spot<'a> {
         self.raw
     }
 
+    /// This spot, to be read from again and again (an entered focus, see
+    /// [`Json::enter`](crate::json::Json::enter)): an open spot whose bytes
+    /// run on for [`SMALL_OBJECT`](scan::SMALL_OBJECT) bytes or more is
+    /// settled once here, as its reads could not walk it open and would each
+    /// settle it. `None` where such a spot is not well formed.
+    #[inline]
+    pub(crate) fn for_reads(self) -> Option<Self> {
+        if !self.is_open() || self.raw.len() < scan::SMALL_OBJECT {
+            return Some(self);
+        }
+        let settled = self.settled();
+        (!settled.raw.is_empty()).then_some(settled)
+    }
+
     /// The same spot, closed: an open one's bytes found (see
     /// [`bytes`](Self::bytes)).
     #[inline]

@@ -64,7 +64,9 @@ pub(crate) use member_walk::Reach;
 pub use navigate::{
     array_element, first_member, is_null, object_field, object_last, string_raw, Lookup,
 };
-pub(crate) use navigate::{array_element_reaching, object_field_from, object_field_reaching};
+pub(crate) use navigate::{
+    array_element_reaching, object_field_from, object_field_reaching, SMALL_OBJECT,
+};
 pub use skip::skip_value;
 pub use validate::{validate, SyntaxError};
 pub(crate) use whitespace::skip_ws;

@@ -165,7 +165,7 @@ pub fn object_last<'a>(obj: &'a [u8], key: &str) -> Lookup<'a> {
 /// Below this many bytes an object is walked member by member: the block
 /// walk's fixed cost does not pay for itself on a few members (measured with
 /// callgrind on the demo's details, about 500 bytes each).
-pub(super) const SMALL_OBJECT: usize = 1024;
+pub(crate) const SMALL_OBJECT: usize = 1024;
 
 /// Element `index` of an array, trimmed; `None` if `arr` is not an array, is too
 /// short, or is malformed before the element's end.
