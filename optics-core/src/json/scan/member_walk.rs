@@ -112,6 +112,11 @@ fn members_find_with(
         reach.open,
         |key, escaped| reach.enter && sought(key, escaped),
         |member| {
+            // Entering, a key sought stopped the walk before its value: the
+            // members handed over are none of them, and not compared again.
+            if reach.enter {
+                return true;
+            }
             let (key_start, key_end) = member.key;
             let key = obj.get(key_start..key_end).unwrap_or_default();
             if sought(key, member.key_escaped) {
