@@ -306,6 +306,9 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
         let mut high_to = 0;
         let mut start = 0;
         while start < bytes.len() {
+            // For bytes another core has just written (the filter's): see
+            // `prefetch_ahead`.
+            simd::prefetch_ahead(bytes, start);
             let m = &match bytes[start..].first_chunk::<BLOCK>() {
                 Some(block) => kernel.classify_strict(block),
                 None => classify_tail(kernel, &bytes[start..]),
