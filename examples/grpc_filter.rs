@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example grpc_filter [-- N]       # the three roles on loopback, N messages
+//! cargo run --release --example grpc_filter -- --rounds 5 # five rounds, with the medians
 //! cargo run --release --example grpc_filter -- --help    # the subcommands
 //! ```
 //!
@@ -39,7 +40,11 @@ fn run(command: Command) -> Result<(), RunError> {
         Command::Judge { file } => {
             roles::judge_file(&file, &mut std::io::stdout().lock()).map(drop)
         }
-        Command::Demo { count, http2 } => {
+        Command::Demo {
+            count,
+            http2,
+            rounds,
+        } => {
             if cfg!(debug_assertions) {
                 eprintln!(
                     "warning: this is a debug build; its timings mean nothing. \
@@ -48,9 +53,9 @@ fn run(command: Command) -> Result<(), RunError> {
             }
             async_role(|shutdown| async move {
                 if http2 {
-                    roles::http2::demo(count, &shutdown).await
+                    roles::http2::demo(count, rounds, &shutdown).await
                 } else {
-                    roles::demo(count, &shutdown).await
+                    roles::demo(count, rounds, &shutdown).await
                 }
             })
         }

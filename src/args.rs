@@ -3,7 +3,7 @@
 //! is checked as it is parsed.
 //!
 //! ```text
-//! grpc_filter [--http2] [N]                              the demo on loopback
+//! grpc_filter [--http2] [--rounds R] [N]                 the demo on loopback
 //! grpc_filter upstream --listen ADDR [--count N] [--http2]
 //! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER] [--trust-input] [--judges N]
 //! grpc_filter downstream --listen ADDR | --http2 --connect URI [--count N]
@@ -46,18 +46,27 @@ struct Cli {
     /// proxy, and a tonic client, on 127.0.0.1.
     #[arg(long)]
     http2: bool,
+
+    /// Runs the demo R times (every filter once a round, in turn) and ends
+    /// with each filter's median rate and the median of each same-run ratio
+    /// over the rounds: on a noisy machine, one round says little.
+    #[arg(long, value_name = "R", default_value_t = 1, value_parser = parse_rounds)]
+    rounds: u32,
 }
 
 /// What the command line asks for.
 #[derive(Subcommand, Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// The demo on loopback (what `grpc_filter [--http2] [N]` runs).
+    /// The demo on loopback (what `grpc_filter [--http2] [--rounds R] [N]`
+    /// runs).
     #[command(skip)]
     Demo {
         /// Messages per timed run.
         count: u64,
         /// Over gRPC on HTTP/2 (the proxy) rather than bare TCP frames.
         http2: bool,
+        /// Times every filter runs (1 to 100), a round at a time.
+        rounds: u32,
     },
     /// Streams N frames to each connection on ADDR, then closes its write side.
     ///
@@ -238,7 +247,7 @@ impl Default for TimeoutArgs {
 /// ```
 /// use triage::args::{parse, Command};
 ///
-/// assert_eq!(parse(["1000"]).unwrap(), Command::Demo { count: 1000, http2: false });
+/// assert_eq!(parse(["1000"]).unwrap(), Command::Demo { count: 1000, http2: false, rounds: 1 });
 /// let err = parse(["upstream", "--listen", "127.0.0.1:1", "--count", "ten"]).unwrap_err();
 /// assert_eq!(err.exit_code(), 2);
 /// assert!(err.to_string().contains("expects a whole number of messages, got `ten`"));
@@ -253,6 +262,7 @@ where
     Ok(cli.command.unwrap_or(Command::Demo {
         count: cli.count,
         http2: cli.http2,
+        rounds: cli.rounds,
     }))
 }
 
@@ -270,6 +280,16 @@ fn parse_positive_count(value: &str) -> Result<u64, String> {
     match parse_count(value)? {
         0 => Err("expects at least 1 message, got `0`".to_owned()),
         count => Ok(count),
+    }
+}
+
+/// A number of rounds of the demo: 1 to 100.
+fn parse_rounds(value: &str) -> Result<u32, String> {
+    match value.parse::<u32>() {
+        Ok(rounds @ 1..=100) => Ok(rounds),
+        _ => Err(format!(
+            "expects a number of rounds from 1 to 100, got `{value}`"
+        )),
     }
 }
 

@@ -315,20 +315,12 @@ fn run_text(run: &RunFacts<'_>) -> String {
 /// );
 /// ```
 pub fn ratios(rates: &[(Judge, f64)]) -> Option<String> {
-    let rate = |reader| {
-        rates
-            .iter()
-            .find(|(r, _)| *r == reader)
-            .map(|(_, rate)| *rate)
-            .filter(|rate| rate.is_finite() && *rate > 0.0)
-    };
     let mut out = String::new();
-    for optics in [Judge::Optics, Judge::OpticsTrusting] {
-        let Some(mine) = rate(optics) else { continue };
-        let versus: Vec<String> = [Judge::Decode, Judge::ForwardAll, Judge::Oracle]
+    for optics in OPTICS {
+        let versus: Vec<String> = PEERS
             .into_iter()
             .filter_map(|other| {
-                rate(other).map(|theirs| format!("{:.2}× {other}'s", mine / theirs))
+                same_run(rates, optics, other).map(|ratio| format!("{ratio:.2}× {other}'s"))
             })
             .collect();
         if !versus.is_empty() {
@@ -341,6 +333,114 @@ pub fn ratios(rates: &[(Judge, f64)]) -> Option<String> {
         }
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// The filters whose throughput the ratios are of.
+const OPTICS: [Judge; 2] = [Judge::Optics, Judge::OpticsTrusting];
+/// The filters they are compared with.
+const PEERS: [Judge; 3] = [Judge::Decode, Judge::ForwardAll, Judge::Oracle];
+
+/// `reader`'s rate among `rates`, if it is there, finite and positive.
+fn rate_of(rates: &[(Judge, f64)], reader: Judge) -> Option<f64> {
+    rates
+        .iter()
+        .find(|(r, _)| *r == reader)
+        .map(|(_, rate)| *rate)
+        .filter(|rate| rate.is_finite() && *rate > 0.0)
+}
+
+/// `optics`'s rate over `other`'s, both from the same runs.
+fn same_run(rates: &[(Judge, f64)], optics: Judge, other: Judge) -> Option<f64> {
+    Some(rate_of(rates, optics)? / rate_of(rates, other)?)
+}
+
+/// The median of `values` (the mean of the two middle ones for an even
+/// count); `None` for none.
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
+
+/// Over several rounds of the demo (each the rates of one round's runs):
+/// every filter's messages a second, round by round and their median, then
+/// each same-run ratio of [`ratios`] round by round and its median (the
+/// median of the ratios, not the ratio of the medians). `None` for fewer
+/// than two rounds with rates.
+///
+/// ```
+/// use triage::judge::Judge;
+/// use triage::report::ratio_medians;
+///
+/// let rounds = [
+///     vec![(Judge::Optics, 90e3), (Judge::Decode, 45e3)],
+///     vec![(Judge::Optics, 80e3), (Judge::Decode, 50e3)],
+///     vec![(Judge::Optics, 99e3), (Judge::Decode, 33e3)],
+/// ];
+/// assert_eq!(
+///     ratio_medians(&rounds).as_deref(),
+///     Some(
+///         "over 3 rounds, messages a second (each round, median):\n  \
+///          optics: 90.0 k / 80.0 k / 99.0 k, 90.0 k\n  \
+///          decode: 45.0 k / 50.0 k / 33.0 k, 45.0 k\n\
+///          over 3 rounds, same-run ratios (each round, median):\n  \
+///          optics / decode: 2.00 / 1.60 / 3.00, 2.00×\n"
+///     )
+/// );
+/// ```
+pub fn ratio_medians(rounds: &[Vec<(Judge, f64)>]) -> Option<String> {
+    let rounds: Vec<&Vec<(Judge, f64)>> = rounds.iter().filter(|r| !r.is_empty()).collect();
+    if rounds.len() < 2 {
+        return None;
+    }
+    let n = rounds.len();
+    let mut out = format!("over {n} rounds, messages a second (each round, median):\n");
+    for reader in Judge::ALL {
+        let each: Vec<f64> = rounds.iter().filter_map(|r| rate_of(r, reader)).collect();
+        let Some(middle) = median(each.clone()) else {
+            continue;
+        };
+        let listed: Vec<String> = each
+            .iter()
+            .map(|rate| format!("{:.1} k", rate / 1e3))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {reader}: {}, {:.1} k",
+            listed.join(" / "),
+            middle / 1e3
+        );
+    }
+    let mut lines = String::new();
+    for optics in OPTICS {
+        for other in PEERS {
+            let each: Vec<f64> = rounds
+                .iter()
+                .filter_map(|r| same_run(r, optics, other))
+                .collect();
+            let Some(middle) = median(each.clone()) else {
+                continue;
+            };
+            let listed: Vec<String> = each.iter().map(|ratio| format!("{ratio:.2}")).collect();
+            let _ = writeln!(
+                lines,
+                "  {optics} / {other}: {}, {middle:.2}×",
+                listed.join(" / ")
+            );
+        }
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(
+            out,
+            "over {n} rounds, same-run ratios (each round, median):"
+        );
+        out.push_str(&lines);
+    }
+    Some(out)
 }
 
 /// Both readers' tables and the disagreements, as `judge FILE` prints them.
@@ -377,4 +477,51 @@ pub fn judged(name: &str, judged: &Judged) -> String {
         let _ = writeln!(text, "  ... and {} more", judged.disagreements.len() - 10);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![3.0]), Some(3.0));
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(vec![5.0, 1.0, 3.0]), Some(3.0));
+    }
+
+    #[test]
+    fn medians_need_two_rounds_and_skip_what_a_round_lacks() {
+        let one = vec![(Judge::Optics, 2.0), (Judge::Decode, 1.0)];
+        assert_eq!(ratio_medians(std::slice::from_ref(&one)), None);
+        assert_eq!(ratio_medians(&[one, Vec::new()]), None);
+        // The oracle only in the second round, forward-all's rate not
+        // finite in the first: each ratio is over the rounds that have both.
+        let rounds = [
+            vec![
+                (Judge::Optics, 300.0),
+                (Judge::Decode, 100.0),
+                (Judge::ForwardAll, f64::NAN),
+            ],
+            vec![
+                (Judge::Optics, 200.0),
+                (Judge::Decode, 100.0),
+                (Judge::ForwardAll, 400.0),
+                (Judge::Oracle, 800.0),
+            ],
+        ];
+        let text = ratio_medians(&rounds).unwrap();
+        assert!(
+            text.contains("  optics / decode: 3.00 / 2.00, 2.50×\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  optics / forward-all: 0.50, 0.50×\n"),
+            "{text}"
+        );
+        assert!(text.contains("  optics / oracle: 0.25, 0.25×\n"), "{text}");
+        assert!(text.contains("  oracle: 0.8 k, 0.8 k\n"), "{text}");
+        assert!(!text.contains("--trust-input"), "{text}");
+    }
 }

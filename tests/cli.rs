@@ -49,6 +49,7 @@ fn parses_every_subcommand() {
         Command::Demo {
             count: DEFAULT_COUNT,
             http2: false,
+            rounds: 1,
         }
     );
     assert_eq!(
@@ -56,6 +57,7 @@ fn parses_every_subcommand() {
         Command::Demo {
             count: 200_000,
             http2: false,
+            rounds: 1,
         }
     );
     assert_eq!(
@@ -141,6 +143,15 @@ fn parses_every_subcommand() {
         Command::Demo {
             count: 20_000,
             http2: true,
+            rounds: 1,
+        }
+    );
+    assert_eq!(
+        parse(args("--rounds 5 20000")).unwrap(),
+        Command::Demo {
+            count: 20_000,
+            http2: false,
+            rounds: 5,
         }
     );
     assert_eq!(
@@ -280,6 +291,19 @@ fn bad_arguments_name_the_argument_and_what_was_expected() {
         (
             "filter --upstream a:1 --downstream b:2 --judges many",
             "expects a number of tasks from 1 to 256, got `many`",
+        ),
+        (
+            "--rounds 0",
+            "invalid value '0' for '--rounds <R>': expects a number of rounds from 1 to 100, got `0`",
+        ),
+        (
+            "--rounds 101 1000",
+            "expects a number of rounds from 1 to 100, got `101`",
+        ),
+        ("--rounds", "a value is required for '--rounds <R>'"),
+        (
+            "upstream --listen a:1 --rounds 3",
+            "unexpected argument '--rounds'",
         ),
     ];
     for (line, want) in cases {

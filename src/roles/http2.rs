@@ -24,13 +24,13 @@ const READERS: [Judge; 4] = [
 ];
 
 /// The demo over HTTP/2: a tonic upstream, the proxy and a tonic client on
-/// 127.0.0.1, once per reader, `count` messages each after an untimed
-/// warm-up; prints the same report as the TCP demo.
+/// 127.0.0.1, once per reader in each of `rounds` rounds, `count` messages
+/// each after an untimed warm-up; prints the same report as the TCP demo.
 ///
 /// # Errors
 ///
 /// A [`RunError`] when a run fails or does not add up, or after a signal.
-pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
+pub async fn demo(count: u64, rounds: u32, shutdown: &Shutdown) -> Result<(), RunError> {
     let start = Instant::now();
     let pool = Arc::new(pool_for(count)?);
     Scoreboard::announce(
@@ -40,18 +40,25 @@ pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
         start.elapsed(),
     );
     let mut board = Scoreboard::default();
-    for reader in READERS {
-        for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
-            let run = tokio::select! {
-                run = proxy::loopback_http2(pool.clone(), messages, reader, Policy::default()) => run,
-                () = shutdown.token().cancelled() => return Err(stopped(shutdown, "demo")),
+    for round in 1..=rounds {
+        board.round(round, rounds);
+        for reader in READERS {
+            let label = match rounds {
+                1 => reader.label().to_owned(),
+                _ => format!("{}, round {round}", reader.label()),
             };
-            let run = run.map_err(|err| RunError::failed(format!("{}: {err}", reader.label())))?;
-            if timed {
-                print!("{}", report::http2_run(&run));
+            for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
+                let run = tokio::select! {
+                    run = proxy::loopback_http2(pool.clone(), messages, reader, Policy::default()) => run,
+                    () = shutdown.token().cancelled() => return Err(stopped(shutdown, "demo")),
+                };
+                let run = run.map_err(|err| RunError::failed(format!("{label}: {err}")))?;
+                if timed {
+                    print!("{}", report::http2_run(&run));
+                }
+                let rate = timed.then(|| (reader, run.messages_per_second()));
+                board.record(&label, run.passed(), rate);
             }
-            let rate = timed.then(|| (reader, run.messages_per_second()));
-            board.record(reader.label(), run.passed(), rate);
         }
     }
     board.finish()

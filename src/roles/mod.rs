@@ -84,11 +84,22 @@ pub(crate) fn pool_for(count: u64) -> Result<Pool, RunError> {
 /// the runs whose check failed. Shared by the TCP and the HTTP/2 demo.
 #[derive(Debug, Default)]
 pub(crate) struct Scoreboard {
-    rates: Vec<(Judge, f64)>,
+    /// Each round's timed rates, by reader.
+    rounds: Vec<Vec<(Judge, f64)>>,
     failed: Vec<String>,
 }
 
 impl Scoreboard {
+    /// Starts round `round` of `rounds` (from 1): a heading when there are
+    /// several.
+    pub(crate) fn round(&mut self, round: u32, rounds: u32) {
+        if rounds > 1 {
+            println!("== round {round} of {rounds}");
+            println!();
+        }
+        self.rounds.push(Vec::new());
+    }
+
     /// Prints the demo's first lines: what the upstream streams, and the
     /// warm-up.
     pub(crate) fn announce(upstream: &str, count: u64, pool: &Pool, generated: Duration) {
@@ -113,13 +124,29 @@ impl Scoreboard {
         if !passed {
             self.failed.push(label.to_owned());
         }
-        self.rates.extend(timed);
+        if self.rounds.is_empty() {
+            self.rounds.push(Vec::new());
+        }
+        if let Some(round) = self.rounds.last_mut() {
+            round.extend(timed);
+        }
     }
 
-    /// Prints the same-run ratios; fails if any run's check did.
+    /// Prints the same-run ratios of each round, then, over several rounds,
+    /// the medians; fails if any run's check did.
     pub(crate) fn finish(self) -> Result<(), RunError> {
-        if let Some(line) = report::ratios(&self.rates) {
-            print!("{line}");
+        let several = self.rounds.len() > 1;
+        for (round, rates) in (1..).zip(&self.rounds) {
+            for line in report::ratios(rates).iter().flat_map(|text| text.lines()) {
+                match several {
+                    true => println!("round {round}: {line}"),
+                    false => println!("{line}"),
+                }
+            }
+        }
+        if let Some(text) = report::ratio_medians(&self.rounds) {
+            println!();
+            print!("{text}");
         }
         if self.failed.is_empty() {
             Ok(())

@@ -19,56 +19,67 @@ use crate::shutdown::Shutdown;
 use crate::timeouts::Timeouts;
 
 /// The demo: upstream, filter and downstream on loopback, once per reader
-/// (optics, full decode, forward-all), `count` messages each, each after an
-/// untimed warm-up run of [`warm_up_count`] messages. Prints the report as
-/// it goes.
+/// (optics, full decode, forward-all) in each of `rounds` rounds, `count`
+/// messages each, each after an untimed warm-up run of [`warm_up_count`]
+/// messages. Prints the report as it goes, then the same-run ratios (and
+/// over several rounds, each rate's and each ratio's median).
 ///
 /// # Errors
 ///
 /// A [`RunError`] when a run fails, a downstream check does not add up, or
 /// `shutdown` stops it (then with the tally of the run it was in).
-pub async fn demo(count: u64, shutdown: &Shutdown) -> Result<(), RunError> {
+pub async fn demo(count: u64, rounds: u32, shutdown: &Shutdown) -> Result<(), RunError> {
     let start = Instant::now();
     let pool = Arc::new(pool_for(count)?);
     Scoreboard::announce("upstream", count, &pool, start.elapsed());
     let mut board = Scoreboard::default();
     // Every reader, and strict optics redacting what they keep, after them.
-    let filters = Judge::ALL
+    let filters: Vec<Filter> = Judge::ALL
         .into_iter()
         .map(|reader| filter_for(reader, &pool))
-        .chain([filter_for(Judge::Optics, &pool).redacting()]);
-    for filter in filters {
-        let reader = filter.reader();
-        let name = if filter.redacts() {
-            format!("{} (redacting)", reader.label())
-        } else {
-            reader.label().to_owned()
-        };
-        for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
-            let label = if timed {
-                name.clone()
+        .chain([filter_for(Judge::Optics, &pool).redacting()])
+        .collect();
+    for round in 1..=rounds {
+        board.round(round, rounds);
+        for filter in &filters {
+            let reader = filter.reader();
+            let mut name = if filter.redacts() {
+                format!("{} (redacting)", reader.label())
             } else {
-                format!("{name} (warm-up)")
+                reader.label().to_owned()
             };
-            let run = match net::loopback(pool.clone(), messages, &filter, shutdown.token()).await {
-                Ok(run) => run,
-                Err(NetError::Stopped(tally)) => {
-                    println!();
-                    print!(
-                        "{}",
-                        report::tally(&format!("stopped during {label}; so far"), &tally, None)
-                    );
-                    return Err(stopped(shutdown, "demo"));
-                }
-                Err(err) => return Err(RunError::failed(format!("{label}: {err}"))),
-            };
-            if timed {
-                print!("{}", report::run(&run));
+            if rounds > 1 {
+                name = format!("{name}, round {round}");
             }
-            // The same-run ratios compare the readers; redaction is shown
-            // by its own run.
-            let rate = (timed && !filter.redacts()).then(|| (reader, run.messages_per_second()));
-            board.record(&label, run.passed(), rate);
+            for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
+                let label = if timed {
+                    name.clone()
+                } else {
+                    format!("{name} (warm-up)")
+                };
+                let run = match net::loopback(pool.clone(), messages, filter, shutdown.token())
+                    .await
+                {
+                    Ok(run) => run,
+                    Err(NetError::Stopped(tally)) => {
+                        println!();
+                        print!(
+                            "{}",
+                            report::tally(&format!("stopped during {label}; so far"), &tally, None)
+                        );
+                        return Err(stopped(shutdown, "demo"));
+                    }
+                    Err(err) => return Err(RunError::failed(format!("{label}: {err}"))),
+                };
+                if timed {
+                    print!("{}", report::run(&run));
+                }
+                // The same-run ratios compare the readers; redaction is shown
+                // by its own run.
+                let rate =
+                    (timed && !filter.redacts()).then(|| (reader, run.messages_per_second()));
+                board.record(&label, run.passed(), rate);
+            }
         }
     }
     board.finish()
