@@ -9,6 +9,8 @@
 //! hold brackets, colons, quotes and backslashes, nested objects that repeat
 //! the keys sought, and a key that is missing (confirmed by the walk alone).
 
+mod support;
+
 use optics_core::json::scan::kernels::{
     object_field_entering_with, object_field_with, skip_container_with, KernelChoice,
 };
@@ -146,7 +148,7 @@ fn document() -> impl Strategy<Value = (String, Vec<String>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(400)))]
 
     #[test]
     fn every_kernel_finds_what_serde_json_reads((doc, keys) in document()) {

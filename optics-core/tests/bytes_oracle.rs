@@ -16,6 +16,7 @@
 //! - every enum's `kind` getter reads the same kind from the value and the bytes.
 
 mod model;
+mod support;
 
 use std::fmt::Debug;
 
@@ -476,7 +477,7 @@ fn enum_paths(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: support::scaled(256), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn byte_reads_agree_with_serde_json(issue in issue(), seed in any::<u64>(), k in map_key()) {

@@ -38,6 +38,8 @@
 //! tagged arrays, integer map keys, content written before its tag read from
 //! the buffer, and `{}` for a buffered unit variant.
 
+mod support;
+
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
@@ -960,7 +962,7 @@ fn every_path_reads_as_serde_json_decodes() {
     // one to reproduce.
     let mut runner = TestRunner::new_with_rng(
         Config {
-            cases: CASES,
+            cases: support::scaled(CASES),
             failure_persistence: None,
             ..Config::default()
         },

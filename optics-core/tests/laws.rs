@@ -13,6 +13,7 @@
 //! `some()`.
 
 mod model;
+mod support;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
@@ -164,7 +165,7 @@ macro_rules! optionals {
 
 fn cases(n: u32) -> ProptestConfig {
     ProptestConfig {
-        cases: n,
+        cases: support::scaled(n),
         failure_persistence: None,
         ..ProptestConfig::default()
     }

@@ -5,6 +5,8 @@
 //! are unchanged; nothing is allocated. Small objects (walked member by
 //! member) and large ones (walked by blocks) alike.
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use optics_core::json::{Duplicates, Strict};
@@ -345,7 +347,7 @@ mod arbitrary_bytes {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(2000)))]
 
         /// Strict reads never panic on any bytes, and a value they return is
         /// the one the trusting read returns.
@@ -476,7 +478,7 @@ mod walked_once {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(2000)))]
 
         #[test]
         fn reads_through_one_validation_answer_as_fresh_walks_do(message in message()) {

@@ -7,6 +7,8 @@
 //! nested deeper, the key or the first key given twice, objects of every
 //! size across block edges, roots that are not objects, damage).
 
+mod support;
+
 use optics_core::json::{Duplicates, JsonOptic, Strict};
 use optics_core::optic::StartsAt;
 use optics_core::prelude::*;
@@ -158,7 +160,7 @@ fn document() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(4000))]
+    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(4000)))]
 
     #[test]
     fn one_pass_reads_as_validating_then_viewing(bytes in document()) {
@@ -262,7 +264,7 @@ fn a_long_value_closes_at_every_offset() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(1000)))]
 
     /// Every kernel this machine has finds what the scalar kernel finds.
     #[test]

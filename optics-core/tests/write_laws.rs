@@ -22,7 +22,7 @@ use support::write_laws::{set_laws, sets, traversal_laws, Writes};
 
 fn cases(n: u32) -> ProptestConfig {
     ProptestConfig {
-        cases: n,
+        cases: support::scaled(n),
         failure_persistence: None,
         ..ProptestConfig::default()
     }
