@@ -43,10 +43,7 @@ pub async fn demo(count: u64, rounds: u32, shutdown: &Shutdown) -> Result<(), Ru
     for round in 1..=rounds {
         board.round(round, rounds);
         for reader in READERS {
-            let label = match rounds {
-                1 => reader.label().to_owned(),
-                _ => format!("{}, round {round}", reader.label()),
-            };
+            let label = board.label(reader.label());
             for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
                 let run = tokio::select! {
                     run = proxy::loopback_http2(pool.clone(), messages, reader, Policy::default()) => run,

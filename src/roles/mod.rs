@@ -86,6 +86,8 @@ pub(crate) fn pool_for(count: u64) -> Result<Pool, RunError> {
 pub(crate) struct Scoreboard {
     /// Each round's timed rates, by reader.
     rounds: Vec<Vec<(Judge, f64)>>,
+    /// Whether the demo runs several rounds.
+    several: bool,
     failed: Vec<String>,
 }
 
@@ -93,11 +95,21 @@ impl Scoreboard {
     /// Starts round `round` of `rounds` (from 1): a heading when there are
     /// several.
     pub(crate) fn round(&mut self, round: u32, rounds: u32) {
-        if rounds > 1 {
+        self.several = rounds > 1;
+        if self.several {
             println!("== round {round} of {rounds}");
             println!();
         }
         self.rounds.push(Vec::new());
+    }
+
+    /// What the report calls the filter `name`'s run: with its round when
+    /// there are several.
+    pub(crate) fn label(&self, name: &str) -> String {
+        match self.several {
+            true => format!("{name}, round {}", self.rounds.len()),
+            false => name.to_owned(),
+        }
     }
 
     /// Prints the demo's first lines: what the upstream streams, and the
@@ -135,10 +147,9 @@ impl Scoreboard {
     /// Prints the same-run ratios of each round, then, over several rounds,
     /// the medians; fails if any run's check did.
     pub(crate) fn finish(self) -> Result<(), RunError> {
-        let several = self.rounds.len() > 1;
         for (round, rates) in (1..).zip(&self.rounds) {
             for line in report::ratios(rates).iter().flat_map(|text| text.lines()) {
-                match several {
+                match self.several {
                     true => println!("round {round}: {line}"),
                     false => println!("{line}"),
                 }

@@ -43,14 +43,11 @@ pub async fn demo(count: u64, rounds: u32, shutdown: &Shutdown) -> Result<(), Ru
         board.round(round, rounds);
         for filter in &filters {
             let reader = filter.reader();
-            let mut name = if filter.redacts() {
+            let name = board.label(&if filter.redacts() {
                 format!("{} (redacting)", reader.label())
             } else {
                 reader.label().to_owned()
-            };
-            if rounds > 1 {
-                name = format!("{name}, round {round}");
-            }
+            });
             for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
                 let label = if timed {
                     name.clone()
