@@ -14,6 +14,10 @@
 //! kernel; no structural scan to the detail can cost less. `missing_key`
 //! looks for a key the message does not have (the scan to the end), beside
 //! `detail`, a present late key; `validate` is strict mode's check alone.
+//! `leaves` is the policy's trusting reads alone, on the detail entered
+//! beforehand, beside `detail_skip`, a skip of the detail from its first
+//! byte to its end: what locating the leaves costs against passing over
+//! the whole small object.
 //! Before criterion's runs, the bench prints same-run ratios (medians of
 //! three interleaved rounds): how far the scan is from the floor, missing
 //! against present, strict against decode, the optics against sonic-rs, and
@@ -288,10 +292,23 @@ fn fronts(pool: &[Vec<u8>]) -> Vec<usize> {
         .collect()
 }
 
+/// Each message's detail, entered (`Json::enter`): the policy's reads go on
+/// from its first byte.
+fn entered(pool: &[Vec<u8>]) -> Vec<optics_core::json::Entered<'_, Detail>> {
+    pool.iter()
+        .map(|m| {
+            Json::<Issue>::new(m)
+                .enter(Issue::detail)
+                .expect("a detail")
+        })
+        .collect()
+}
+
 /// Same-run ratios, printed before criterion runs: each contender timed over
 /// the pool in three interleaved rounds, the median taken.
 fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
     let fronts = fronts(pool);
+    let entered = entered(pool);
     type Contender<'p> = (&'static str, Box<dyn Fn(usize) -> u64 + 'p>);
     let contenders: Vec<Contender> = vec![
         (
@@ -348,6 +365,11 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
                 ) as u64
             }),
         ),
+        ("leaves", Box::new(|i| policy.judge(entered[i]).keep as u64)),
+        (
+            "detail_skip",
+            Box::new(|i| scan::skip_value(&pool[i], fronts[i]).unwrap_or(0) as u64),
+        ),
         (
             "sonic_get",
             Box::new(|i| by_sonic(policy, &pool[i], true).keep as u64),
@@ -381,11 +403,12 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         bytes / get("validate"),
     );
     println!(
-        "  sonic_get_unchecked / optics {:.2}  sonic_get / optics_strict {:.2}  the best kernel against AVX2: validate {:.2}, missing key {:.2}",
+        "  sonic_get_unchecked / optics {:.2}  sonic_get / optics_strict {:.2}  the best kernel against AVX2: validate {:.2}, missing key {:.2}  leaves / detail skip {:.2}",
         get("sonic_get_unchecked") / get("optics"),
         get("sonic_get") / get("optics_strict"),
         get("validate_avx2") / get("validate"),
         get("missing_key_avx2") / get("missing_key"),
+        get("leaves") / get("detail_skip"),
     );
 }
 
@@ -468,6 +491,15 @@ fn bench(c: &mut Criterion) {
             assert_eq!(by_sonic_many(&policy, &tree, m), want);
             assert_eq!(by_simd_json(&policy, m, &mut Vec::new()), want);
             assert_eq!(by_optics_strict_dup(&policy, m), want);
+            // `leaves` judges as the whole judge does, and `detail_skip`
+            // ends where the detail does.
+            let detail = Json::<Issue>::new(m).view(Issue::detail).expect("a detail");
+            let front = detail.bytes().as_ptr() as usize - m.as_ptr() as usize;
+            assert_eq!(policy.judge(entered(std::slice::from_ref(m))[0]), want);
+            assert_eq!(
+                scan::skip_value(m, front),
+                Some(front + detail.bytes().len())
+            );
         }
     }
     for (layout, pool) in [("late", &late), ("first", &first)] {
@@ -497,6 +529,11 @@ fn bench(c: &mut Criterion) {
             ) as u64
         });
         by_index("validate", &|i| scan::validate(&pool[i]).is_ok() as u64);
+        let entered = entered(pool);
+        by_index("leaves", &|i| policy.judge(entered[i]).keep as u64);
+        by_index("detail_skip", &|i| {
+            scan::skip_value(&pool[i], fronts[i]).unwrap_or(0) as u64
+        });
         let copy = std::cell::RefCell::new(Vec::with_capacity(8192));
         by_index("simd_json_tape", &|i| {
             by_simd_json(&policy, &pool[i], &mut copy.borrow_mut()).keep as u64
