@@ -2,6 +2,9 @@
 //! possible read boundary, each error with its exact text, bounded memory for
 //! untrusted lengths, and vectored writers that survive partial writes.
 
+#[path = "../optics-core/tests/support/scale.rs"]
+mod scale;
+
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -168,6 +171,8 @@ fn into_frame_gives_the_bytes_as_they_arrived() {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(256)))]
+
     #[test]
     fn any_split_of_a_large_stream_gives_the_same_frames(
         messages in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..600), 0..60),

@@ -1,6 +1,9 @@
 //! The proxy's chunk splitter against the frame decoder, the oracle: the same
 //! bytes, cut into chunks anywhere, give the same frames and the same error.
 
+#[path = "../optics-core/tests/support/scale.rs"]
+mod scale;
+
 use bytes::{Bytes, BytesMut};
 use proptest::prelude::*;
 use tokio_util::codec::Decoder;
@@ -71,7 +74,7 @@ fn streams() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(2000)))]
 
     #[test]
     fn the_splitter_cuts_what_the_decoder_cuts(

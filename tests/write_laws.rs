@@ -7,6 +7,8 @@
 //! and the custom fields. The laws are in `optics-core`'s
 //! `tests/support/write_laws.rs`, shared with its own test model's.
 
+#[path = "../optics-core/tests/support/scale.rs"]
+mod scale;
 #[path = "../optics-core/tests/support/write_laws.rs"]
 #[allow(dead_code)]
 mod write_laws;
@@ -31,7 +33,7 @@ fn generated<T: Generate>(seed: u64) -> T {
 const CASES: u32 = 256;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: scale::scaled(CASES), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn leaves_early_and_late(s in issue(), t in issue(), u in issue(), seed in any::<u64>()) {
