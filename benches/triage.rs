@@ -493,9 +493,13 @@ fn bench(c: &mut Criterion) {
             assert_eq!(by_optics_strict_dup(&policy, m), want);
             // `leaves` judges as the whole judge does, and `detail_skip`
             // ends where the detail does.
-            let detail = Json::<Issue>::new(m).view(Issue::detail).expect("a detail");
+            let json = Json::<Issue>::new(m);
+            let detail = json.view(Issue::detail).expect("a detail");
             let front = detail.bytes().as_ptr() as usize - m.as_ptr() as usize;
-            assert_eq!(policy.judge(entered(std::slice::from_ref(m))[0]), want);
+            assert_eq!(
+                policy.judge(json.enter(Issue::detail).expect("a detail")),
+                want
+            );
             assert_eq!(
                 scan::skip_value(m, front),
                 Some(front + detail.bytes().len())

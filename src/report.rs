@@ -401,13 +401,13 @@ pub fn ratio_medians(rounds: &[Vec<(Judge, f64)>]) -> Option<String> {
     let mut out = format!("over {n} rounds, messages a second (each round, median):\n");
     for reader in Judge::ALL {
         let each: Vec<f64> = rounds.iter().filter_map(|r| rate_of(r, reader)).collect();
-        let Some(middle) = median(each.clone()) else {
-            continue;
-        };
         let listed: Vec<String> = each
             .iter()
             .map(|rate| format!("{:.1} k", rate / 1e3))
             .collect();
+        let Some(middle) = median(each) else {
+            continue;
+        };
         let _ = writeln!(
             out,
             "  {reader}: {}, {:.1} k",
@@ -422,10 +422,10 @@ pub fn ratio_medians(rounds: &[Vec<(Judge, f64)>]) -> Option<String> {
                 .iter()
                 .filter_map(|r| same_run(r, optics, other))
                 .collect();
-            let Some(middle) = median(each.clone()) else {
+            let listed: Vec<String> = each.iter().map(|ratio| format!("{ratio:.2}")).collect();
+            let Some(middle) = median(each) else {
                 continue;
             };
-            let listed: Vec<String> = each.iter().map(|ratio| format!("{ratio:.2}")).collect();
             let _ = writeln!(
                 lines,
                 "  {optics} / {other}: {}, {middle:.2}×",

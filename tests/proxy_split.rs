@@ -74,7 +74,7 @@ fn streams() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(2000)))]
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(2000)))]
 
     #[test]
     fn the_splitter_cuts_what_the_decoder_cuts(

@@ -27,7 +27,7 @@ fn agree(seed: u64, size: usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(512)))]
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(512)))]
 
     #[test]
     fn both_readers_judge_every_generated_message_alike(seed in any::<u64>(), size in 2usize..=40) {

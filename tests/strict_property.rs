@@ -244,7 +244,7 @@ fn a_number_out_of_range_in_a_skipped_field_is_malformed() {
 
 proptest! {
     // 2,000 damaged messages a run, every kind of damage about equally.
-    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(2000)))]
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(2000)))]
 
     #[test]
     fn strict_optics_never_keep_what_serde_rejects(

@@ -148,7 +148,7 @@ fn document() -> impl Strategy<Value = (String, Vec<String>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(400)))]
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(400)))]
 
     #[test]
     fn every_kernel_finds_what_serde_json_reads((doc, keys) in document()) {

@@ -550,7 +550,7 @@ fn a_leaf_borrows_a_plain_string_and_reads_small_numbers() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(2000)))]
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(2000)))]
 
     #[test]
     fn fragments_with_anything_around(bytes in wrapped(prop::sample::select(FRAGMENTS).prop_map(|f| f.as_bytes().to_vec()))) {

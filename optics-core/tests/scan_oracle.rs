@@ -160,7 +160,7 @@ fn check_node(node: &[u8], oracle: &Value, pad: &(String, String)) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(256)))]
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(256)))]
 
     #[test]
     fn every_key_and_index_matches_serde_json(
@@ -560,7 +560,7 @@ fn write_key(key: &str, escape: &[bool]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(512)))]
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(512)))]
 
     #[test]
     fn object_field_finds_keys_at_any_offset(

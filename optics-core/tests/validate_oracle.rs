@@ -86,7 +86,7 @@ fn document() -> impl Strategy<Value = Vec<u8>> {
 const ALPHABET: &[u8] = b"{}[]\",:\\ \n\t0123456789-+.eEtrufalsn\x00\x1f\x7f\x80\xc3\xa9\xff/bu";
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(1000)))]
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(1000)))]
 
     #[test]
     fn valid_documents(bytes in document()) {

@@ -160,7 +160,7 @@ fn document() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(4000)))]
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(4000)))]
 
     #[test]
     fn one_pass_reads_as_validating_then_viewing(bytes in document()) {
@@ -264,7 +264,7 @@ fn a_long_value_closes_at_every_offset() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(crate::support::scaled(1000)))]
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(1000)))]
 
     /// Every kernel this machine has finds what the scalar kernel finds.
     #[test]
