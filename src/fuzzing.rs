@@ -64,21 +64,25 @@ pub fn frames(data: &[u8]) {
     assert_eq!(&stream[..out.len()], &out[..]);
 }
 
-/// Judging any bytes as an issue, trusting: no panic, and wherever
-/// serde_json decodes the bytes as an `Issue`, the optics judge it exactly
-/// as the decoded issue.
+/// Judging any bytes as an issue, trusting: no panic, and wherever the full
+/// decode reads the bytes as an `Issue` (serde_json, every value checked as
+/// JSON: [`crate::checked`]), the optics judge it exactly as the decoded
+/// issue. (A trusting read does not check what it skips, so bytes that are
+/// not JSON only where serde_json's typed decode skips them unchecked are
+/// outside its promise.)
 pub fn judge(data: &[u8]) {
     let policy = Policy::default();
     let by_optics = judge::by_optics_trusting(&policy, data);
-    if serde_json::from_slice::<Issue>(data).is_ok() {
+    if crate::checked::from_slice::<Issue>(data).is_ok() {
         assert_eq!(by_optics, judge::by_decoding(&policy, data));
     }
 }
 
 /// Judging any bytes in strict mode: no panic; a message serde_json rejects
 /// as JSON is never kept, nor one whose `detail` key is given twice; and
-/// wherever serde_json decodes the bytes as an `Issue`, strict optics judge
-/// it exactly as the decoded issue.
+/// wherever serde_json's typed decode reads the bytes as an `Issue` (even
+/// with values it skips unchecked), strict optics judge it exactly as the
+/// full decode does.
 pub fn strict(data: &[u8]) {
     let policy = Policy::default();
     let verdict = judge::by_optics(&policy, data);

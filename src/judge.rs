@@ -11,6 +11,7 @@ use optics_core::Json;
 use serde_json::error::Category;
 use tokio_util::codec::Decoder;
 
+use crate::checked;
 use crate::frames::{FrameDecoder, FrameError};
 use crate::model::Issue;
 use crate::policy::{Flaw, Policy, Verdict};
@@ -139,9 +140,13 @@ pub fn by_optics_trusting(policy: &Policy, message: &[u8]) -> Verdict {
 /// not JSON is refused as [`Flaw::Malformed`], one with a field given twice
 /// as [`Flaw::DuplicateKey`] (serde_json's "duplicate field" error), and one
 /// that is JSON but not an `Issue` (a kind the model does not know, say) is
-/// dropped with no kind.
+/// dropped with no kind. What the issue ignores (a field it does not know)
+/// is read and checked as serde_json reads JSON ([`crate::checked`]), as
+/// strict mode checks it: a string there that is not UTF-8, a number out of
+/// an `f64`'s range or nesting past serde_json's limit makes the message
+/// malformed, where serde_json's typed decode alone would skip it.
 pub fn by_decoding(policy: &Policy, message: &[u8]) -> Verdict {
-    match serde_json::from_slice::<Issue>(message) {
+    match checked::from_slice::<Issue>(message) {
         Ok(issue) => policy.judge(&issue.detail),
         Err(err) => match err.classify() {
             Category::Syntax | Category::Eof | Category::Io => Verdict::refused(Flaw::Malformed),

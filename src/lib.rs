@@ -8,6 +8,7 @@
 extern crate self as triage;
 
 pub mod args;
+pub mod checked;
 pub mod cpu;
 pub mod downstream;
 pub mod exit;

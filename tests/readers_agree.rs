@@ -71,3 +71,59 @@ fn an_unknown_kind_has_no_kind_and_is_dropped_by_both() {
     assert_eq!(judged.decode.kind(None).seen, 1);
     assert_eq!(judged.optics.kept(), 0);
 }
+
+/// A generated issue with a field the model does not know, holding `value`,
+/// at its root or first in its detail.
+fn with_unknown_field(value: &[u8], in_detail: bool) -> Vec<u8> {
+    let message = Issue::generate(&mut Gen::new(5, 9)).to_json();
+    let at = match in_detail {
+        true => {
+            let detail = br#""detail":{"#;
+            let at = message.windows(detail.len()).position(|w| w == detail);
+            at.expect("a detail") + detail.len()
+        }
+        false => 1,
+    };
+    [&message[..at], br#""zzz":"#, value, b",", &message[at..]].concat()
+}
+
+/// What serde_json's typed decode skips unchecked in a field it does not
+/// know (bytes that are not UTF-8, a number out of an `f64`'s range, nesting
+/// past serde_json's limit) both readers refuse as malformed, as
+/// `serde_json::Value` refuses it; just inside the limits, both judge it.
+/// The fuzzer found the first of these (the strict target's corpus keeps it).
+#[test]
+fn what_a_typed_decode_skips_unchecked_both_readers_check() {
+    let policy = Policy::default();
+    let nested = |levels: usize| [b"[".repeat(levels), b"]".repeat(levels)].concat();
+    // The root is one level, the detail two: serde_json reads 127.
+    let cases: [(&[u8], bool, bool); 8] = [
+        (b"1e400", false, false),
+        (b"[-1e400]", true, false),
+        (b"\"caf\xe9\"", false, false),
+        (b"{\"k\":\"\xff\"}", true, false),
+        (&nested(127), false, false),
+        (&nested(126), false, true),
+        (&nested(126), true, false),
+        (&nested(125), true, true),
+    ];
+    for (value, in_detail, is_json) in cases {
+        let message = with_unknown_field(value, in_detail);
+        let text = String::from_utf8_lossy(value);
+        assert!(serde_json::from_slice::<Issue>(&message).is_ok() || in_detail);
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&message).is_ok(),
+            is_json,
+            "{text}"
+        );
+        let decode = by_decoding(&policy, &message);
+        assert_eq!(by_optics(&policy, &message), decode, "{text}");
+        assert_eq!(decode.flaw.is_none(), is_json, "{text}");
+        let mut wire = BytesMut::new();
+        encode(&message, &mut wire).unwrap();
+        assert!(
+            judge_bytes(wire, &policy).disagreements.is_empty(),
+            "{text}"
+        );
+    }
+}

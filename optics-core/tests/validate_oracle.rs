@@ -316,3 +316,47 @@ fn json_test_suite_verdicts_agree() {
     }
     assert!(files > 300, "only {files} files");
 }
+
+/// Nesting up to `MAX_DEPTH` levels is accepted and one level more refused,
+/// as serde_json reads JSON: arrays, objects and both, the innermost
+/// container empty or not, the deepest opener at every offset of a block,
+/// by every kernel.
+#[test]
+fn nesting_stops_where_serde_json_stops() {
+    use optics_core::json::scan::MAX_DEPTH;
+    for levels in [
+        MAX_DEPTH - 2,
+        MAX_DEPTH - 1,
+        MAX_DEPTH,
+        MAX_DEPTH + 1,
+        MAX_DEPTH + 2,
+    ] {
+        let shapes = [
+            format!("{}{}", "[".repeat(levels), "]".repeat(levels)),
+            format!("{}1{}", "[".repeat(levels), "]".repeat(levels)),
+            format!("{}{{}}{}", "[".repeat(levels - 1), "]".repeat(levels - 1)),
+            format!("{}1{}", r#"{"a":"#.repeat(levels), "}".repeat(levels)),
+            format!(
+                "{}[]{}",
+                r#"[{"a":"#.repeat((levels - 1) / 2),
+                "}]".repeat((levels - 1) / 2)
+            ),
+        ];
+        for shape in &shapes {
+            for pad in 0..64 {
+                let doc = format!("{}{shape}", " ".repeat(pad));
+                let bytes = doc.as_bytes();
+                if let Err(error) = agree(bytes) {
+                    panic!("{error}");
+                }
+                assert_eq!(
+                    validate(bytes).is_ok(),
+                    serde_json::from_slice::<Value>(bytes).is_ok(),
+                    "{levels} levels, {pad} spaces before: {shape}"
+                );
+            }
+        }
+        let deepest = shapes[0].len() / 2 <= MAX_DEPTH;
+        assert_eq!(validate(shapes[0].as_bytes()).is_ok(), deepest, "{levels}");
+    }
+}

@@ -68,7 +68,7 @@ pub(crate) use navigate::{
     array_element_reaching, object_field_from, object_field_reaching, SMALL_OBJECT,
 };
 pub use skip::skip_value;
-pub use validate::{validate, SyntaxError};
+pub use validate::{validate, SyntaxError, MAX_DEPTH};
 pub(crate) use whitespace::skip_ws;
 pub use whitespace::trim;
 

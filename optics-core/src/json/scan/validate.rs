@@ -17,8 +17,10 @@ use super::whitespace::skip_ws;
 /// Strings must be valid UTF-8 without control characters and with valid escapes
 /// (lone surrogate escapes are accepted, as the grammar allows them); numbers
 /// must follow the grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`); a
-/// byte-order mark is rejected. Nesting is tracked on an explicit bit stack, so
-/// any depth is fine.
+/// byte-order mark is rejected. Nesting is tracked on an explicit bit stack,
+/// without recursion, and may go [`MAX_DEPTH`] (127) levels deep, as deep as
+/// serde_json reads: a container one level deeper is refused ("nesting too
+/// deep"), as serde_json refuses it (its recursion limit).
 ///
 /// Numbers must also be in an `f64`'s range, as serde_json requires of any
 /// number it reads as a value: `1e400` is refused ("number out of range"),
@@ -28,12 +30,16 @@ use super::whitespace::skip_ws;
 ///
 /// Cost: O(n), 64 bytes at a time (SIMD classification and UTF-8 checking);
 /// a rejected document is walked again byte by byte to name its first error.
-/// Allocates only past 64 levels of nesting (one bit per level).
+/// Allocates nothing.
 ///
 /// ```
 /// use optics_core::json::scan::validate;
 ///
 /// assert_eq!(validate(br#" {"a":[1,2.5e3,"x"]} "#), Ok(()));
+/// let deepest = format!("{}{}", "[".repeat(127), "]".repeat(127));
+/// assert_eq!(validate(deepest.as_bytes()), Ok(()));
+/// let deeper = format!("{}{}", "[".repeat(128), "]".repeat(128));
+/// assert_eq!(validate(deeper.as_bytes()).unwrap_err().to_string(), "nesting too deep at byte 127");
 /// let error = validate(br#"{"a":"\x"}"#).unwrap_err();
 /// assert_eq!(error.to_string(), "invalid escape at byte 6");
 /// assert_eq!(validate(b"[1e400]").unwrap_err().to_string(), "number out of range at byte 1");
@@ -58,6 +64,10 @@ pub fn validate_scalar(bytes: &[u8]) -> Result<(), SyntaxError> {
         let Some(&first) = bytes.get(pos) else {
             return Err(SyntaxError::end(bytes));
         };
+        // An empty container is a level too, as serde_json counts it.
+        if matches!(first, b'{' | b'[') && nesting.depth() == MAX_DEPTH {
+            return Err(SyntaxError::new(pos, "nesting too deep"));
+        }
         pos = match first {
             b'{' => {
                 pos = skip_ws(bytes, pos + 1);
@@ -117,6 +127,11 @@ pub fn validate_scalar(bytes: &[u8]) -> Result<(), SyntaxError> {
     }
 }
 
+/// How many levels deep [`validate`] lets containers nest: 127, as serde_json
+/// reads them (its recursion limit refuses the 128th level, in a
+/// `serde_json::Value` and in every value a typed decode reads).
+pub const MAX_DEPTH: usize = 127;
+
 /// Where and why [`validate`] rejected a document.
 ///
 /// Displays in lowercase as `<what> at byte <offset>`, e.g.
@@ -154,19 +169,21 @@ pub(super) enum Container {
     Array,
 }
 
-/// A stack of container kinds, one bit per level; the first 64 levels live inline.
+/// A stack of container kinds, one bit per level, [`MAX_DEPTH`] levels at
+/// most (the validators refuse a deeper one before pushing it): two words,
+/// nothing allocated.
 #[derive(Default)]
 pub(super) struct Nesting {
     depth: usize,
     /// Levels 0..64; bit set for an object.
     inline: u64,
-    /// Levels 64.., 64 per word.
-    spilled: Vec<u64>,
+    /// Levels 64..128.
+    deep: u64,
 }
 
 impl Nesting {
-    /// Opens a container: a bit set or cleared inline for the first 64
-    /// levels, out of line past them.
+    /// Opens a container (at most the [`MAX_DEPTH`]th): a bit set or cleared
+    /// in the first word for the first 64 levels, out of line past them.
     #[inline(always)]
     pub(super) fn push(&mut self, container: Container) {
         let level = self.depth;
@@ -186,15 +203,11 @@ impl Nesting {
     #[cold]
     #[inline(never)]
     fn push_deep(&mut self, level: usize, container: Container) {
-        let n = level / 64;
-        if self.spilled.len() < n {
-            self.spilled.push(0);
-        }
+        debug_assert!(level < MAX_DEPTH, "nested past MAX_DEPTH");
         let bit = 1u64 << (level % 64);
-        let word = &mut self.spilled[n - 1];
         match container {
-            Container::Object => *word |= bit,
-            Container::Array => *word &= !bit,
+            Container::Object => self.deep |= bit,
+            Container::Array => self.deep &= !bit,
         }
     }
 
@@ -212,22 +225,11 @@ impl Nesting {
     #[inline(always)]
     pub(super) fn top(&self) -> Option<Container> {
         let level = self.depth.checked_sub(1)?;
-        let word = if level < 64 {
-            self.inline
-        } else {
-            self.deep_word(level)
-        };
+        let word = if level < 64 { self.inline } else { self.deep };
         Some(match word >> (level % 64) & 1 {
             1 => Container::Object,
             _ => Container::Array,
         })
-    }
-
-    /// The word holding `level`, past 64 levels.
-    #[cold]
-    #[inline(never)]
-    fn deep_word(&self, level: usize) -> u64 {
-        self.spilled[level / 64 - 1]
     }
 }
 
@@ -350,9 +352,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nesting_spills_past_64_levels() {
+    fn nesting_holds_every_level_up_to_the_limit() {
         let mut nesting = Nesting::default();
-        for level in 0..300 {
+        for level in 0..MAX_DEPTH {
             let kind = if level % 3 == 0 {
                 Container::Object
             } else {
@@ -361,7 +363,7 @@ mod tests {
             nesting.push(kind);
             assert!(nesting.top() == Some(kind));
         }
-        for level in (0..300).rev() {
+        for level in (0..MAX_DEPTH).rev() {
             let kind = if level % 3 == 0 {
                 Container::Object
             } else {

@@ -40,7 +40,7 @@ use super::block_walk::{escaped_bytes, Block};
 use super::byte_table;
 use super::simd::{self, BlockScan, Kernel, StrictMasks, BLOCK};
 use super::skip::digits_end;
-use super::validate::{strict_number, Container, Nesting, MAX_FINITE_DIGITS};
+use super::validate::{strict_number, Container, Nesting, MAX_DEPTH, MAX_FINITE_DIGITS};
 use super::whitespace::skip_ws;
 
 /// Whether `bytes` are exactly one JSON document (RFC 8259), whitespace
@@ -244,7 +244,8 @@ impl Containers {
 
 /// Walks the brackets of a block (`block`'s bytes, brackets at
 /// `brackets`), pushing and popping the containers, and says which bytes are
-/// in which kind of container. `None` if a closer does not match its opener.
+/// in which kind of container. `None` if a closer does not match its opener,
+/// or an opener would nest deeper than [`MAX_DEPTH`].
 #[inline(always)]
 fn walk_brackets(block: &[u8], brackets: u64, containers: &mut Containers) -> Option<Context> {
     let mut context = Context {
@@ -261,14 +262,16 @@ fn walk_brackets(block: &[u8], brackets: u64, containers: &mut Containers) -> Op
         context.object |= span & containers.object;
         context.array |= span & containers.array;
         let ok = match block.get(at as usize) {
-            Some(b'{') => {
+            Some(b'{') if containers.nesting.depth() < MAX_DEPTH => {
                 containers.push(Container::Object);
                 true
             }
-            Some(b'[') => {
+            Some(b'[') if containers.nesting.depth() < MAX_DEPTH => {
                 containers.push(Container::Array);
                 true
             }
+            // One level deeper than serde_json reads.
+            Some(b'{' | b'[') => false,
             Some(b'}') => containers.pop(Container::Object),
             _ => containers.pop(Container::Array),
         };
