@@ -228,7 +228,7 @@ const PREFETCH_AHEAD: usize = 512;
 /// the validator: over a message in its own core's cache it runs about 5 %
 /// slower with it, but the filter's judges read messages another core has
 /// just written, and there the strict judge gains more (the in-memory pipe
-/// and end to end: see the README's "What is fast").
+/// and end to end: see "What is fast" in `docs/performance-log.md`).
 #[inline(always)]
 pub(crate) fn prefetch_ahead(bytes: &[u8], start: usize) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
