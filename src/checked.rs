@@ -16,8 +16,8 @@
 //! serde_json then parses its numbers, checks its strings' UTF-8 and counts
 //! its nesting on from where it stands, and builds nothing (strings are
 //! borrowed or pass through serde_json's scratch buffer). A message without
-//! an unknown field costs what it cost before; the wrapper itself compiles
-//! away.
+//! an unknown field costs about what it cost before: the demo's messages
+//! take 0.4 % more instructions to decode (callgrind), the wrapper's calls.
 
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
