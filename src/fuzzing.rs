@@ -6,12 +6,16 @@
 
 use bytes::{Bytes, BytesMut};
 use optics_core::json::scan::{self, Lookup};
+use optics_core::json::{JsonOptic, JsonWrite};
+use optics_core::optic::StartsAt;
+use optics_core::prelude::*;
 use serde_json::{Map, Value};
 use tokio_util::codec::Decoder;
 
 use crate::frames::FrameDecoder;
+use crate::generate::{Gen, Generate};
 use crate::judge;
-use crate::model::Issue;
+use crate::model::{Bug, Detail, Incident, Issue, Module, Person, Severity, StackFrame, Trace};
 use crate::policy::Policy;
 use crate::proxy::split::{ChunkSplitter, Cut};
 
@@ -150,6 +154,275 @@ pub fn proxy_frames(data: &[u8]) {
     }
     assert_eq!(got, want);
     assert_eq!(got_err, want_err);
+}
+
+/// Byte writes on any bytes: no panic, and wherever the full decode reads
+/// the bytes as an `Issue` (every value checked as JSON: [`crate::checked`]),
+/// a write through a byte lens (or a traversal) decodes as the decoded issue
+/// with the same write made on the value, and writes exactly where the value
+/// has a focus. The bytes may be laid out in any way serde_json reads:
+/// whitespace, escapes, members in any order, unknown keys, a map's key given
+/// twice.
+pub fn write(data: &[u8]) {
+    let Ok(issue) = crate::checked::from_slice::<Issue>(data) else {
+        // Not an issue: a write must still not panic.
+        let _ = Json::<Issue>::new(data).set(Issue::reporter.then(Person::email), &String::new());
+        let _ = Json::<Issue>::new(data).set_all(Issue::watchers.then(each()), &String::new());
+        return;
+    };
+    let frames = Issue::detail
+        .then(Detail::bug)
+        .then(Bug::trace)
+        .then(Trace::frames);
+    let severity = Issue::detail
+        .then(Detail::incident)
+        .then(Incident::severity);
+    set_as_on_the_value(data, &issue, Issue::id, 7);
+    set_as_on_the_value(
+        data,
+        &issue,
+        Issue::reporter.then(Person::email),
+        "r\"@x".into(),
+    );
+    set_as_on_the_value(data, &issue, Issue::assignee, None);
+    let email = Issue::assignee.then(some()).then(Person::email);
+    set_as_on_the_value(data, &issue, email, "a@x".into());
+    set_as_on_the_value(data, &issue, Issue::due_at.then(some()), 1);
+    set_as_on_the_value(data, &issue, Issue::estimate_hours, 0.5);
+    set_as_on_the_value(
+        data,
+        &issue,
+        Issue::custom_fields.then(key("a")),
+        "v".into(),
+    );
+    set_as_on_the_value(data, &issue, severity, Severity::Sev1);
+    let module = frames.then(at(0)).then(StackFrame::module);
+    set_as_on_the_value(data, &issue, module, Module::Auth);
+    set_as_on_the_value(data, &issue, Issue::revision, u64::MAX);
+    set_all_as_on_the_value(data, &issue, Issue::watchers.then(each()), "w".into());
+    set_all_as_on_the_value(data, &issue, frames.then(each()).then(StackFrame::line), 3);
+    set_all_as_on_the_value(data, &issue, Issue::tags.then(each()), "t".into());
+}
+
+/// `Json::set` through `optic` on `data`, against `Optional::set` on
+/// `issue`, which was decoded from `data`.
+fn set_as_on_the_value<O>(data: &[u8], issue: &Issue, optic: O, value: O::Focus)
+where
+    O: Optional<Source = Issue> + JsonOptic + JsonWrite + StartsAt<Issue> + Copy,
+    O::Focus: Sized,
+{
+    let written = Json::<Issue>::new(data).set(optic, &value);
+    assert_eq!(
+        written.is_some(),
+        optic.preview(issue).is_some(),
+        "set writes where the value has a focus"
+    );
+    if let Some(written) = written {
+        let mut want = issue.clone();
+        optic.set(&mut want, value);
+        let got = crate::checked::from_slice::<Issue>(&written).expect("a written issue decodes");
+        assert!(got == want, "the bytes written decode as the value written");
+    }
+}
+
+/// `Json::set_all` through the traversal `optic` on `data`, against
+/// `Traversal::set_all` on `issue`, which was decoded from `data`.
+fn set_all_as_on_the_value<O>(data: &[u8], issue: &Issue, optic: O, value: O::Focus)
+where
+    O: Traversal<Source = Issue> + JsonWrite + StartsAt<Issue> + Copy,
+    O::Focus: Sized + Clone,
+{
+    let written = Json::<Issue>::new(data)
+        .set_all(optic, &value)
+        .expect("set_all writes an issue");
+    let mut want = issue.clone();
+    optic.set_all(&mut want, value);
+    let got = crate::checked::from_slice::<Issue>(&written).expect("a written issue decodes");
+    assert!(got == want, "the bytes written decode as the value written");
+}
+
+/// An issue generated from the first 9 bytes (a seed, a size), written out
+/// again in a layout the rest choose: whitespace between any two tokens,
+/// members in another order, characters of keys and strings escaped,
+/// floats with an exponent, unknown members, a member given twice. Then the
+/// judge, strict and write checks above run on those bytes, where their
+/// oracle (the full decode) reads an issue, as it does whenever no member
+/// was given twice (asserted).
+pub fn layout(data: &[u8]) {
+    let Some((seed, rest)) = data.split_first_chunk::<8>() else {
+        return;
+    };
+    let Some((&size, choices)) = rest.split_first() else {
+        return;
+    };
+    let issue = Issue::generate(&mut Gen::new(
+        u64::from_le_bytes(*seed),
+        usize::from(size % 12) + 1,
+    ));
+    let value = serde_json::to_value(&issue).expect("an issue is a JSON value");
+    let mut layout = Layout {
+        choices,
+        at: 0,
+        twice: false,
+        out: Vec::new(),
+    };
+    layout.value(&value);
+    let bytes = layout.out;
+    if !layout.twice {
+        if let Err(err) = crate::checked::from_slice::<Issue>(&bytes) {
+            panic!(
+                "an issue laid out again does not decode: {err}: {}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+    }
+    judge(&bytes);
+    strict(&bytes);
+    write(&bytes);
+}
+
+/// A JSON writer whose every choice of layout takes the next byte of
+/// `choices`, cycling (all canonical where there is none).
+struct Layout<'a> {
+    choices: &'a [u8],
+    at: usize,
+    /// Whether a member was written twice (a struct refuses that).
+    twice: bool,
+    out: Vec<u8>,
+}
+
+impl Layout<'_> {
+    fn choice(&mut self) -> u8 {
+        if self.choices.is_empty() {
+            return 0;
+        }
+        let c = self.choices[self.at % self.choices.len()];
+        self.at += 1;
+        c
+    }
+
+    /// Nothing mostly, else one of JSON's four whitespace bytes, or a run.
+    fn space(&mut self) {
+        let ws: &[u8] = match self.choice() % 16 {
+            0..=10 => b"",
+            11 => b" ",
+            12 => b"\n",
+            13 => b"\t",
+            14 => b"\r",
+            _ => b" \n\t  \r\n      ",
+        };
+        self.out.extend_from_slice(ws);
+    }
+
+    fn value(&mut self, value: &Value) {
+        self.space();
+        match value {
+            Value::Null | Value::Bool(_) => {
+                self.out.extend_from_slice(value.to_string().as_bytes())
+            }
+            Value::Number(n) => match n.as_f64() {
+                Some(f) if n.is_f64() && self.choice().is_multiple_of(4) => {
+                    self.out.extend_from_slice(format!("{f:e}").as_bytes())
+                }
+                _ => self.out.extend_from_slice(n.to_string().as_bytes()),
+            },
+            Value::String(text) => self.string(text),
+            Value::Array(items) => {
+                self.out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.space();
+                        self.out.push(b',');
+                    }
+                    self.value(item);
+                }
+                self.space();
+                self.out.push(b']');
+            }
+            Value::Object(map) => {
+                let mut members: Vec<(&str, Value)> =
+                    map.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+                let order = self.choice();
+                if !members.is_empty() {
+                    let by = usize::from(order) % members.len();
+                    members.rotate_left(by);
+                    if order & 0x80 != 0 {
+                        members.reverse();
+                    }
+                }
+                match self.choice() % 32 {
+                    0 => {
+                        let at = usize::from(self.choice()) % (members.len() + 1);
+                        members.insert(at, ("unknown", Value::String("x".into())));
+                    }
+                    1 if !members.is_empty() => {
+                        let at = usize::from(self.choice()) % members.len();
+                        let key = members[at].0;
+                        members.insert(at, (key, Value::String("twice".into())));
+                        self.twice = true;
+                    }
+                    _ => {}
+                }
+                self.out.push(b'{');
+                for (i, (key, item)) in members.iter().enumerate() {
+                    if i > 0 {
+                        self.space();
+                        self.out.push(b',');
+                    }
+                    self.space();
+                    self.string(key);
+                    self.space();
+                    self.out.push(b':');
+                    self.value(item);
+                }
+                self.space();
+                self.out.push(b'}');
+            }
+        }
+    }
+
+    /// A string, each character as it is or escaped (a short escape where
+    /// JSON has one, else `\u`, a surrogate pair beyond the BMP).
+    fn string(&mut self, text: &str) {
+        self.out.push(b'"');
+        for c in text.chars() {
+            let must = matches!(c, '"' | '\\') || c < ' ';
+            if !must && !self.choice().is_multiple_of(8) {
+                let mut buf = [0; 4];
+                self.out
+                    .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                continue;
+            }
+            let short = match c {
+                '"' => Some('"'),
+                '\\' => Some('\\'),
+                '/' => Some('/'),
+                '\n' => Some('n'),
+                '\t' => Some('t'),
+                '\r' => Some('r'),
+                '\u{8}' => Some('b'),
+                '\u{c}' => Some('f'),
+                _ => None,
+            };
+            match short {
+                Some(s) if self.choice().is_multiple_of(2) => {
+                    self.out.extend_from_slice(&[b'\\', s as u8])
+                }
+                _ => {
+                    let mut units = [0; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        let hex = if self.choice().is_multiple_of(2) {
+                            format!("\\u{unit:04x}")
+                        } else {
+                            format!("\\u{unit:04X}")
+                        };
+                        self.out.extend_from_slice(hex.as_bytes());
+                    }
+                }
+            }
+        }
+        self.out.push(b'"');
+    }
 }
 
 /// How many times the top-level object gives the key `detail`.

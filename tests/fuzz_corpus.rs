@@ -45,3 +45,27 @@ fn the_strict_corpus_passes() {
 fn the_proxy_frames_corpus_passes() {
     assert!(replay("proxy_frames", triage::fuzzing::proxy_frames) >= 5);
 }
+
+#[test]
+fn the_write_corpus_passes() {
+    assert!(replay("write", triage::fuzzing::write) >= 10);
+}
+
+#[path = "../optics-core/tests/support/fidelity_model.rs"]
+#[allow(dead_code)]
+mod fidelity_model;
+
+#[test]
+fn the_fidelity_corpus_passes() {
+    fn fidelity(data: &[u8]) {
+        if let Err(failure) = fidelity_model::fuzz(data) {
+            panic!("{failure}");
+        }
+    }
+    assert!(replay("fidelity", fidelity) >= 10);
+}
+
+#[test]
+fn the_layout_corpus_passes() {
+    assert!(replay("layout", triage::fuzzing::layout) >= 10);
+}

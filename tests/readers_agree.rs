@@ -127,3 +127,23 @@ fn what_a_typed_decode_skips_unchecked_both_readers_check() {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(128)))]
+
+    /// Issues written in any layout serde_json reads (whitespace, members in
+    /// any order, escapes, exponents, unknown members, a member twice): both
+    /// readers judge as the full decode, and byte writes decode as the same
+    /// writes on the value (`triage::fuzzing::layout`, also a fuzz target).
+    #[test]
+    fn every_layout_is_judged_and_written_as_decoded(
+        seed in any::<u64>(),
+        size in any::<u8>(),
+        choices in proptest::collection::vec(any::<u8>(), 0..256),
+    ) {
+        let mut data = seed.to_le_bytes().to_vec();
+        data.push(size);
+        data.extend_from_slice(&choices);
+        triage::fuzzing::layout(&data);
+    }
+}

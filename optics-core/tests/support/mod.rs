@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod edit;
+pub mod fidelity_model;
 pub mod oracle;
 pub mod scale;
 pub mod scan_calls;
