@@ -5,6 +5,7 @@
 //! oracle.
 
 use bytes::{Bytes, BytesMut};
+use optics_core::json::scan::kernels::{self, KernelChoice};
 use optics_core::json::scan::{self, Lookup};
 use optics_core::json::{JsonOptic, JsonWrite};
 use optics_core::optic::StartsAt;
@@ -19,17 +20,55 @@ use crate::model::{Bug, Detail, Incident, Issue, Module, Person, Severity, Stack
 use crate::policy::Policy;
 use crate::proxy::split::{ChunkSplitter, Cut};
 
+/// Every kernel the machine may pick.
+const KERNELS: [KernelChoice; 4] = [
+    KernelChoice::Best,
+    KernelChoice::Avx2,
+    KernelChoice::Baseline,
+    KernelChoice::Scalar,
+];
+
 /// The scanner on any bytes: no panic, and wherever serde_json reads the
-/// bytes as an object, every key is found with the value serde_json keeps.
+/// bytes as an object, every key is found with the value serde_json keeps;
+/// read from both ends of the object (a late field's walk, every kernel),
+/// every key is found too (the first or the last member of a key given
+/// twice), and a key the object lacks is missing.
 pub fn scan(data: &[u8]) {
     let strict = scan::validate(data).is_ok();
     let _ = scan::skip_value(data, 0);
     let _ = scan::array_element(data, 1);
     let _ = scan::first_member(data);
     let _ = scan::object_field(data, &["a"]);
+    for kernel in KERNELS {
+        for enter in [false, true] {
+            let _ = kernels::object_field_late_with(kernel, data, &["a"], enter);
+        }
+    }
     if let Ok(map) = serde_json::from_slice::<Map<String, Value>>(data) {
         assert!(strict, "serde_json accepts what strict mode rejects");
+        if !map.contains_key("a") {
+            // From both ends, a key is missing exactly where it is.
+            for kernel in KERNELS {
+                let late = kernels::object_field_late_with(kernel, data, &["a"], false);
+                assert_eq!(late, Lookup::Missing, "{kernel:?}");
+            }
+        }
         for (key, value) in &map {
+            // From both ends: a value of that key (the first or the last
+            // for a key given twice), whole.
+            for kernel in KERNELS {
+                match kernels::object_field_late_with(kernel, data, &[key], false) {
+                    Lookup::Found(bytes) => {
+                        let found: Value =
+                            serde_json::from_slice(bytes).expect("a found value parses");
+                        if scan::object_field(data, &[key]) == Lookup::Found(bytes) {
+                            continue;
+                        }
+                        assert_eq!(&found, value, "{kernel:?} {key:?}");
+                    }
+                    other => panic!("{kernel:?} {key:?}: {other:?}"),
+                }
+            }
             match scan::object_last(data, key) {
                 Lookup::Found(bytes) => {
                     let found: Value = serde_json::from_slice(bytes).expect("a found value parses");

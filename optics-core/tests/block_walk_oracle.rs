@@ -12,9 +12,10 @@
 mod support;
 
 use optics_core::json::scan::kernels::{
-    object_field_entering_with, object_field_with, skip_container_with, KernelChoice,
+    object_field_entering_with, object_field_late_with, object_field_with, skip_container_with,
+    KernelChoice,
 };
-use optics_core::json::scan::{object_field, skip_value, Lookup};
+use optics_core::json::scan::{object_field, object_field_late, skip_value, Lookup};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -238,6 +239,62 @@ proptest! {
         }
     }
 
+    /// The walk of a late field, from both ends in turns, finds what the
+    /// walk from the front finds, in every kernel, wherever the key stands
+    /// and whatever stands around it (escapes, whitespace, nested objects
+    /// that repeat it, strings with brackets and quotes across block edges);
+    /// entering, it hands the value out from the same start; a key missing
+    /// is missing. The public entry agrees at any size.
+    #[test]
+    fn the_walk_from_both_ends_finds_what_the_front_finds((doc, _keys) in document()) {
+        let bytes = doc.as_bytes();
+        for key in KEYS.iter().chain(&["absent", "f", ""]) {
+            let exact = object_field_with(KernelChoice::Scalar, bytes, &[key]);
+            for kernel in KERNELS {
+                let late = object_field_late_with(kernel, bytes, &[key], false);
+                prop_assert_eq!(late, exact, "{:?} {:?} in {}", kernel, key, doc);
+                let entered = object_field_late_with(kernel, bytes, &[key], true);
+                match (exact, entered) {
+                    (Lookup::Found(value), Lookup::Found(rest)) => {
+                        let at = value.as_ptr() as usize - bytes.as_ptr() as usize;
+                        prop_assert_eq!(rest, &bytes[at..], "{:?} {:?} in {}", kernel, key, doc);
+                    }
+                    (Lookup::Missing, Lookup::Missing) => {}
+                    (exact, entered) => prop_assert!(false, "{kernel:?} {key:?}: {entered:?}, exact {exact:?} in {doc}"),
+                }
+            }
+            prop_assert_eq!(object_field_late(bytes, &[key]), object_field(bytes, &[key]));
+        }
+    }
+
+    /// Every prefix of a document, and the document with a byte changed:
+    /// the walk from both ends ends in every kernel, and calls a key missing
+    /// only where the walk from the front does (both ends must agree on the
+    /// structure where they meet).
+    #[test]
+    fn the_walk_from_both_ends_calls_a_key_missing_only_where_the_front_does(
+        (doc, _keys) in document(),
+        cut in any::<prop::sample::Index>(),
+        at in any::<prop::sample::Index>(),
+        byte in prop::sample::select(b"{}[]\":, x\\".to_vec()),
+    ) {
+        let mut changed = doc.clone().into_bytes();
+        let at = at.index(changed.len());
+        changed[at] = byte;
+        let cut = &doc.as_bytes()[..cut.index(doc.len())];
+        for broken in [cut, &changed[..]] {
+            for key in KEYS.iter().chain(&["absent"]) {
+                let front = object_field_with(KernelChoice::Scalar, broken, &[key]);
+                for kernel in KERNELS {
+                    let late = object_field_late_with(kernel, broken, &[key], false);
+                    if late == Lookup::Missing {
+                        prop_assert_eq!(front, Lookup::Missing, "{:?} {:?} in {:?}", kernel, key, String::from_utf8_lossy(broken));
+                    }
+                }
+            }
+        }
+    }
+
     /// Every prefix of a document: no kernel returns a value that is cut, or
     /// calls a key missing from an object that never closes.
     #[test]
@@ -308,13 +365,51 @@ fn keys_near_backslashes_are_found_at_every_block_offset() {
             );
             let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
             for kernel in KERNELS {
+                let want = oracle["detail"].to_string();
                 let got = object_field_with(kernel, doc.as_bytes(), &["detail"]);
                 assert_eq!(
                     got,
-                    Lookup::Found(oracle["detail"].to_string().as_bytes()),
+                    Lookup::Found(want.as_bytes()),
                     "{kernel:?} pad {pad} key {key}"
                 );
+                // From both ends, with the key's escapes and the backslash
+                // before it read backward, and with more after it, so that
+                // the end's walk reaches it in any block.
+                for tail in [0, pad] {
+                    let doc = format!("{}{}}}", &doc[..doc.len() - 1], r#","t":"x""#.repeat(tail));
+                    let got = object_field_late_with(kernel, doc.as_bytes(), &["detail"], false);
+                    assert_eq!(
+                        got,
+                        Lookup::Found(want.as_bytes()),
+                        "{kernel:?} pad {pad} tail {tail} key {key}, from both ends"
+                    );
+                }
             }
+        }
+    }
+}
+
+/// A key near the front of a long object, at every offset across the
+/// blocks where the front's walk of a late field stops for a turn and
+/// resumes (its key split by the turn's last block edge too), with so much
+/// after it that the end's walk never reaches it: found where the walk from
+/// the front alone finds it, in every kernel.
+#[test]
+fn the_front_resumes_a_late_walk_exactly_at_every_offset() {
+    let tail = "t".repeat(6000);
+    for pad in 0..1800 {
+        let doc = format!(
+            r#"{{"f":"{}","detail":{{"k":[1]}},"z":"{tail}"}}"#,
+            "p".repeat(pad)
+        );
+        for kernel in KERNELS {
+            let want = object_field_with(kernel, doc.as_bytes(), &["detail"]);
+            assert_eq!(want, Lookup::Found(br#"{"k":[1]}"#), "{kernel:?} pad {pad}");
+            assert_eq!(
+                object_field_late_with(kernel, doc.as_bytes(), &["detail"], false),
+                want,
+                "{kernel:?} pad {pad}, from both ends"
+            );
         }
     }
 }

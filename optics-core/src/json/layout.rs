@@ -18,6 +18,10 @@ pub enum FieldJson {
         /// struct from an object only (it has a flattened field, or it is the
         /// struct variant of an adjacently tagged enum).
         position: Option<usize>,
+        /// Whether serde writes the field in the second half of its
+        /// struct's fields: a trusting lookup of it in a large object reads
+        /// the object from both ends (see `scan::object_field_late`).
+        late: bool,
     },
     /// The struct's own bytes: the field of a `transparent` struct, or of a
     /// newtype struct.

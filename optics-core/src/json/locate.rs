@@ -161,7 +161,11 @@ fn decode_found<'de, T: Deserialize<'de>>(found: Located<'de>) -> Option<T> {
 #[inline(always)]
 pub(crate) fn locate_field(at: Spot<'_>, json: FieldJson) -> Located<'_> {
     match json {
-        FieldJson::Key { names, position } => at.member(names, position),
+        FieldJson::Key {
+            names,
+            position,
+            late,
+        } => at.member(names, position, late),
         FieldJson::Inline => Located::At(at),
         FieldJson::Flatten { hidden } => at.flattened(hidden),
         FieldJson::Element(i) => at.tuple_element(i),
@@ -175,7 +179,11 @@ pub(crate) fn locate_field(at: Spot<'_>, json: FieldJson) -> Located<'_> {
 #[inline(always)]
 fn locate_field_entered(at: Spot<'_>, json: FieldJson) -> Located<'_> {
     match json {
-        FieldJson::Key { names, position } => at.member_entered(names, position),
+        FieldJson::Key {
+            names,
+            position,
+            late,
+        } => at.member_entered(names, position, late),
         _ => locate_field(at, json),
     }
 }

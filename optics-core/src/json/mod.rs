@@ -30,7 +30,11 @@
 //! step reads on from its start, so such a path reads no byte after its
 //! focus's own member (or element). Other steps (a map's `key(k)`, a
 //! flattened field, an enum written another way) find the end of what they
-//! read.
+//! read. A field serde writes in the second half of its struct is nearer
+//! its object's end: a trusting read of it in an object of 1 KiB or more
+//! reads the object from both ends in turns, the end first, and stops where
+//! either meets the key ([`scan::object_field_late`]), so a late field of a
+//! large object costs a scan of the bytes behind it, not of those in front.
 //! Bytes are never trusted: a read never panics, never reads out of bounds
 //! and always ends; where the structure it walks through is broken, or a
 //! value it returns is cut short, it misses (`None`). What it skips is not
@@ -39,8 +43,16 @@
 //! well-formed one; use [`Json::validated`] to check a whole document first
 //! (strict mode).
 //!
+//! A walk from the end reads only what lies behind the key: a break in
+//! front of it, or a document cut right after a nested `}`, can go unseen
+//! there, and a key of a nested object can then be taken for the field
+//! (the end's walk needs the last byte to be the object's `}`, and a key is
+//! called missing only where the two walks agree on the structure where
+//! they meet).
+//!
 //! **Duplicate keys.** For a struct field the byte reader takes the first member
-//! with the key; serde_json rejects such a document ("duplicate field"). For a
+//! with the key (a late field of a large object: the member whichever end of
+//! the walk meets first); serde_json rejects such a document ("duplicate field"). For a
 //! map (`key(k)`) both take the last. A [`Strict`] view rejects them instead:
 //! a read through it that meets a key given twice on its path returns nothing
 //! and records it in the caller's [`Duplicates`].

@@ -103,7 +103,10 @@ fn field_place(
             } else {
                 quote!(#p::Option::None)
             };
-            quote!(#p::FieldJson::Key { names: &[#(#names),*], position: #position })
+            // serde writes the fields in order: one in the second half is
+            // nearer the end of its object.
+            let late = 2 * element >= layout.count && layout.count > 1;
+            quote!(#p::FieldJson::Key { names: &[#(#names),*], position: #position, late: #late })
         }
     }
 }

@@ -361,14 +361,17 @@ impl<'a> Spot<'a> {
     }
 
     /// The struct field under `names` (or element `position` of an array
-    /// form): `Absent` where a well-formed object (or array) has none.
+    /// form): `Absent` where a well-formed object (or array) has none. A
+    /// field serde writes `late` in its struct is looked for, by a trusting
+    /// read in a large object, from both ends ([`scan::object_field_late`]).
     #[inline(always)]
     pub(crate) fn member(
         self,
         names: &'static [&'static str],
         position: Option<usize>,
+        late: bool,
     ) -> Located<'a> {
-        self.member_reaching(names, position, false)
+        self.member_reaching(names, position, false, late)
     }
 
     /// [`member`](Self::member), for a path that goes on inside the value
@@ -378,9 +381,10 @@ impl<'a> Spot<'a> {
         self,
         names: &'static [&'static str],
         position: Option<usize>,
+        late: bool,
     ) -> Located<'a> {
         // A strict read's spans must be exact (see `duplicates.rs`).
-        self.member_reaching(names, position, !scan::duplicates::watching())
+        self.member_reaching(names, position, !scan::duplicates::watching(), late)
     }
 
     /// [`member`](Self::member) from an open spot or into an open one
@@ -392,10 +396,13 @@ impl<'a> Spot<'a> {
         names: &'static [&'static str],
         position: Option<usize>,
         enter: bool,
+        late: bool,
     ) -> Located<'a> {
         let open = self.is_open();
         if open || enter {
-            if let Some((found, buffered)) = self.lookup_reaching(names, Reach { open, enter }) {
+            if let Some((found, buffered)) =
+                self.lookup_reaching(names, Reach { open, enter }, late)
+            {
                 return match found {
                     Lookup::Found(bytes) if enter => Located::At(Spot::open_value(bytes, buffered)),
                     found => lookup(found, buffered),
@@ -406,6 +413,7 @@ impl<'a> Spot<'a> {
         let raw = self.bytes();
         match &self.form {
             Form::Value { buffered, .. } => match raw.first() {
+                Some(b'{') if late => lookup(scan::object_field_late(raw, names), *buffered),
                 Some(b'{') => lookup(scan::object_field(raw, names), *buffered),
                 Some(b'[') => match position {
                     Some(position) => element_or_absent(raw, position, *buffered),
@@ -434,13 +442,14 @@ impl<'a> Spot<'a> {
         &self,
         names: &'static [&'static str],
         reach: Reach,
+        late: bool,
     ) -> Option<(Lookup<'a>, bool)> {
         match &self.form {
             Form::Value { buffered, .. } if self.raw.first() == Some(&b'{') => {
-                scan::object_field_reaching(self.raw, names, 0, reach).map(|l| (l, *buffered))
+                scan::object_field_reaching(self.raw, names, 0, reach, late).map(|l| (l, *buffered))
             }
             Form::Members { hidden, resume, .. } if hidden.hides_any(names) == Some(false) => {
-                scan::object_field_reaching(self.raw, names, *resume as usize, reach)
+                scan::object_field_reaching(self.raw, names, *resume as usize, reach, late)
                     .map(|l| (l, true))
             }
             _ => None,
@@ -770,14 +779,16 @@ mod tests {
             Located::At(spot) => spot,
             other => panic!("{other:?}"),
         };
-        assert!(matches!(flat.member(&["id"], None), Located::Absent));
-        assert!(matches!(flat.member(&["x"], None), Located::At(spot) if spot.bytes() == b"2"));
+        assert!(matches!(flat.member(&["id"], None, false), Located::Absent));
+        assert!(
+            matches!(flat.member(&["x"], None, false), Located::At(spot) if spot.bytes() == b"2")
+        );
         let Form::Members { hidden, .. } = flat.form() else {
             panic!()
         };
         let payload = Spot::members(doc, hidden.with_tag("type"), false);
         assert!(matches!(
-            payload.member(&["type", "id"], None),
+            payload.member(&["type", "id"], None, false),
             Located::Absent
         ));
         assert_eq!(hidden.with_tag("type").hides_raw(br"t\u0079pe"), Some(true));
@@ -787,7 +798,7 @@ mod tests {
         }
         assert_eq!(deep.hides("t"), None);
         assert!(matches!(
-            Spot::members(doc, deep, false).member(&["x"], None),
+            Spot::members(doc, deep, false).member(&["x"], None, false),
             Located::Miss
         ));
     }
@@ -796,15 +807,20 @@ mod tests {
     fn array_forms_read_by_position() {
         let doc = Spot::document(b"[1, \"a\"]");
         assert!(
-            matches!(doc.member(&["b"], Some(1)), Located::At(spot) if spot.bytes() == b"\"a\"")
+            matches!(doc.member(&["b"], Some(1), false), Located::At(spot) if spot.bytes() == b"\"a\"")
         );
-        assert!(matches!(doc.member(&["c"], Some(2)), Located::Absent));
-        assert!(matches!(doc.member(&["c"], None), Located::Miss));
         assert!(matches!(
-            Spot::document(b"[1, \"a\"").member(&["c"], Some(2)),
+            doc.member(&["c"], Some(2), false),
+            Located::Absent
+        ));
+        assert!(matches!(doc.member(&["c"], None, false), Located::Miss));
+        assert!(matches!(
+            Spot::document(b"[1, \"a\"").member(&["c"], Some(2), false),
             Located::Miss
         ));
         let rest = Spot::rest(b"[\"T\",5]", 1);
-        assert!(matches!(rest.member(&["a"], Some(0)), Located::At(spot) if spot.bytes() == b"5"));
+        assert!(
+            matches!(rest.member(&["a"], Some(0), false), Located::At(spot) if spot.bytes() == b"5")
+        );
     }
 }

@@ -13,6 +13,10 @@
 //!                                                            compared, Found(br#""late""#)
 //! ```
 //!
+//! A field serde writes late in its struct is looked for from both ends
+//! ([`object_field_late`]): the blocks from the object's end are read
+//! backward with the same masks, in turns with the walk from the front.
+//!
 //! Two modes:
 //!
 //! - **Non-strict** (everything but [`validate`]): values that are not wanted
@@ -34,7 +38,7 @@
 //! |------------------|---------------------------------------------------------------------|
 //! | `navigate.rs`    | the reads: an object's member, an array's element, a string, `null` |
 //! | `member_walk.rs` | an object walked member by member (small objects, missing keys)     |
-//! | `block_walk.rs`  | 64-byte block scans: skip a container, find a key by structure      |
+//! | `block_walk.rs`  | 64-byte block scans: skip a container, find a key (front or end)    |
 //! | `duplicates.rs`  | strict reads: each key on the path read once (duplicate keys)       |
 //! | `walked.rs`      | strict reads: small objects walked once, their keys recorded        |
 //! | `skip.rs`        | skipping one value unchecked                                        |
@@ -62,7 +66,8 @@ pub use escapes::raw_eq;
 pub(crate) use member_walk::same_bytes;
 pub(crate) use member_walk::Reach;
 pub use navigate::{
-    array_element, first_member, is_null, object_field, object_last, string_raw, Lookup,
+    array_element, first_member, is_null, object_field, object_field_late, object_last, string_raw,
+    Lookup,
 };
 pub(crate) use navigate::{
     array_element_reaching, object_field_from, object_field_reaching, SMALL_OBJECT,
@@ -109,6 +114,18 @@ pub mod kernels {
         keys: &[&str],
     ) -> Lookup<'a> {
         FieldScan::run_entering_with(obj, keys, choice)
+    }
+
+    /// The lookup of a key serde writes late in its struct, from both ends
+    /// of the object (whatever its size), with the kernel `choice` names;
+    /// with `enter`, the value found from its start to the end of `obj`.
+    pub fn object_field_late_with<'a>(
+        choice: KernelChoice,
+        obj: &'a [u8],
+        keys: &[&str],
+        enter: bool,
+    ) -> Lookup<'a> {
+        FieldScan::run_late_with(obj, keys, choice, enter)
     }
 
     /// The strict verdict of the block validator, with the kernel `choice` names.

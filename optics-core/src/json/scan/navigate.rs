@@ -7,6 +7,7 @@ use super::duplicates;
 use super::member_walk::{
     members_find, members_find_from, members_find_reaching, Members, Reach, Step,
 };
+use super::simd;
 use super::skip::skip_value_at;
 use super::validate::strict_string;
 use super::whitespace::{skip_ws, trim};
@@ -100,6 +101,41 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
     FieldScan::run_on(obj, keys)
 }
 
+/// [`object_field`] for a key serde writes late in its struct (in the
+/// second half of its fields), where it is nearer the object's end: an
+/// object of 1 KiB or more is read from both ends in turns, a few blocks
+/// from its end, then as many from its front, each turn twice as long as
+/// the one before, until one end meets the key (the walk from the end
+/// reads the blocks backward, with the same masks and checks). Where a key
+/// stands once, as serde writes a struct, the same value as
+/// [`object_field`]; a key given twice is read at whichever end meets one
+/// first. The walk from the end needs the object's last byte to be its `}`
+/// and its brackets to balance on the way, and leaves the rest to the
+/// front's walk otherwise; a break in the bytes it does not read is not
+/// seen (as for [`object_field`], what is skipped is not checked). A
+/// smaller object, or a strict read, is looked up as [`object_field`] does.
+///
+/// Cost: O(n) in the bytes from the key to the nearer end, about twice
+/// that at most; a key missing reads every byte once; nothing is
+/// allocated.
+///
+/// ```
+/// use optics_core::json::scan::{object_field_late, Lookup};
+///
+/// let filler = "x".repeat(2000);
+/// let obj = format!(r#"{{"a":"{filler}","b":[1,{{"c":2}}],"late":{{"c":3}},"z":"{filler}"}}"#);
+/// assert_eq!(object_field_late(obj.as_bytes(), &["late"]), Lookup::Found(br#"{"c":3}"#));
+/// assert!(matches!(object_field_late(obj.as_bytes(), &["a"]), Lookup::Found(v) if v.len() == 2002));
+/// assert_eq!(object_field_late(obj.as_bytes(), &["c"]), Lookup::Missing);
+/// ```
+#[inline]
+pub fn object_field_late<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+    if duplicates::watching() || obj.len() < SMALL_OBJECT {
+        return object_field(obj, keys);
+    }
+    FieldScan::run_late_with(obj, keys, simd::KernelChoice::Best, false)
+}
+
 /// [`object_field`] in an object whose members before `resume` (the `,` or
 /// `}` after a member already read and checked, which is not sought; 0 for
 /// none) need not be walked again. Only the member walk of a small object
@@ -133,11 +169,21 @@ pub(crate) fn object_field_reaching<'a>(
     keys: &[&str],
     resume: usize,
     reach: Reach,
+    late: bool,
 ) -> Option<Lookup<'a>> {
     if obj.len() < SMALL_OBJECT {
         return Some(members_find_reaching(obj, keys, resume, reach));
     }
     match reach {
+        Reach {
+            open: false,
+            enter: true,
+        } if late => Some(FieldScan::run_late_with(
+            obj,
+            keys,
+            simd::KernelChoice::Best,
+            true,
+        )),
         Reach {
             open: false,
             enter: true,
