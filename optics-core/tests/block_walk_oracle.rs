@@ -148,6 +148,25 @@ fn document() -> impl Strategy<Value = (String, Vec<String>)> {
         })
 }
 
+/// An entered lookup's outcome against the exact one's: the same key
+/// missing, or the value found from the same start to the end of `bytes`.
+fn entered_where_found(
+    exact: Lookup,
+    entered: Lookup,
+    bytes: &[u8],
+    what: &str,
+) -> Result<(), TestCaseError> {
+    match (exact, entered) {
+        (Lookup::Found(value), Lookup::Found(rest)) => {
+            let at = value.as_ptr() as usize - bytes.as_ptr() as usize;
+            prop_assert_eq!(rest, &bytes[at..], "{}", what);
+        }
+        (Lookup::Missing, Lookup::Missing) => {}
+        (exact, entered) => prop_assert!(false, "{what}: {entered:?}, exact {exact:?}"),
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(support::scaled(400)))]
 
@@ -213,14 +232,7 @@ proptest! {
             let exact = object_field_with(KernelChoice::Scalar, bytes, &[key]);
             for kernel in KERNELS {
                 let entered = object_field_entering_with(kernel, bytes, &[key]);
-                match (exact, entered) {
-                    (Lookup::Found(value), Lookup::Found(rest)) => {
-                        let at = value.as_ptr() as usize - bytes.as_ptr() as usize;
-                        prop_assert_eq!(rest, &bytes[at..], "{:?} {:?} in {}", kernel, key, doc);
-                    }
-                    (Lookup::Missing, Lookup::Missing) => {}
-                    (exact, entered) => prop_assert!(false, "{kernel:?} {key:?}: {entered:?}, exact {exact:?} in {doc}"),
-                }
+                entered_where_found(exact, entered, bytes, &format!("{kernel:?} {key:?} in {doc}"))?;
                 match object_field_entering_with(kernel, &bytes[..cut], &[key]) {
                     Lookup::Found(rest) => {
                         let Lookup::Found(value) = exact else {
@@ -254,14 +266,7 @@ proptest! {
                 let late = object_field_late_with(kernel, bytes, &[key], false);
                 prop_assert_eq!(late, exact, "{:?} {:?} in {}", kernel, key, doc);
                 let entered = object_field_late_with(kernel, bytes, &[key], true);
-                match (exact, entered) {
-                    (Lookup::Found(value), Lookup::Found(rest)) => {
-                        let at = value.as_ptr() as usize - bytes.as_ptr() as usize;
-                        prop_assert_eq!(rest, &bytes[at..], "{:?} {:?} in {}", kernel, key, doc);
-                    }
-                    (Lookup::Missing, Lookup::Missing) => {}
-                    (exact, entered) => prop_assert!(false, "{kernel:?} {key:?}: {entered:?}, exact {exact:?} in {doc}"),
-                }
+                entered_where_found(exact, entered, bytes, &format!("{kernel:?} {key:?} in {doc}"))?;
             }
             prop_assert_eq!(object_field_late(bytes, &[key]), object_field(bytes, &[key]));
         }
