@@ -418,3 +418,29 @@ fn the_front_resumes_a_late_walk_exactly_at_every_offset() {
         }
     }
 }
+
+/// A key sought so long that a `\u` escape at its start stands more than a
+/// block before its colon: read from the end, its block must not pass for
+/// one without escapes near. Every kernel, at every offset of the colon.
+#[test]
+fn a_long_key_with_an_escape_far_before_its_colon_is_found_from_the_end() {
+    let key = format!("a{}", "b".repeat(59));
+    let written = format!(r#""\u0061{}""#, "b".repeat(59));
+    for pad in 0..64 {
+        let doc = format!(
+            r#"{{"f":"{}",{written}:7,"z":"t"}}"#,
+            "p".repeat(1200 + pad)
+        );
+        for kernel in KERNELS {
+            assert_eq!(
+                object_field_with(kernel, doc.as_bytes(), &[&key]),
+                Lookup::Found(b"7")
+            );
+            assert_eq!(
+                object_field_late_with(kernel, doc.as_bytes(), &[&key], false),
+                Lookup::Found(b"7"),
+                "{kernel:?} pad {pad}"
+            );
+        }
+    }
+}

@@ -932,8 +932,9 @@ impl<'a> FieldScan<'a, '_> {
     /// block, then twice [`LATE_CHUNK`] blocks from its end
     /// ([`FieldScan::back_block`]), then [`LATE_CHUNK`] from its front
     /// ([`FieldScan::walk_one`]), then twice as many from each, and so on,
-    /// until one end meets a depth-1 key sought or the two meet. The end gets the larger share, as serde
-    /// writes the field late. In a well-formed object with the key once,
+    /// until one end meets a depth-1 key sought or the two meet. The end
+    /// gets the larger share, as serde writes the field late. In a
+    /// well-formed object with the key once,
     /// both ends find the same member. Where it is near the end, most bytes
     /// in front of it are never read (a key 700 bytes before the end of a
     /// 4.5 KB object: 12 blocks from the end and 3 from the front, against
@@ -1070,15 +1071,18 @@ impl<'a> FieldScan<'a, '_> {
         }
         // A backslash in the block, or in the `escape_reach` bytes below
         // it, may stand in a key written with escapes: then every colon is
-        // checked in full.
-        let reach = self.escape_reach.min(BLOCK);
+        // checked in full. The bytes below are one block's compare, or, for
+        // a key sought so long that its escapes may reach further, looked
+        // through.
+        let below = start - start.saturating_sub(self.escape_reach).max(self.open);
         let plain = raw.backslash == 0
             && match bytes[..start].last_chunk::<BLOCK>() {
-                Some(chunk) if start > self.open => {
+                _ if below == 0 => true,
+                Some(chunk) if below <= BLOCK => {
                     let (backslash, _) = kernel.eq_pair(chunk, b'\\', b'\\');
-                    backslash >> (BLOCK - reach) == 0
+                    backslash >> (BLOCK - below) == 0
                 }
-                _ => true,
+                _ => !bytes[start - below..start].contains(&b'\\'),
             };
         let check = if plain {
             // Shifts under 64: the filter is on for keys of at most 61 bytes.
