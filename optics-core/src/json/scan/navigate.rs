@@ -103,10 +103,10 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
 
 /// [`object_field`] for a key serde writes late in its struct (in the
 /// second half of its fields), where it is nearer the object's end: an
-/// object of 1 KiB or more is read from both ends in turns, a few blocks
-/// from its end, then as many from its front, each turn twice as long as
-/// the one before, until one end meets the key (the walk from the end
-/// reads the blocks backward, with the same masks and checks). Where a key
+/// object of 1 KiB or more is read from both ends in turns (its first
+/// block, then 4 blocks of 64 bytes from its end, 2 from its front, each
+/// turn after twice as long), until one end meets the key (the walk from
+/// the end reads the blocks backward, with the same masks and checks). Where a key
 /// stands once, as serde writes a struct, the same value as
 /// [`object_field`]; a key given twice is read at whichever end meets one
 /// first. The walk from the end needs the object's last byte to be its `}`
@@ -115,9 +115,9 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
 /// seen (as for [`object_field`], what is skipped is not checked). A
 /// smaller object, or a strict read, is looked up as [`object_field`] does.
 ///
-/// Cost: O(n) in the bytes from the key to the nearer end, about twice
-/// that at most; a key missing reads every byte once; nothing is
-/// allocated.
+/// Cost: O(n) in the bytes from the key to the nearer end, a few times
+/// that at most (the turns overshoot, and the end's are twice the
+/// front's); a key missing reads every byte once; nothing is allocated.
 ///
 /// ```
 /// use optics_core::json::scan::{object_field_late, Lookup};
