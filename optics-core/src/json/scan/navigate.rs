@@ -97,7 +97,8 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
         return members_find(obj, keys, false);
     }
     // Absence is confirmed by the same structural walk, to the object's
-    // closing brace: a missing key costs what a present late one does.
+    // closing brace: a missing key costs what a present key at the
+    // object's end does from the front.
     FieldScan::run_on(obj, keys)
 }
 
