@@ -89,15 +89,24 @@ fn with_unknown_field(value: &[u8], in_detail: bool) -> Vec<u8> {
 
 /// What serde_json's typed decode skips unchecked in a field it does not
 /// know (bytes that are not UTF-8, a number out of an `f64`'s range, nesting
-/// past serde_json's limit) both readers refuse as malformed, as
-/// `serde_json::Value` refuses it; just inside the limits, both judge it.
-/// The fuzzer found the first of these (the strict target's corpus keeps it).
+/// past serde_json's limit, a lone surrogate escape) both readers refuse as
+/// malformed, as `serde_json::Value` refuses it; just inside the limits
+/// (nesting one level less, a surrogate pair, an escaped backslash before
+/// `u`), both judge it. The fuzzer found the first of these and the lone
+/// surrogate (the strict target's corpus keeps both).
 #[test]
 fn what_a_typed_decode_skips_unchecked_both_readers_check() {
     let policy = Policy::default();
     let nested = |levels: usize| [b"[".repeat(levels), b"]".repeat(levels)].concat();
     // The root is one level, the detail two: serde_json reads 127.
-    let cases: [(&[u8], bool, bool); 8] = [
+    let cases: [(&[u8], bool, bool); 15] = [
+        (br#""\ud800""#, false, false),
+        (br#""\udc00x""#, true, false),
+        (br#"{"\udbff+":1}"#, false, false),
+        (br#"["\ud800\u0041"]"#, true, false),
+        (br#""\ud83d\ude00""#, false, true),
+        (br#"{"\ud83d\ude00":1}"#, true, true),
+        (br#""\\ud800""#, true, true),
         (b"1e400", false, false),
         (b"[-1e400]", true, false),
         (b"\"caf\xe9\"", false, false),

@@ -247,6 +247,57 @@ fn edges_of_blocks_and_grammar() {
     }
 }
 
+/// A surrogate escape is text only as half of a pair, as serde_json reads a
+/// string into a `Value` (or a `String`, or a key): pairs, lone halves,
+/// halves in the wrong order and escaped backslashes before them, in
+/// values and in keys, at every offset across a block's edge, get
+/// serde_json's verdict from the oracle and every kernel. The strict
+/// fuzzer found the lone leading half (in a key) that strict mode accepted.
+#[test]
+fn surrogates_as_serde_json_reads_them() {
+    let contents = [
+        r"\ud83d\ude00",
+        r"\uD83D\uDE00",
+        r"\ud800",
+        r"\udbff",
+        r"\udc00",
+        r"\udfff",
+        r"\ud800\u0041",
+        r"\ud800\ud800",
+        r"\ud800\ud800\udc00",
+        r"\udc00\ud800",
+        r"\ud800\n",
+        r"\ud800x",
+        r"\\ud800",
+        r"\\\ud800",
+        r"\\\ud83d\ude00",
+        r"a\ud83d\ude00b\udc00",
+        r"\ud83d\\ude00",
+        r"\u00e9\udc00",
+        r"\ud83d\ude00\ud83d\ude01",
+    ];
+    for content in contents {
+        for shift in 0..70 {
+            let pad = "x".repeat(shift);
+            for doc in [
+                format!("[\"{pad}{content}\"]"),
+                format!("{{\"{pad}{content}\":1}}"),
+                format!("{{\"k\":\"{pad}{content}\",\"z\":[\"{content}\"]}}"),
+            ] {
+                let bytes = doc.as_bytes();
+                if let Err(error) = agree(bytes) {
+                    panic!("{error}");
+                }
+                assert_eq!(
+                    validate(bytes).is_ok(),
+                    serde_json::from_slice::<Value>(bytes).is_ok(),
+                    "{doc}"
+                );
+            }
+        }
+    }
+}
+
 /// UTF-8 is checked only over the blocks that hold non-ASCII bytes: a
 /// character, whole or broken, at every offset across block edges, alone or
 /// with another far before or after it (in another block, many blocks away),

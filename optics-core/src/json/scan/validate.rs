@@ -14,8 +14,11 @@ use super::whitespace::skip_ws;
 /// Strict mode: checks that `bytes` hold exactly one JSON document (RFC 8259),
 /// whitespace around it allowed, and reports the first error.
 ///
-/// Strings must be valid UTF-8 without control characters and with valid escapes
-/// (lone surrogate escapes are accepted, as the grammar allows them); numbers
+/// Strings must be valid UTF-8 without control characters and with valid
+/// escapes, a surrogate escape only as half of a pair (`\ud83d\ude00`):
+/// RFC 8259's grammar allows a lone one (`"\ud800"`), but serde_json refuses
+/// it in any string it reads as text (a `String`, a key, a `Value`), so
+/// strict mode does too; numbers
 /// must follow the grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`); a
 /// byte-order mark is rejected. Nesting is tracked on an explicit bit stack,
 /// without recursion, and may go [`MAX_DEPTH`] (127) levels deep, as deep as
@@ -44,6 +47,9 @@ use super::whitespace::skip_ws;
 /// assert_eq!(error.to_string(), "invalid escape at byte 6");
 /// assert_eq!(validate(b"[1e400]").unwrap_err().to_string(), "number out of range at byte 1");
 /// assert_eq!(validate(b"[1e-400, 1e300]"), Ok(()));
+/// assert_eq!(validate(br#"["\ud83d\ude00"]"#), Ok(()));
+/// let lone = validate(br#"["\ud800"]"#).unwrap_err();
+/// assert_eq!(lone.to_string(), "lone surrogate at byte 2");
 /// ```
 pub fn validate(bytes: &[u8]) -> Result<(), SyntaxError> {
     if super::validate_blocks::is_valid(bytes) {
@@ -259,7 +265,11 @@ pub(super) fn strict_string(bytes: &[u8], open: usize) -> Result<usize, SyntaxEr
             b'"' => return Ok(hit + 1),
             b'\\' => match bytes.get(hit + 1) {
                 Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => hit + 2,
-                Some(b'u') if bytes.get(hit + 2..hit + 6).and_then(hex4).is_some() => hit + 6,
+                Some(b'u') => match bytes.get(hit + 2..hit + 6).and_then(hex4) {
+                    Some(unit) if unit_ok(bytes, hit, unit) => hit + 6,
+                    Some(_) => return Err(SyntaxError::new(hit, "lone surrogate")),
+                    None => return Err(SyntaxError::new(hit, "invalid escape")),
+                },
                 Some(_) => return Err(SyntaxError::new(hit, "invalid escape")),
                 None => return Err(SyntaxError::end(bytes)),
             },
@@ -274,6 +284,43 @@ pub(super) fn strict_string(bytes: &[u8], open: usize) -> Result<usize, SyntaxEr
                 hit + run
             }
         };
+    }
+}
+
+/// Whether the `\u` escape whose backslash is at `at`, of UTF-16 code unit
+/// `unit`, is text as serde_json reads a string into a `String`, a key or
+/// a `Value`: not a surrogate, or the leading half of a pair whose trailing
+/// half follows at once (`\ud83d\ude00`), or the trailing half of such a
+/// pair. A lone surrogate is refused there (and only accepted where
+/// serde_json skips a value unchecked or reads bytes).
+///
+/// Cost: a few compares; for a trailing half, a look back over the
+/// backslashes before its pair.
+pub(super) fn unit_ok(bytes: &[u8], at: usize, unit: u16) -> bool {
+    let escape_at = |from: usize, units: core::ops::RangeInclusive<u16>| {
+        bytes.get(from..from + 2) == Some(br"\u")
+            && bytes
+                .get(from + 2..from + 6)
+                .and_then(hex4)
+                .is_some_and(|unit| units.contains(&unit))
+    };
+    match unit {
+        // A leading half: the trailing one right after it. The backslash
+        // after four hex digits is an escape's.
+        0xD800..=0xDBFF => escape_at(at + 6, 0xDC00..=0xDFFF),
+        // A trailing half: a leading one right before it, whose backslash
+        // escapes (an odd run of backslashes ends there).
+        0xDC00..=0xDFFF => at.checked_sub(6).is_some_and(|from| {
+            escape_at(from, 0xD800..=0xDBFF)
+                && bytes[..=from]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count()
+                    % 2
+                    == 1
+        }),
+        _ => true,
     }
 }
 

@@ -38,9 +38,10 @@
 
 use super::block_walk::{escaped_bytes, Block};
 use super::byte_table;
+use super::escapes::hex4;
 use super::simd::{self, BlockScan, Kernel, StrictMasks, BLOCK};
 use super::skip::digits_end;
-use super::validate::{strict_number, Container, Nesting, MAX_DEPTH, MAX_FINITE_DIGITS};
+use super::validate::{strict_number, unit_ok, Container, Nesting, MAX_DEPTH, MAX_FINITE_DIGITS};
 use super::whitespace::skip_ws;
 
 /// Whether `bytes` are exactly one JSON document (RFC 8259), whitespace
@@ -170,15 +171,17 @@ fn scalar_ok(bytes: &[u8], at: usize) -> bool {
 }
 
 /// Whether the escape whose escaped byte is at `at` (the byte after the
-/// backslash) is one JSON allows: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`,
-/// `\t`, or `\u` and four hex digits.
+/// backslash) is one strict mode reads: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
+/// `\r`, `\t`, or `\u` and four hex digits, a surrogate only as half of a
+/// pair ([`unit_ok`]).
 #[cold]
 fn escape_ok(bytes: &[u8], at: usize) -> bool {
     match bytes.get(at) {
         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => true,
         Some(b'u') => bytes
             .get(at + 1..at + 5)
-            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)),
+            .and_then(hex4)
+            .is_some_and(|unit| unit_ok(bytes, at - 1, unit)),
         _ => false,
     }
 }
