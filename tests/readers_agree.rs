@@ -89,17 +89,21 @@ fn with_unknown_field(value: &[u8], in_detail: bool) -> Vec<u8> {
 
 /// What serde_json's typed decode skips unchecked in a field it does not
 /// know (bytes that are not UTF-8, a number out of an `f64`'s range, nesting
-/// past serde_json's limit, a lone surrogate escape) both readers refuse as
-/// malformed, as `serde_json::Value` refuses it; just inside the limits
+/// past serde_json's limit, a lone surrogate escape, a number serde_json
+/// computes as infinite though it rounds to `f64::MAX`) both readers refuse
+/// as malformed, as `serde_json::Value` refuses it; just inside the limits
 /// (nesting one level less, a surrogate pair, an escaped backslash before
-/// `u`), both judge it. The fuzzer found the first of these and the lone
+/// `u`, `f64::MAX` itself), both judge it. The fuzzer found the first of these and the lone
 /// surrogate (the strict target's corpus keeps both).
 #[test]
 fn what_a_typed_decode_skips_unchecked_both_readers_check() {
     let policy = Policy::default();
     let nested = |levels: usize| [b"[".repeat(levels), b"]".repeat(levels)].concat();
     // The root is one level, the detail two: serde_json reads 127.
-    let cases: [(&[u8], bool, bool); 15] = [
+    let cases: [(&[u8], bool, bool); 18] = [
+        (b"1.7976931348623158e308", false, false),
+        (b"[-1.7976931348623158e308]", true, false),
+        (b"1.7976931348623157e308", true, true),
         (br#""\ud800""#, false, false),
         (br#""\udc00x""#, true, false),
         (br#"{"\udbff+":1}"#, false, false),

@@ -120,6 +120,124 @@ proptest! {
     }
 }
 
+/// A number near the edges of an `f64`'s range, written any way the
+/// grammar allows (many digits, a fraction, an exponent with a sign and
+/// leading zeros): strict mode's verdict is serde_json's, which is not
+/// always the correctly rounded value's (`1.7976931348623158e308` rounds to
+/// `f64::MAX`, and serde_json refuses it).
+fn number_near_the_edges() -> impl Strategy<Value = String> {
+    (
+        any::<bool>(),
+        "[1-9][0-9]{0,24}|0",
+        prop::option::of("[0-9]{1,24}"),
+        prop_oneof![
+            Just(None),
+            (
+                prop::sample::select(vec!["e", "E", "e+", "e-", "E-", "e0", "e-0"]),
+                prop_oneof![
+                    270u32..340,
+                    0u32..30,
+                    Just(2_147_483_647),
+                    Just(2_147_483_648),
+                    Just(4_000_000_000),
+                ],
+            )
+                .prop_map(Some),
+        ],
+    )
+        .prop_map(|(negative, integer, fraction, exponent)| {
+            let mut text = String::new();
+            if negative {
+                text.push('-');
+            }
+            text += &integer;
+            if let Some(fraction) = fraction {
+                text += &format!(".{fraction}");
+            }
+            if let Some((mark, power)) = exponent {
+                text += &format!("{mark}{power}");
+            }
+            text
+        })
+}
+
+/// A number within a few units in the last place of `f64::MAX` (its digits
+/// `17976931348623157...` with some changed at the end), the decimal point
+/// anywhere and the exponent making it about `1.8e308`, or ten times more
+/// or less.
+fn number_near_the_top() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(vec!["1797693134862315", "1797693134862316"]),
+        "[0-9]{1,8}",
+        1usize..20,
+        -1i32..=1,
+    )
+        .prop_map(|(head, tail, point, shift)| {
+            let digits = format!("{head}{tail}");
+            let point = point.min(digits.len());
+            let power = 309 - point as i32 + shift;
+            let (integer, fraction) = digits.split_at(point);
+            match fraction {
+                "" => format!("{integer}e{power}"),
+                _ => format!("{integer}.{fraction}e{power}"),
+            }
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(2000)))]
+
+    #[test]
+    fn numbers_near_the_edges_as_serde_json_reads_them(
+        number in prop_oneof![number_near_the_edges(), number_near_the_top()],
+    ) {
+        let doc = format!("[{number}]");
+        prop_assert_eq!(
+            validate(doc.as_bytes()).is_ok(),
+            serde_json::from_slice::<Value>(doc.as_bytes()).is_ok(),
+            "{}", doc
+        );
+        agree(doc.as_bytes())?;
+    }
+}
+
+/// The numbers whose verdicts once differed from serde_json's, and their
+/// neighbours: strict mode's verdict is serde_json's, from every kernel.
+#[test]
+fn numbers_at_the_top_of_the_range() {
+    let numbers = [
+        "1.7976931348623157e308",
+        "1.7976931348623158e308",
+        "-1.7976931348623158e308",
+        "1.7976931348623157999e308",
+        "17976931348623157e292",
+        "17976931348623158e292",
+        "0.17976931348623157e309",
+        "179769313486231570000000000000000000000e270",
+        "1e308",
+        "10e307",
+        "1e309",
+        "0e999999999999999999",
+        "1e-999999999999999999",
+        "1e2147483647",
+        "1e2147483648",
+        "0.00001e313",
+        "18446744073709551615e289",
+        "18446744073709551616e289",
+    ];
+    for number in numbers {
+        let doc = format!("[{number}]");
+        assert_eq!(
+            validate(doc.as_bytes()).is_ok(),
+            serde_json::from_slice::<Value>(doc.as_bytes()).is_ok(),
+            "{doc}"
+        );
+        if let Err(error) = agree(doc.as_bytes()) {
+            panic!("{error}");
+        }
+    }
+}
+
 #[test]
 fn edges_of_blocks_and_grammar() {
     let mut cases: Vec<Vec<u8>> = [

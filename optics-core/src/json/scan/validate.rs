@@ -29,7 +29,11 @@ use super::whitespace::skip_ws;
 /// number it reads as a value: `1e400` is refused ("number out of range"),
 /// though RFC 8259's grammar allows it, so that a document strict mode
 /// accepts is one `serde_json::Value` accepts. (`1e-400` is in range: it
-/// reads as 0.) A number past `u64` reads as a float.
+/// reads as 0.) A number past `u64` reads as a float. The range is
+/// serde_json's own verdict, which at the very top is not the correctly
+/// rounded value's: `1.7976931348623158e308` rounds to `f64::MAX`, but
+/// serde_json (without its `float_roundtrip` feature) computes it as
+/// infinite and refuses it, and so does strict mode.
 ///
 /// Cost: O(n), 64 bytes at a time (SIMD classification and UTF-8 checking);
 /// a rejected document is walked again byte by byte to name its first error.
@@ -47,6 +51,7 @@ use super::whitespace::skip_ws;
 /// assert_eq!(error.to_string(), "invalid escape at byte 6");
 /// assert_eq!(validate(b"[1e400]").unwrap_err().to_string(), "number out of range at byte 1");
 /// assert_eq!(validate(b"[1e-400, 1e300]"), Ok(()));
+/// assert!(validate(b"[1.7976931348623158e308]").is_err());
 /// assert_eq!(validate(br#"["\ud83d\ude00"]"#), Ok(()));
 /// let lone = validate(br#"["\ud800"]"#).unwrap_err();
 /// assert_eq!(lone.to_string(), "lone surrogate at byte 2");
@@ -372,22 +377,134 @@ pub(super) fn strict_number(bytes: &[u8], start: usize) -> Result<usize, SyntaxE
 /// finite `f64` for certain (`f64::MAX` has 309).
 pub(super) const MAX_FINITE_DIGITS: usize = 300;
 
-/// `Ok(end)` when the number `bytes[start..end]` (grammatical) is a finite
-/// `f64`, as serde_json requires of any number it reads as a value; an
-/// error "number out of range" otherwise (`1e400`). Only numbers with an
-/// exponent, or with more than [`MAX_FINITE_DIGITS`] digits, are parsed, so
-/// the usual number costs nothing more.
+/// `Ok(end)` when serde_json reads the number `bytes[start..end]`
+/// (grammatical) as a finite `f64`, as it requires of any number it reads
+/// as a value; an error "number out of range" otherwise (`1e400`). Only
+/// numbers with an exponent, or with more than [`MAX_FINITE_DIGITS`]
+/// digits, are looked at, so the usual number costs nothing more.
 #[cold]
 fn in_f64_range(bytes: &[u8], start: usize, end: usize) -> Result<usize, SyntaxError> {
-    let finite = std::str::from_utf8(&bytes[start..end])
-        .ok()
-        .and_then(|text| text.parse::<f64>().ok())
-        .is_some_and(f64::is_finite);
-    if finite {
+    if serde_json_finite(&bytes[start..end]) {
         Ok(end)
     } else {
         Err(SyntaxError::new(start, "number out of range"))
     }
+}
+
+/// Whether serde_json (as this workspace builds it, without its
+/// `float_roundtrip` feature) reads the grammatical number `text` as a
+/// finite `f64`. Its verdict is not always the correctly rounded one's
+/// (`1.7976931348623158e308` rounds to `f64::MAX`, but serde_json refuses
+/// it), so its steps are taken here as it takes them: up to 19 or 20
+/// digits gathered into a `u64` (the rest, as long as the `u64` would
+/// overflow, only move the exponent or are dropped), an exponent that
+/// overflows an `i32` refused if positive for a significand that is not 0,
+/// then the significand as an `f64` times `10^exponent` from a table of
+/// `1e0` to `1e308`, and out of range if that product is infinite.
+///
+/// Cost: O(n) in the number, and one parse of a power of ten; nothing is
+/// allocated.
+fn serde_json_finite(text: &[u8]) -> bool {
+    // serde_json's `overflow!`: whether `value * 10 + digit` passes `max`.
+    fn overflows<T: Into<u64>>(value: T, digit: u64, max: u64) -> bool {
+        let value = value.into();
+        value >= max / 10 && (value > max / 10 || digit > max % 10)
+    }
+    let digit_at = |at: usize| {
+        text.get(at)
+            .filter(|b| b.is_ascii_digit())
+            .map(|b| u64::from(b - b'0'))
+    };
+    let mut at = usize::from(text.first() == Some(&b'-'));
+    let mut significand = 0u64;
+    let mut exponent = 0i32;
+    // The integer part; past a `u64`, each digit left moves the exponent.
+    if text.get(at) == Some(&b'0') {
+        at += 1;
+    }
+    while let Some(digit) = digit_at(at) {
+        if overflows(significand, digit, u64::MAX) {
+            while digit_at(at).is_some() {
+                exponent = exponent.saturating_add(1);
+                at += 1;
+            }
+            break;
+        }
+        significand = significand * 10 + digit;
+        at += 1;
+    }
+    // The fraction; past a `u64`, the digits left are dropped.
+    if text.get(at) == Some(&b'.') {
+        at += 1;
+        while let Some(digit) = digit_at(at) {
+            if overflows(significand, digit, u64::MAX) {
+                while digit_at(at).is_some() {
+                    at += 1;
+                }
+                break;
+            }
+            significand = significand * 10 + digit;
+            exponent = exponent.saturating_sub(1);
+            at += 1;
+        }
+    }
+    if matches!(text.get(at), Some(b'e' | b'E')) {
+        at += 1;
+        let positive = match text.get(at) {
+            Some(b'-') => {
+                at += 1;
+                false
+            }
+            Some(b'+') => {
+                at += 1;
+                true
+            }
+            _ => true,
+        };
+        let mut exp = 0u32;
+        while let Some(digit) = digit_at(at) {
+            if overflows(exp, digit, i32::MAX as u64) {
+                // Infinite, or zero.
+                return significand == 0 || !positive;
+            }
+            exp = exp * 10 + digit as u32;
+            at += 1;
+        }
+        let exp = exp as i32;
+        exponent = if positive {
+            exponent.saturating_add(exp)
+        } else {
+            exponent.saturating_sub(exp)
+        };
+    }
+    // serde_json's `f64_from_parts`: only a positive power can overflow.
+    let mut value = significand as f64;
+    loop {
+        match exponent {
+            0..=308 => return (value * pow10(exponent as u32)).is_finite(),
+            -308..=-1 => return true,
+            _ if value == 0.0 => return true,
+            309.. => return false,
+            _ => {
+                value /= 1e308;
+                exponent += 308;
+            }
+        }
+    }
+}
+
+/// `1e{power}` (`power` at most 308), correctly rounded, as the literal is:
+/// the entry of serde_json's table of powers of ten. Parsed from its text,
+/// written on the stack.
+fn pow10(power: u32) -> f64 {
+    let mut text = *b"1e000";
+    text[2] = b'0' + (power / 100) as u8;
+    text[3] = b'0' + (power / 10 % 10) as u8;
+    text[4] = b'0' + (power % 10) as u8;
+    core::str::from_utf8(&text)
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(f64::INFINITY)
 }
 
 fn strict_literal(bytes: &[u8], pos: usize, literal: &[u8]) -> Result<usize, SyntaxError> {
