@@ -32,8 +32,9 @@ use super::whitespace::skip_ws;
 /// reads as 0.) A number past `u64` reads as a float. The range is
 /// serde_json's own verdict, which at the very top is not the correctly
 /// rounded value's: `1.7976931348623158e308` rounds to `f64::MAX`, but
-/// serde_json (without its `float_roundtrip` feature) computes it as
-/// infinite and refuses it, and so does strict mode.
+/// serde_json (without its `float_roundtrip` feature, as this workspace
+/// builds it) computes it as infinite and refuses it, and so does strict
+/// mode; with the feature, both accept it.
 ///
 /// Cost: O(n), 64 bytes at a time (SIMD classification and UTF-8 checking);
 /// a rejected document is walked again byte by byte to name its first error.
@@ -384,15 +385,33 @@ pub(super) const MAX_FINITE_DIGITS: usize = 300;
 /// digits, are looked at, so the usual number costs nothing more.
 #[cold]
 fn in_f64_range(bytes: &[u8], start: usize, end: usize) -> Result<usize, SyntaxError> {
-    if serde_json_finite(&bytes[start..end]) {
+    let number = &bytes[start..end];
+    let finite = if serde_json_rounds_correctly() {
+        core::str::from_utf8(number)
+            .ok()
+            .and_then(|text| text.parse::<f64>().ok())
+            .is_some_and(f64::is_finite)
+    } else {
+        serde_json_finite(number)
+    };
+    if finite {
         Ok(end)
     } else {
         Err(SyntaxError::new(start, "number out of range"))
     }
 }
 
-/// Whether serde_json (as this workspace builds it, without its
-/// `float_roundtrip` feature) reads the grammatical number `text` as a
+/// Whether serde_json reads floats correctly rounded, as it does with its
+/// `float_roundtrip` feature (which any crate of a build may turn on):
+/// then its range is the correctly rounded value's. Asked of serde_json
+/// itself, once.
+fn serde_json_rounds_correctly() -> bool {
+    static ROUNDS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ROUNDS.get_or_init(|| serde_json::from_slice::<f64>(b"1.7976931348623158e308").is_ok())
+}
+
+/// Whether serde_json, without its `float_roundtrip` feature (as this
+/// workspace builds it), reads the grammatical number `text` as a
 /// finite `f64`. Its verdict is not always the correctly rounded one's
 /// (`1.7976931348623158e308` rounds to `f64::MAX`, but serde_json refuses
 /// it), so its steps are taken here as it takes them: up to 19 or 20
