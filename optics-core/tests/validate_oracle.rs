@@ -1,5 +1,6 @@
 //! Strict mode's block validator checked against its byte-by-byte oracle
-//! (`validate_scalar`, itself checked against JSONTestSuite and serde_json),
+//! (`validate_scalar`, itself checked against JSONTestSuite and, on every
+//! input here, serde_json's `Value`),
 //! with every kernel the machine has: on valid documents, on documents with
 //! one byte edited, cut short, or made of JSON's punctuation at random, the
 //! verdicts are the same; `validate` reports the oracle's first error.
@@ -19,9 +20,17 @@ const KERNELS: [KernelChoice; 4] = [
     KernelChoice::Scalar,
 ];
 
-/// Every kernel's verdict is the oracle's, and `validate` is the oracle.
+/// Every kernel's verdict is the oracle's, `validate` is the oracle, and
+/// the oracle's verdict is serde_json's (`serde_json::Value`).
 fn agree(bytes: &[u8]) -> Result<(), TestCaseError> {
     let oracle = validate_scalar(bytes);
+    prop_assert_eq!(
+        oracle.is_ok(),
+        serde_json::from_slice::<Value>(bytes).is_ok(),
+        "serde_json on {:?} (oracle: {:?})",
+        String::from_utf8_lossy(bytes),
+        oracle
+    );
     for kernel in KERNELS {
         prop_assert_eq!(
             is_valid_with(kernel, bytes),
