@@ -200,13 +200,7 @@ proptest! {
     fn numbers_near_the_edges_as_serde_json_reads_them(
         number in prop_oneof![number_near_the_edges(), number_near_the_top()],
     ) {
-        let doc = format!("[{number}]");
-        prop_assert_eq!(
-            validate(doc.as_bytes()).is_ok(),
-            serde_json::from_slice::<Value>(doc.as_bytes()).is_ok(),
-            "{}", doc
-        );
-        agree(doc.as_bytes())?;
+        agree(format!("[{number}]").as_bytes())?;
     }
 }
 
@@ -235,13 +229,7 @@ fn numbers_at_the_top_of_the_range() {
         "18446744073709551616e289",
     ];
     for number in numbers {
-        let doc = format!("[{number}]");
-        assert_eq!(
-            validate(doc.as_bytes()).is_ok(),
-            serde_json::from_slice::<Value>(doc.as_bytes()).is_ok(),
-            "{doc}"
-        );
-        if let Err(error) = agree(doc.as_bytes()) {
+        if let Err(error) = agree(format!("[{number}]").as_bytes()) {
             panic!("{error}");
         }
     }
@@ -411,15 +399,9 @@ fn surrogates_as_serde_json_reads_them() {
                 format!("{{\"{pad}{content}\":1}}"),
                 format!("{{\"k\":\"{pad}{content}\",\"z\":[\"{content}\"]}}"),
             ] {
-                let bytes = doc.as_bytes();
-                if let Err(error) = agree(bytes) {
+                if let Err(error) = agree(doc.as_bytes()) {
                     panic!("{error}");
                 }
-                assert_eq!(
-                    validate(bytes).is_ok(),
-                    serde_json::from_slice::<Value>(bytes).is_ok(),
-                    "{doc}"
-                );
             }
         }
     }
@@ -523,15 +505,9 @@ fn nesting_stops_where_serde_json_stops() {
         for shape in &shapes {
             for pad in 0..64 {
                 let doc = format!("{}{shape}", " ".repeat(pad));
-                let bytes = doc.as_bytes();
-                if let Err(error) = agree(bytes) {
-                    panic!("{error}");
+                if let Err(error) = agree(doc.as_bytes()) {
+                    panic!("{levels} levels, {pad} spaces before: {error}");
                 }
-                assert_eq!(
-                    validate(bytes).is_ok(),
-                    serde_json::from_slice::<Value>(bytes).is_ok(),
-                    "{levels} levels, {pad} spaces before: {shape}"
-                );
             }
         }
         let deepest = shapes[0].len() / 2 <= MAX_DEPTH;
