@@ -297,8 +297,8 @@ pub(super) fn strict_string(bytes: &[u8], open: usize) -> Result<usize, SyntaxEr
 /// `unit`, is text as serde_json reads a string into a `String`, a key or
 /// a `Value`: not a surrogate, or the leading half of a pair whose trailing
 /// half follows at once (`\ud83d\ude00`), or the trailing half of such a
-/// pair. A lone surrogate is refused there (and only accepted where
-/// serde_json skips a value unchecked or reads bytes).
+/// pair. (serde_json takes a lone one only where it skips a value unchecked
+/// or reads a string as bytes.)
 ///
 /// Cost: a few compares; for a trailing half, a look back over the
 /// backslashes before its pair.
