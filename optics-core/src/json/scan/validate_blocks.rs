@@ -126,13 +126,21 @@ impl Follow {
     }
 }
 
-/// The strict masks of the last, short block, padded with spaces.
+/// The last, short block, copied into `padded` (all spaces until then),
+/// whose spaces after it are neutral.
+#[cold]
+#[inline(never)]
+fn pad_tail<'p>(padded: &'p mut [u8; BLOCK], tail: &[u8]) -> &'p [u8; BLOCK] {
+    padded[..tail.len()].copy_from_slice(tail);
+    padded
+}
+
+/// The strict masks of the last, short block, padded with spaces, computed
+/// out of line (handed back through memory).
 #[cold]
 #[inline(never)]
 fn classify_tail<K: Kernel>(kernel: K, tail: &[u8]) -> StrictMasks {
-    let mut padded = [b' '; BLOCK];
-    padded[..tail.len()].copy_from_slice(tail);
-    kernel.classify_strict(&padded)
+    kernel.classify_strict(pad_tail(&mut [b' '; BLOCK], tail))
 }
 
 /// Bytes that end a scalar: whitespace, structure, a quote.
@@ -311,13 +319,28 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
         let mut high_from = usize::MAX;
         let mut high_to = 0;
         let mut start = 0;
+        let mut padded = [b' '; BLOCK];
         while start < bytes.len() {
             // For bytes another core has just written (the filter's): see
             // `prefetch_ahead`.
             simd::prefetch_ahead(bytes, start);
-            let m = &match bytes[start..].first_chunk::<BLOCK>() {
-                Some(block) => kernel.classify_strict(block),
-                None => classify_tail(kernel, &bytes[start..]),
+            // Without a rider, every block (the short last one padded first)
+            // is classified in line, so that its masks stay in registers.
+            // With one, they are kept in memory, as the classification of
+            // the tail out of line makes them: the rider's own compares then
+            // leave the loop's registers alone. In registers, validation
+            // alone took 0.96x the time (7 % fewer instructions), the
+            // validated view with its rider 1.03x (0.99x to 1.07x).
+            let m = &if R::ON {
+                match bytes[start..].first_chunk::<BLOCK>() {
+                    Some(block) => kernel.classify_strict(block),
+                    None => classify_tail(kernel, &bytes[start..]),
+                }
+            } else {
+                kernel.classify_strict(match bytes[start..].first_chunk::<BLOCK>() {
+                    Some(block) => block,
+                    None => pad_tail(&mut padded, &bytes[start..]),
+                })
             };
             // The whole input must be UTF-8 (outside strings only ASCII is
             // valid): checked at the end from the first block with
