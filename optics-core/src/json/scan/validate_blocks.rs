@@ -126,8 +126,8 @@ impl Follow {
     }
 }
 
-/// The last, short block, copied into `padded` (all spaces until then),
-/// whose spaces after it are neutral.
+/// The last, short block, copied over the start of `padded` (all spaces
+/// until then): the spaces after it are neutral.
 #[cold]
 #[inline(never)]
 fn pad_tail<'p>(padded: &'p mut [u8; BLOCK], tail: &[u8]) -> &'p [u8; BLOCK] {
