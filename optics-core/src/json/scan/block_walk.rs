@@ -951,6 +951,16 @@ impl<'a> FieldScan<'a, '_> {
     /// that the end's walk does not pass through is not seen (the trusting
     /// reads' rule: what is not walked is not checked).
     ///
+    /// Before the first block is read, the walk asks for the bytes the end
+    /// reads before its own requests reach them (its last 512 bytes) and
+    /// the front's first turn; the end then asks for the bytes 512 below
+    /// each block it reads ([`simd::prefetch_behind`]), as the front asks
+    /// for those 512 above ([`simd::prefetch_ahead`]). In the filter a
+    /// message is in the cache of the core that read it, and there a block
+    /// not asked for ahead waits for the one read before it: judged from
+    /// another core's cache (`benches/cross_core.rs`) the trusting judge
+    /// took 0.84x the time; from its own, 1.02x.
+    ///
     /// `None` to go on from where `blocks` and `walk` stand (the front
     /// alone, at its last, short block).
     #[inline(always)]
@@ -971,6 +981,15 @@ impl<'a> FieldScan<'a, '_> {
             depth: 0,
             inside: 0,
         };
+        // Asked for at once, these blocks come in together.
+        let end_turn = back.low.saturating_sub(simd::PREFETCH_AHEAD).max(open);
+        for at in (end_turn..end).step_by(BLOCK) {
+            simd::prefetch_at(bytes, at);
+        }
+        simd::prefetch_at(bytes, end - 1);
+        for at in (open + BLOCK..open + (LATE_CHUNK + 1) * BLOCK).step_by(BLOCK) {
+            simd::prefetch_at(bytes, at.min(end_turn));
+        }
         // The object's first block before anything else: a late field
         // another writer put first is found there at once.
         let first = back.low.min(blocks.next + BLOCK);
@@ -1030,6 +1049,7 @@ impl<'a> FieldScan<'a, '_> {
     ) -> Result<Option<Lookup<'a>>, ()> {
         let bytes = self.bytes;
         let start = back.low - BLOCK;
+        simd::prefetch_behind(bytes, start);
         let Edges { len, first, last } = self.edges[0];
         let (raw, firsts, lasts) = match bytes.get(start..).and_then(<[u8]>::first_chunk::<BLOCK>) {
             Some(chunk) => {
