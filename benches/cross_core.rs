@@ -7,9 +7,11 @@
 //! each reader, same run.
 //!
 //! Readers: the trusting optics judge, the strict one (the filter's
-//! default), and full decode. 1,024 distinct messages (4.3 MB, more than one
-//! core's L2), 32 to a batch, four batches in flight; five interleaved
-//! rounds, medians. The threads are not pinned: on a machine with two cores
+//! default), and full decode, on the demo's messages; and the trusting
+//! judge again on the same messages with their detail moved to the front
+//! (`first`, as in `benches/triage.rs`). 1,024 distinct messages (4.3 MB,
+//! more than one core's L2), 32 to a batch, four batches in flight; five
+//! interleaved rounds, medians. The threads are not pinned: on a machine with two cores
 //! or more the scheduler gives each its own; on one, the figures say little.
 //!
 //! `cargo bench --bench cross_core`
@@ -127,12 +129,19 @@ fn main() {
             .map(|i| pool.message(i).to_vec())
             .collect(),
     );
+    let first: Arc<Vec<Vec<u8>>> =
+        Arc::new(messages.iter().map(|m| common::detail_first(m)).collect());
     let policy = Policy::default();
-    let readers = [Judge::OpticsTrusting, Judge::Optics, Judge::Decode];
+    let readers = [
+        (Judge::OpticsTrusting, &messages, ""),
+        (Judge::Optics, &messages, ""),
+        (Judge::Decode, &messages, ""),
+        (Judge::OpticsTrusting, &first, ", detail first"),
+    ];
     let mut rows: Vec<Vec<Times>> = readers.iter().map(|_| Vec::new()).collect();
     for _ in 0..rounds {
-        for (reader, row) in readers.iter().zip(&mut rows) {
-            row.push(run(*reader, &policy, &messages, batches));
+        for ((reader, messages, _), row) in readers.iter().zip(&mut rows) {
+            row.push(run(*reader, &policy, messages, batches));
         }
     }
     println!(
@@ -142,14 +151,14 @@ fn main() {
     );
     let ns = |d: Duration| d.as_secs_f64() * 1e9;
     let mut cross_medians = Vec::new();
-    for (reader, row) in readers.iter().zip(&rows) {
+    for ((reader, _, layout), row) in readers.iter().zip(&rows) {
         let cross = median(row.iter().map(|t| ns(t.cross)).collect());
         let own = median(row.iter().map(|t| ns(t.own)).collect());
         let ratio = median(row.iter().map(|t| ns(t.cross) / ns(t.own)).collect());
         cross_medians.push(row.iter().map(|t| ns(t.cross)).collect::<Vec<_>>());
         println!(
-            "  {:<34} from another core {cross:>8.0} ns, from its own cache {own:>8.0} ns: {ratio:.2}x",
-            reader.label()
+            "  {:<48} from another core {cross:>8.0} ns, from its own cache {own:>8.0} ns: {ratio:.2}x",
+            format!("{}{layout}", reader.label())
         );
     }
     let same_run = |over: usize, under: usize| {

@@ -45,26 +45,6 @@ use triage::policy::{Flaw, Policy, Verdict};
 
 const POOL: usize = 256;
 
-/// The same message with its detail moved to the front.
-fn detail_first(message: &[u8]) -> Vec<u8> {
-    let detail = Json::<Issue>::new(message)
-        .view(Issue::detail)
-        .expect("a detail")
-        .bytes();
-    let start = detail.as_ptr() as usize - message.as_ptr() as usize;
-    let end = start + detail.len();
-    let key = b",\"detail\":";
-    let member = start - key.len();
-    assert_eq!(&message[member..start], key, "compact serde output");
-    let mut out = Vec::with_capacity(message.len());
-    out.extend_from_slice(b"{\"detail\":");
-    out.extend_from_slice(detail);
-    out.push(b',');
-    out.extend_from_slice(&message[1..member]);
-    out.extend_from_slice(&message[end..]);
-    out
-}
-
 #[derive(Deserialize)]
 struct DetailOnly<'a> {
     #[serde(borrow)]
@@ -476,7 +456,7 @@ fn bench(c: &mut Criterion) {
     let policy = Policy::default();
     let tree = policy_tree();
     let late: Vec<Vec<u8>> = common::messages(POOL).iter().map(|m| m.to_vec()).collect();
-    let first: Vec<Vec<u8>> = late.iter().map(|m| detail_first(m)).collect();
+    let first: Vec<Vec<u8>> = late.iter().map(|m| common::detail_first(m)).collect();
     for (late, first) in late.iter().zip(&first) {
         let a: Issue = serde_json::from_slice(late).unwrap();
         let b: Issue = serde_json::from_slice(first).unwrap();

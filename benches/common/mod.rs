@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use optics_core::Json;
 use tokio::io::{AsyncRead, ReadBuf};
 use triage::frames::READ_SIZE;
 use triage::model::{Detail, Issue};
@@ -81,4 +82,24 @@ pub fn run_pipe(
             &tokio_util::sync::CancellationToken::new(),
         ))
         .expect("the pipe runs")
+}
+
+/// The same message with its detail moved to the front.
+pub fn detail_first(message: &[u8]) -> Vec<u8> {
+    let detail = Json::<Issue>::new(message)
+        .view(Issue::detail)
+        .expect("a detail")
+        .bytes();
+    let start = detail.as_ptr() as usize - message.as_ptr() as usize;
+    let end = start + detail.len();
+    let key = b",\"detail\":";
+    let member = start - key.len();
+    assert_eq!(&message[member..start], key, "compact serde output");
+    let mut out = Vec::with_capacity(message.len());
+    out.extend_from_slice(b"{\"detail\":");
+    out.extend_from_slice(detail);
+    out.push(b',');
+    out.extend_from_slice(&message[1..member]);
+    out.extend_from_slice(&message[end..]);
+    out
 }

@@ -959,7 +959,8 @@ impl<'a> FieldScan<'a, '_> {
     /// message is in the cache of the core that read it, and there a block
     /// not asked for ahead waits for the one read before it: judged from
     /// another core's cache (`benches/cross_core.rs`) the trusting judge
-    /// took 0.84x the time; from its own, 1.02x.
+    /// took about 0.83x the time; from its own, about 1.0x (1.05x where the
+    /// field is first, and the end's requests are wasted).
     ///
     /// `None` to go on from where `blocks` and `walk` stand (the front
     /// alone, at its last, short block).
