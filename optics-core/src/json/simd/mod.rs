@@ -235,8 +235,8 @@ pub(crate) fn prefetch_ahead(bytes: &[u8], start: usize) {
 
 /// [`prefetch_ahead`] for a walk that reads its blocks backward (a late
 /// field looked for from its object's end): the line [`PREFETCH_AHEAD`]
-/// bytes before `start`, or the first line of `bytes` nearer the start
-/// (asked for again, which costs nothing).
+/// bytes before `start`, or, nearer the start, the first line of `bytes`
+/// again (one more request for a line already asked for, and no branch).
 #[inline(always)]
 pub(crate) fn prefetch_behind(bytes: &[u8], start: usize) {
     prefetch_at(bytes, start.saturating_sub(PREFETCH_AHEAD));
