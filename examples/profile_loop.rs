@@ -1,0 +1,146 @@
+//! The profiling loop behind the in-cache figures of
+//! `docs/performance-log.md`: one reader run over the benches' pool of
+//! messages again and again, timed round by round. It is made for `perf`,
+//! for `valgrind --tool=callgrind` (run two lengths and take the
+//! difference, so that the setup drops out) and for paired runs of two
+//! builds, alternating. It is not a benchmark: the README's figures come
+//! from criterion's benches and the demo's report.
+//!
+//! ```text
+//! cargo run --release --example profile_loop -- MODE [MESSAGES] [ROUNDS]
+//! ```
+//!
+//! `MESSAGES` judged a round (20,000 by default), `ROUNDS` rounds (5); the
+//! pool holds `DISTINCT` messages (environment; 256 by default, as the
+//! benches). Prints the median time a message and every round's.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use optics_core::json::{scan, Duplicates, Strict};
+use optics_core::prelude::*;
+use triage::judge::Judge;
+use triage::model::{Detail, Issue};
+use triage::policy::Policy;
+use triage::pool::{Pool, MESSAGE_SIZE, SEED};
+
+/// The readers it runs, and what each does to one message.
+const MODES: [(&str, &str); 7] = [
+    (
+        "strict",
+        "the demo's default judge: validation and the detail in one pass, then strict reads",
+    ),
+    (
+        "trusting",
+        "the trusting judge: the detail entered, then the policy's reads",
+    ),
+    ("decode", "the full decode judge"),
+    ("validate", "strict mode's validation alone"),
+    ("view", "a trusting view of the detail"),
+    (
+        "vview",
+        "the strict judge's validated view of the detail, no reads",
+    ),
+    (
+        "vtrust",
+        "the validated view, then the policy's reads made trusting on its bytes",
+    ),
+];
+
+fn usage(problem: &str) -> ExitCode {
+    eprintln!("profile_loop: {problem}");
+    eprintln!(
+        "usage: profile_loop MODE [MESSAGES] [ROUNDS]   (env DISTINCT: messages in the pool)"
+    );
+    for (mode, what) in MODES {
+        eprintln!("  {mode:9} {what}");
+    }
+    ExitCode::from(2)
+}
+
+/// A positive count from an argument or the environment, or what was wrong.
+fn count(name: &str, text: Option<String>, default: usize) -> Result<usize, String> {
+    match text {
+        None => Ok(default),
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!(
+                "{name} must be a positive whole number, not {text:?}"
+            )),
+        },
+    }
+}
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let Some(mode) = args.next() else {
+        return usage("no MODE given");
+    };
+    if !MODES.iter().any(|(known, _)| *known == mode) {
+        return usage(&format!("unknown MODE {mode:?}"));
+    }
+    let counts = (
+        count("MESSAGES", args.next(), 20_000),
+        count("ROUNDS", args.next(), 5),
+        count("DISTINCT", std::env::var("DISTINCT").ok(), 256),
+    );
+    let (messages, rounds, distinct) = match counts {
+        (Ok(m), Ok(r), Ok(d)) => (m, r, d),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return usage(&e),
+    };
+    if let Some(extra) = args.next() {
+        return usage(&format!("unexpected argument {extra:?}"));
+    }
+    let pool = match Pool::generate(SEED, MESSAGE_SIZE, distinct) {
+        Ok(pool) => pool,
+        Err(err) => {
+            eprintln!("profile_loop: the pool of {distinct} messages: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let pool: Vec<Vec<u8>> = (0..distinct as u64)
+        .map(|i| pool.message(i).to_vec())
+        .collect();
+    let policy = Policy::default();
+    let run = |message: &[u8]| -> u64 {
+        match mode.as_str() {
+            "strict" => Judge::Optics.judge(&policy, message).keep as u64,
+            "trusting" => Judge::OpticsTrusting.judge(&policy, message).keep as u64,
+            "decode" => Judge::Decode.judge(&policy, message).keep as u64,
+            "validate" => scan::validate(message).is_ok() as u64,
+            "view" => Json::<Issue>::new(message)
+                .view(Issue::detail)
+                .map_or(0, |detail| detail.bytes().len() as u64),
+            "vview" | "vtrust" => {
+                let duplicates = Duplicates::new();
+                match Strict::<Issue>::validated_view(message, &duplicates, Issue::detail) {
+                    Ok(Some(detail)) if mode == "vview" => detail.bytes().len() as u64,
+                    Ok(Some(detail)) => {
+                        policy.judge(Json::<Detail>::new(detail.bytes())).keep as u64
+                    }
+                    _ => 0,
+                }
+            }
+            _ => unreachable!("the modes are checked above"),
+        }
+    };
+    let mut times = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let start = Instant::now();
+        let mut fold = 0u64;
+        for i in 0..messages {
+            fold = fold.wrapping_add(run(black_box(&pool[i % distinct])));
+        }
+        black_box(fold);
+        times.push(start.elapsed().as_nanos() as f64 / messages as f64);
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let rounds: Vec<u64> = times.iter().map(|t| t.round() as u64).collect();
+    println!(
+        "{mode}: median {:.1} ns a message  rounds {rounds:?}",
+        sorted[sorted.len() / 2]
+    );
+    ExitCode::SUCCESS
+}
