@@ -21,6 +21,9 @@ use triage::roles;
 use triage::timeouts::Timeouts;
 
 fn main() -> ExitCode {
+    // Before any thread allocates: freed read buffers stay in the process
+    // (see `triage::malloc`); with another C library, nothing changes.
+    triage::malloc::keep_freed_buffers();
     let command = match args::parse(std::env::args_os().skip(1)) {
         Ok(command) => command,
         Err(err) => err.exit(),

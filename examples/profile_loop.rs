@@ -26,7 +26,7 @@ use triage::policy::Policy;
 use triage::pool::{Pool, MESSAGE_SIZE, SEED};
 
 /// The readers it runs, and what each does to one message.
-const MODES: [(&str, &str); 7] = [
+const MODES: [(&str, &str); 10] = [
     (
         "strict",
         "the demo's default judge: validation and the detail in one pass, then strict reads",
@@ -45,6 +45,18 @@ const MODES: [(&str, &str); 7] = [
     (
         "vtrust",
         "the validated view, then the policy's reads made trusting on its bytes",
+    ),
+    (
+        "floor",
+        "the classification floor over the whole message (no key compared)",
+    ),
+    (
+        "skip",
+        "a skip of the whole message (its structure walked to its end)",
+    ),
+    (
+        "missing",
+        "a key the message does not hold, looked for from the front to the end",
     ),
 ];
 
@@ -122,6 +134,12 @@ fn main() -> ExitCode {
                     _ => 0,
                 }
             }
+            "floor" => scan::kernels::classify_floor(message),
+            "skip" => scan::skip_value(message, 0).unwrap_or(0) as u64,
+            "missing" => matches!(
+                scan::object_field(message, &["absent"]),
+                scan::Lookup::Missing
+            ) as u64,
             _ => unreachable!("the modes are checked above"),
         }
     };

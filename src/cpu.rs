@@ -1,10 +1,12 @@
 //! How much CPU the process used during a run: the demo runs the upstream,
 //! the filter and the downstream in one process, so the CPU time a message
 //! costs them together bounds the rate the machine's cores can sustain.
+//! Also how many pages it faulted in (see [`crate::malloc`]).
 //!
 //! Read from `/proc/self/stat` (Linux): user and system time, in the
-//! kernel's clock ticks of 1/100 s. Elsewhere, or if the file cannot be
-//! read, there is no figure and the report leaves the line out.
+//! kernel's clock ticks of 1/100 s, and minor faults. Elsewhere, or if the
+//! file cannot be read, there is no figure and the report leaves the line
+//! out.
 
 use std::time::Duration;
 
@@ -30,14 +32,34 @@ pub fn since(start: Option<Duration>) -> Option<Duration> {
     process_time()?.checked_sub(start?)
 }
 
-/// User plus system time from a `/proc/<pid>/stat` line: the 14th and 15th
-/// fields. The second field (the command's name, in parentheses) may hold
-/// spaces and parentheses itself, so the fields are counted from the last
-/// `)`.
-fn parse_stat(stat: &str) -> Option<Duration> {
+/// The minor page faults the process has taken so far (pages the kernel
+/// mapped in at their first touch, every thread's, exited ones included):
+/// the 10th field of `/proc/self/stat`; `None` where it cannot be read.
+///
+/// Cost: as [`process_time`].
+pub fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    parse_minor_faults(&stat)
+}
+
+/// The fields of a `/proc/<pid>/stat` line from the 3rd (the state) on.
+/// The second field (the command's name, in parentheses) may hold spaces
+/// and parentheses itself, so the fields are counted from the last `)`.
+fn fields_after_name(stat: &str) -> Option<std::str::SplitWhitespace<'_>> {
     let (_, after_name) = stat.rsplit_once(')')?;
+    Some(after_name.split_whitespace())
+}
+
+/// Minor faults from a `/proc/<pid>/stat` line: the 10th field.
+fn parse_minor_faults(stat: &str) -> Option<u64> {
+    fields_after_name(stat)?.nth(7)?.parse().ok()
+}
+
+/// User plus system time from a `/proc/<pid>/stat` line: the 14th and 15th
+/// fields.
+fn parse_stat(stat: &str) -> Option<Duration> {
     // After the name: field 3 (state) onwards, so utime (14) is the 12th.
-    let mut fields = after_name.split_whitespace().skip(11);
+    let mut fields = fields_after_name(stat)?.skip(11);
     let user: u64 = fields.next()?.parse().ok()?;
     let system: u64 = fields.next()?.parse().ok()?;
     let ticks = user.checked_add(system)?;
@@ -61,6 +83,19 @@ mod tests {
     fn a_name_holding_parentheses_and_spaces_is_skipped_whole() {
         let line = "7 (a) b (c) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 1 1 1";
         assert_eq!(parse_stat(line), Some(Duration::from_millis(70)));
+    }
+
+    #[test]
+    fn minor_faults_come_from_field_10() {
+        let line = "4242 (grpc filter) R 1 4242 4242 0 -1 4194304 980 0 0 0 \
+                    137 45 0 0 20 0 6 0 5000 100000 2000 18446744073709551615";
+        assert_eq!(parse_minor_faults(line), Some(980));
+        assert_eq!(
+            parse_minor_faults("7 (a) b (c) R 1 7 7 0 -1 0 12 0"),
+            Some(12)
+        );
+        assert_eq!(parse_minor_faults("7 (a) R 1 7 7 0 -1 0"), None);
+        assert_eq!(parse_minor_faults("7 (a) R 1 7 7 0 -1 0 x"), None);
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod fuzzing;
 pub mod generate;
 pub mod grpc;
 pub mod judge;
+pub mod malloc;
 // The model's fields and enum variants are named for what they hold; each
 // type's doc says what it is.
 #[allow(missing_docs)]
