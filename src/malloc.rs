@@ -34,6 +34,9 @@ pub const MMAP_THRESHOLD: usize = 2 * (DEFAULT_MAX_MESSAGE + READ_SIZE);
 /// it, 17 MiB.
 pub const TRIM_THRESHOLD: usize = 2 * MMAP_THRESHOLD;
 
+// `mallopt` takes a C `int`: both fit (the larger is 17 MiB).
+const _: () = assert!(TRIM_THRESHOLD <= i32::MAX as usize);
+
 /// Fixes glibc's mmap and trim thresholds at [`MMAP_THRESHOLD`] and
 /// [`TRIM_THRESHOLD`], so that read buffers freed on one thread are
 /// allocated again on another without faulting their pages back in (see
@@ -46,9 +49,8 @@ pub const TRIM_THRESHOLD: usize = 2 * MMAP_THRESHOLD;
 pub fn keep_freed_buffers() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        // Both fit a C `int`.
-        let mmap = libc::c_int::try_from(MMAP_THRESHOLD).unwrap_or(libc::c_int::MAX);
-        let trim = libc::c_int::try_from(TRIM_THRESHOLD).unwrap_or(libc::c_int::MAX);
+        // Both fit a C `int` (asserted above).
+        let (mmap, trim) = (MMAP_THRESHOLD as libc::c_int, TRIM_THRESHOLD as libc::c_int);
         // SAFETY: `mallopt` only sets two of glibc's allocator parameters,
         // each to a value in its documented range; it takes the allocator's
         // own lock, reads and writes no memory of ours, and any thread may
