@@ -42,6 +42,12 @@ pub fn minor_faults() -> Option<u64> {
     parse_minor_faults(&stat)
 }
 
+/// The minor faults taken since `start` (a [`minor_faults`]); costs what
+/// [`minor_faults`] does.
+pub fn faults_since(start: Option<u64>) -> Option<u64> {
+    minor_faults()?.checked_sub(start?)
+}
+
 /// The fields of a `/proc/<pid>/stat` line from the 3rd (the state) on.
 /// The second field (the command's name, in parentheses) may hold spaces
 /// and parentheses itself, so the fields are counted from the last `)`.

@@ -195,6 +195,9 @@ pub struct Run {
     /// used from the filter's first connect until every role had ended;
     /// `None` where it cannot be read ([`crate::cpu`]).
     pub cpu: Option<Duration>,
+    /// The minor page faults the process took over the same span as `cpu`
+    /// (see [`crate::malloc`]); `None` where they cannot be read.
+    pub faults: Option<u64>,
     /// What the upstream sent.
     pub sent: Sent,
     /// What the downstream received.
@@ -265,6 +268,7 @@ pub async fn loopback(
 
     let start = Instant::now();
     let cpu_start = cpu::process_time();
+    let faults_start = cpu::minor_faults();
     let tally = filter_between(filter, &up_addr, &down_addr, stop).await?;
     if stop.is_cancelled() {
         return Err(NetError::Stopped(Box::new(tally)));
@@ -277,6 +281,7 @@ pub async fn loopback(
         .map_err(|_| NetError::Panicked("upstream"))??;
     let elapsed = received.ended.saturating_duration_since(start);
     let cpu = cpu::since(cpu_start);
+    let faults = cpu::faults_since(faults_start);
 
     let (reader, policy, redact) = (filter.reader(), filter.policy().clone(), filter.redacts());
     let (expected, check_took) = tokio::task::spawn_blocking(move || {
@@ -293,6 +298,7 @@ pub async fn loopback(
         tally,
         elapsed,
         cpu,
+        faults,
         sent,
         received,
         expected,

@@ -30,6 +30,9 @@ pub struct Http2Run {
     /// used from the downstream's call until every role had ended; `None`
     /// where it cannot be read ([`crate::cpu`]).
     pub cpu: Option<Duration>,
+    /// The minor page faults the process took over the same span as `cpu`
+    /// (see [`crate::malloc`]); `None` where they cannot be read.
+    pub faults: Option<u64>,
     /// Messages the upstream sent.
     pub sent: u64,
     /// Their bytes as frames, headers included.
@@ -125,6 +128,7 @@ pub async fn loopback_http2(
 
     let start = Instant::now();
     let cpu_start = cpu::process_time();
+    let faults_start = cpu::minor_faults();
     let received = grpc::subscribe(&format!("http://{proxy_addr}"), count)
         .await
         .map_err(|err| ProxyError::Peer(format!("downstream: {err}")))?;
@@ -146,6 +150,7 @@ pub async fn loopback_http2(
         .map_err(|_| ProxyError::Peer("the upstream task panicked".into()))?
         .map_err(|err| ProxyError::Peer(format!("upstream: {err}")))?;
     let cpu = cpu::since(cpu_start);
+    let faults = cpu::faults_since(faults_start);
 
     let sent = log.sent();
     let check_pool = pool.clone();
@@ -164,6 +169,7 @@ pub async fn loopback_http2(
         tally,
         elapsed,
         cpu,
+        faults,
         sent,
         sent_bytes: pool.wire_len(sent),
         received,
