@@ -14,38 +14,50 @@ use std::time::Duration;
 /// 100 on Linux for user space).
 const TICKS_PER_SECOND: u64 = 100;
 
-/// The CPU time (user and system, every thread, exited ones included) the
-/// process has used so far; `None` where `/proc/self/stat` is not there or
-/// not understood.
-///
-/// Cost: one read of a small `/proc` file (a few system calls, a few µs)
-/// and a small allocation for its text: for a run's start and end, not for
-/// a hot path.
-pub fn process_time() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    parse_stat(&stat)
+/// What the process has used so far, or over a span (see
+/// [`Usage::since`]): its CPU time (user and system, every thread, exited
+/// ones included) and its minor page faults (pages the kernel mapped in at
+/// their first touch; see [`crate::malloc`]). Each is `None` where
+/// `/proc/self/stat` is not there or not understood.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// CPU time.
+    pub cpu: Option<Duration>,
+    /// Minor page faults.
+    pub faults: Option<u64>,
 }
 
-/// The CPU time between `start` (a [`process_time`]) and now; costs what
-/// [`process_time`] does.
-pub fn since(start: Option<Duration>) -> Option<Duration> {
-    process_time()?.checked_sub(start?)
-}
+impl Usage {
+    /// The process's usage so far, from one read of `/proc/self/stat`.
+    ///
+    /// Cost: one read of a small `/proc` file (a few system calls, a few
+    /// µs) and a small allocation for its text: for a run's start and end,
+    /// not for a hot path.
+    pub fn now() -> Usage {
+        match std::fs::read_to_string("/proc/self/stat") {
+            Ok(stat) => Usage {
+                cpu: parse_stat(&stat),
+                faults: parse_minor_faults(&stat),
+            },
+            Err(_) => Usage::default(),
+        }
+    }
 
-/// The minor page faults the process has taken so far (pages the kernel
-/// mapped in at their first touch, every thread's, exited ones included):
-/// the 10th field of `/proc/self/stat`; `None` where it cannot be read.
-///
-/// Cost: as [`process_time`].
-pub fn minor_faults() -> Option<u64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    parse_minor_faults(&stat)
-}
-
-/// The minor faults taken since `start` (a [`minor_faults`]); costs what
-/// [`minor_faults`] does.
-pub fn faults_since(start: Option<u64>) -> Option<u64> {
-    minor_faults()?.checked_sub(start?)
+    /// What the process used from `self` (a [`Usage::now`]) until now;
+    /// costs what [`Usage::now`] does.
+    pub fn since(self) -> Usage {
+        let now = Usage::now();
+        Usage {
+            cpu: now
+                .cpu
+                .zip(self.cpu)
+                .and_then(|(now, start)| now.checked_sub(start)),
+            faults: now
+                .faults
+                .zip(self.faults)
+                .and_then(|(now, start)| now.checked_sub(start)),
+        }
+    }
 }
 
 /// The fields of a `/proc/<pid>/stat` line from the 3rd (the state) on.
@@ -117,17 +129,33 @@ mod tests {
             eprintln!("no /proc/self/stat here: nothing to read");
             return;
         }
-        let start = process_time().expect("/proc/self/stat reads");
+        let start = Usage::now();
+        assert!(start.cpu.is_some() && start.faults.is_some(), "{start:?}");
         // Spin until the kernel's next tick has been counted.
         let mut spent = Duration::ZERO;
         let began = std::time::Instant::now();
         while spent == Duration::ZERO && began.elapsed() < Duration::from_secs(5) {
             std::hint::black_box((0..10_000u64).sum::<u64>());
-            spent = since(Some(start)).expect("time moves forward");
+            spent = start.since().cpu.expect("time moves forward");
         }
         assert!(
             spent > Duration::ZERO,
             "5 s of spinning counted no CPU time"
         );
+    }
+
+    #[test]
+    fn memory_touched_for_the_first_time_is_counted_as_faults() {
+        if !std::path::Path::new("/proc/self/stat").exists() {
+            eprintln!("no /proc/self/stat here: nothing to read");
+            return;
+        }
+        let start = Usage::now();
+        // 64 MiB: above any threshold glibc maps blocks apart at, so the
+        // pages are new to the process whatever was freed before.
+        let fresh = vec![1u8; 64 << 20];
+        std::hint::black_box(&fresh);
+        let faults = start.since().faults.expect("faults are read");
+        assert!(faults > 0, "64 MiB touched without a fault");
     }
 }

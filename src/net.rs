@@ -267,8 +267,7 @@ pub async fn loopback(
     let _abort = AbortOnDrop(vec![upstream.abort_handle(), downstream.abort_handle()]);
 
     let start = Instant::now();
-    let cpu_start = cpu::process_time();
-    let faults_start = cpu::minor_faults();
+    let usage = cpu::Usage::now();
     let tally = filter_between(filter, &up_addr, &down_addr, stop).await?;
     if stop.is_cancelled() {
         return Err(NetError::Stopped(Box::new(tally)));
@@ -280,8 +279,7 @@ pub async fn loopback(
         .await
         .map_err(|_| NetError::Panicked("upstream"))??;
     let elapsed = received.ended.saturating_duration_since(start);
-    let cpu = cpu::since(cpu_start);
-    let faults = cpu::faults_since(faults_start);
+    let used = usage.since();
 
     let (reader, policy, redact) = (filter.reader(), filter.policy().clone(), filter.redacts());
     let (expected, check_took) = tokio::task::spawn_blocking(move || {
@@ -297,8 +295,8 @@ pub async fn loopback(
         reader,
         tally,
         elapsed,
-        cpu,
-        faults,
+        cpu: used.cpu,
+        faults: used.faults,
         sent,
         received,
         expected,

@@ -127,8 +127,7 @@ pub async fn loopback_http2(
     ]);
 
     let start = Instant::now();
-    let cpu_start = cpu::process_time();
-    let faults_start = cpu::minor_faults();
+    let usage = cpu::Usage::now();
     let received = grpc::subscribe(&format!("http://{proxy_addr}"), count)
         .await
         .map_err(|err| ProxyError::Peer(format!("downstream: {err}")))?;
@@ -149,8 +148,7 @@ pub async fn loopback_http2(
         .await
         .map_err(|_| ProxyError::Peer("the upstream task panicked".into()))?
         .map_err(|err| ProxyError::Peer(format!("upstream: {err}")))?;
-    let cpu = cpu::since(cpu_start);
-    let faults = cpu::faults_since(faults_start);
+    let used = usage.since();
 
     let sent = log.sent();
     let check_pool = pool.clone();
@@ -168,8 +166,8 @@ pub async fn loopback_http2(
         reader: judge,
         tally,
         elapsed,
-        cpu,
-        faults,
+        cpu: used.cpu,
+        faults: used.faults,
         sent,
         sent_bytes: pool.wire_len(sent),
         received,
