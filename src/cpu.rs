@@ -123,10 +123,18 @@ mod tests {
         assert_eq!(parse_stat("no name here"), None);
     }
 
+    /// Whether this system has no `/proc/self/stat` to read (said once).
+    fn no_proc_stat() -> bool {
+        let missing = !std::path::Path::new("/proc/self/stat").exists();
+        if missing {
+            eprintln!("no /proc/self/stat here: nothing to read");
+        }
+        missing
+    }
+
     #[test]
     fn this_process_has_used_some_cpu_and_time_moves_forward() {
-        if !std::path::Path::new("/proc/self/stat").exists() {
-            eprintln!("no /proc/self/stat here: nothing to read");
+        if no_proc_stat() {
             return;
         }
         let start = Usage::now();
@@ -146,8 +154,7 @@ mod tests {
 
     #[test]
     fn memory_touched_for_the_first_time_is_counted_as_faults() {
-        if !std::path::Path::new("/proc/self/stat").exists() {
-            eprintln!("no /proc/self/stat here: nothing to read");
+        if no_proc_stat() {
             return;
         }
         let start = Usage::now();
