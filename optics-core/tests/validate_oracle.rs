@@ -341,6 +341,16 @@ fn edges_of_blocks_and_grammar() {
             cases.push(format!("[{}{piece}", " ".repeat(shift)).into_bytes());
         }
     }
+    // Blocks whose only brackets are in strings (the validator branches on
+    // a block's raw brackets, strings' too), and a closer outside them that
+    // matches or does not, across every block edge.
+    for shift in 0..70 {
+        let pad = "x".repeat(shift);
+        cases.push(format!("{{\"{pad}\":\"[{{]}}\",\"b\":\"}}]\"}}").into_bytes());
+        cases.push(format!("[\"{pad}{{\",\"]\",1]").into_bytes());
+        cases.push(format!("[\"{pad}{{\",\"]\",1}}").into_bytes());
+        cases.push(format!("{{\"{pad}\":\"[\"]").into_bytes());
+    }
     // The document's first token, valid or not, in a later block than the
     // first (after whitespace alone), and whitespace alone past a block.
     for first in [
