@@ -12,8 +12,11 @@
 //! The floor: `floor` classifies the bytes in front of the detail (stage-1
 //! masks, escapes and strings resolved, no key compared) with the best
 //! kernel; no structural scan to the detail can cost less. `missing_key`
-//! looks for a key the message does not have (the scan to the end), beside
-//! `detail`, a present late key; `validate` is strict mode's check alone.
+//! looks for a key the message does not have (the scan from the front to
+//! the end), beside `detail`, a present late key; `missing_key_late` looks
+//! for it as a late key is looked for, from both ends
+//! (`scan::object_field_late`, the lookup a late field's optic makes);
+//! `validate` is strict mode's check alone.
 //! `leaves` is the policy's trusting reads alone, on the detail entered
 //! beforehand, beside `detail_skip`, a skip of the detail from its first
 //! byte to its end: what locating the leaves costs against passing over
@@ -284,6 +287,11 @@ fn entered(pool: &[Vec<u8>]) -> Vec<optics_core::json::Entered<'_, Detail>> {
         .collect()
 }
 
+/// 1 if a lookup says the key is missing (the contenders' fold).
+fn is_missing(lookup: scan::Lookup) -> u64 {
+    matches!(lookup, scan::Lookup::Missing) as u64
+}
+
 /// Same-run ratios, printed before criterion runs: each contender timed over
 /// the pool in three interleaved rounds, the median taken.
 fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
@@ -305,12 +313,11 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         ),
         (
             "missing_key",
-            Box::new(|i| {
-                matches!(
-                    scan::object_field(&pool[i], &["absent"]),
-                    scan::Lookup::Missing
-                ) as u64
-            }),
+            Box::new(|i| is_missing(scan::object_field(&pool[i], &["absent"]))),
+        ),
+        (
+            "missing_key_late",
+            Box::new(|i| is_missing(scan::object_field_late(&pool[i], &["absent"]))),
         ),
         (
             "optics",
@@ -339,10 +346,11 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         (
             "missing_key_avx2",
             Box::new(|i| {
-                matches!(
-                    kernels::object_field_with(kernels::KernelChoice::Avx2, &pool[i], &["absent"]),
-                    scan::Lookup::Missing
-                ) as u64
+                is_missing(kernels::object_field_with(
+                    kernels::KernelChoice::Avx2,
+                    &pool[i],
+                    &["absent"],
+                ))
             }),
         ),
         ("leaves", Box::new(|i| policy.judge(entered[i]).keep as u64)),
@@ -373,10 +381,11 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         println!("  {name:<18} {t:>9.1} ns  {:>6.2}x floor", t / get("floor"));
     }
     println!(
-        "  detail / floor {:.2}  optics / floor {:.2}  missing / present {:.2}  decode / optics {:.1}  decode / optics_strict {:.1}  decode / optics_strict_dup {:.1}  validate {:.2} GB/s",
+        "  detail / floor {:.2}  optics / floor {:.2}  missing / present {:.2} (from both ends {:.2})  decode / optics {:.1}  decode / optics_strict {:.1}  decode / optics_strict_dup {:.1}  validate {:.2} GB/s",
         get("detail") / get("floor"),
         get("optics") / get("floor"),
         get("missing_key") / get("detail"),
+        get("missing_key_late") / get("detail"),
         get("decode") / get("optics"),
         get("decode") / get("optics_strict"),
         get("decode") / get("optics_strict_dup"),
@@ -471,6 +480,12 @@ fn bench(c: &mut Criterion) {
             assert_eq!(by_sonic_many(&policy, &tree, m), want);
             assert_eq!(by_simd_json(&policy, m, &mut Vec::new()), want);
             assert_eq!(by_optics_strict_dup(&policy, m), want);
+            // Both ways of looking for a key the message lacks say so.
+            assert_eq!(scan::object_field(m, &["absent"]), scan::Lookup::Missing);
+            assert_eq!(
+                scan::object_field_late(m, &["absent"]),
+                scan::Lookup::Missing
+            );
             // `leaves` judges as the whole judge does, and `detail_skip`
             // ends where the detail does.
             let json = Json::<Issue>::new(m);
@@ -507,10 +522,10 @@ fn bench(c: &mut Criterion) {
         };
         by_index("floor", &|i| kernels::classify_floor(&pool[i][..fronts[i]]));
         by_index("missing_key", &|i| {
-            matches!(
-                scan::object_field(&pool[i], &["absent"]),
-                scan::Lookup::Missing
-            ) as u64
+            is_missing(scan::object_field(&pool[i], &["absent"]))
+        });
+        by_index("missing_key_late", &|i| {
+            is_missing(scan::object_field_late(&pool[i], &["absent"]))
         });
         by_index("validate", &|i| scan::validate(&pool[i]).is_ok() as u64);
         let entered = entered(pool);

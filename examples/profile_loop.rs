@@ -26,7 +26,7 @@ use triage::policy::Policy;
 use triage::pool::{Pool, MESSAGE_SIZE, SEED};
 
 /// The readers it runs, and what each does to one message.
-const MODES: [(&str, &str); 10] = [
+const MODES: [(&str, &str); 11] = [
     (
         "strict",
         "the demo's default judge: validation and the detail in one pass, then strict reads",
@@ -53,6 +53,10 @@ const MODES: [(&str, &str); 10] = [
     (
         "skip",
         "a skip of the whole message (its structure walked to its end)",
+    ),
+    (
+        "missing_late",
+        "a key the message does not hold, looked for from both ends",
     ),
     (
         "missing",
@@ -136,6 +140,10 @@ fn main() -> ExitCode {
             }
             "floor" => scan::kernels::classify_floor(message),
             "skip" => scan::skip_value(message, 0).unwrap_or(0) as u64,
+            "missing_late" => matches!(
+                scan::object_field_late(message, &["absent"]),
+                scan::Lookup::Missing
+            ) as u64,
             "missing" => matches!(
                 scan::object_field(message, &["absent"]),
                 scan::Lookup::Missing
