@@ -206,21 +206,9 @@ impl Nesting {
                 Container::Array => self.inline &= !bit,
             }
         } else {
-            self.push_deep(level, container);
+            self.deep = push_deep(self.deep, level, container);
         }
         self.depth += 1;
-    }
-
-    /// [`Nesting::push`] past 64 levels.
-    #[cold]
-    #[inline(never)]
-    fn push_deep(&mut self, level: usize, container: Container) {
-        debug_assert!(level < MAX_DEPTH, "nested past MAX_DEPTH");
-        let bit = 1u64 << (level % 64);
-        match container {
-            Container::Object => self.deep |= bit,
-            Container::Array => self.deep &= !bit,
-        }
     }
 
     /// How many containers are open.
@@ -242,6 +230,22 @@ impl Nesting {
             1 => Container::Object,
             _ => Container::Array,
         })
+    }
+}
+
+/// [`Nesting::push`] past 64 levels: the word of levels 64..128 with the
+/// bit of `level` set for an object or cleared for an array. Out of line
+/// and by value: a method taking the nesting by reference made callers keep
+/// it in memory, and the validator's bracket walk then loaded and stored its
+/// depth and first word at every bracket.
+#[cold]
+#[inline(never)]
+fn push_deep(deep: u64, level: usize, container: Container) -> u64 {
+    debug_assert!(level < MAX_DEPTH, "nested past MAX_DEPTH");
+    let bit = 1u64 << (level % 64);
+    match container {
+        Container::Object => deep | bit,
+        Container::Array => deep & !bit,
     }
 }
 
