@@ -394,6 +394,37 @@ fn keys_near_backslashes_are_found_at_every_block_offset() {
     }
 }
 
+/// An escaped quote (`\"`, and `\\\"` whose quote is escaped too) or an
+/// escaped backslash before a closing quote (`\\"`), at every offset against
+/// the block edges, in a string after the late key: read backward, the block
+/// that starts with the quote learns from the bytes below it whether the
+/// quote is escaped.
+#[test]
+fn escaped_quotes_at_every_block_edge_read_from_the_end() {
+    for text in [r#"a\"b"#, r#"a\\\"b"#, r#"a\\"#] {
+        for pad in 0..140 {
+            let doc = format!(
+                r#"{{"f":"{}","detail":[1,{{"a":2}}],"g":"{}{text}","h":{{"detail":3}},"t":"{}"}}"#,
+                "p".repeat(1024),
+                "q".repeat(pad),
+                "r".repeat(200),
+            );
+            let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
+            let want = oracle["detail"].to_string();
+            for kernel in KERNELS {
+                let got = object_field_late_with(kernel, doc.as_bytes(), &["detail"], false);
+                assert_eq!(
+                    got,
+                    Lookup::Found(want.as_bytes()),
+                    "{kernel:?} pad {pad} {text}"
+                );
+                let missing = object_field_late_with(kernel, doc.as_bytes(), &["absent"], false);
+                assert_eq!(missing, Lookup::Missing, "{kernel:?} pad {pad} {text}");
+            }
+        }
+    }
+}
+
 /// A key near the front of a long object, at every offset across the
 /// blocks where the front's walk of a late field stops for a turn and
 /// resumes (its key split by the turn's last block edge too), with so much

@@ -1062,7 +1062,9 @@ impl<'a> FieldScan<'a, '_> {
             None => (classify_tail(kernel, bytes, start).ok_or(())?, !0, !0),
         };
         let mut carry = 0;
-        if start > 0 && bytes[start - 1] == b'\\' {
+        // An escape carried in reaches only the block's first byte: looked
+        // for only where that byte is a quote or a backslash.
+        if (raw.quote | raw.backslash) & 1 != 0 && start > 0 && bytes[start - 1] == b'\\' {
             let run = bytes[..start]
                 .iter()
                 .rev()
