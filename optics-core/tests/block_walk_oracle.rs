@@ -475,3 +475,28 @@ fn a_long_key_with_an_escape_far_before_its_colon_is_found_from_the_end() {
         }
     }
 }
+
+/// Keys sought nested two and three levels down after the depth-1 one, in
+/// blocks the end's walk passes whole (their depth cannot come back to 1)
+/// and in blocks where a closer brings it back to 1 next to a nested key, at
+/// every offset against the block edges: read from the end, only the
+/// depth-1 key is found, and a key missing is missing.
+#[test]
+fn nested_keys_sought_are_passed_over_from_the_end_at_every_offset() {
+    for pad in 0..140 {
+        let doc = format!(
+            r#"{{"f":"{}","detail":1,"n":{{"m":{{"detail":2,"s":"{}","deep":{{"detail":[3,{{"detail":4}}]}}}},"z":[{{"detail":5}}]}},"detaix":{{"detail":6}},"t":"{}"}}"#,
+            "p".repeat(1024),
+            "q".repeat(pad),
+            "r".repeat(300),
+        );
+        let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
+        assert_eq!(oracle["detail"], Value::from(1));
+        for kernel in KERNELS {
+            let got = object_field_late_with(kernel, doc.as_bytes(), &["detail"], false);
+            assert_eq!(got, Lookup::Found(b"1"), "{kernel:?} pad {pad}");
+            let missing = object_field_late_with(kernel, doc.as_bytes(), &["absent"], false);
+            assert_eq!(missing, Lookup::Missing, "{kernel:?} pad {pad}");
+        }
+    }
+}

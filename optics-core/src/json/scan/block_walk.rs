@@ -915,6 +915,7 @@ const LATE_CHUNK: usize = 2;
 
 /// Where the walk from an object's end stands: at the start of the lowest
 /// block it has read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Backward {
     /// Where the lowest block read starts (the blocks are the forward
     /// walk's: 64 bytes from the `{` on).
@@ -930,7 +931,8 @@ impl<'a> FieldScan<'a, '_> {
     /// The walk for a key serde writes late in its struct (one key watched,
     /// trusting): the object is read from both ends in turns, its first
     /// block, then twice [`LATE_CHUNK`] blocks from its end
-    /// ([`FieldScan::back_block`]), then [`LATE_CHUNK`] from its front
+    /// ([`FieldScan::back_pass`], and [`FieldScan::back_block`] where it
+    /// stops), then [`LATE_CHUNK`] from its front
     /// ([`FieldScan::walk_one`]), then twice as many from each, and so on,
     /// until one end meets a depth-1 key sought or the two meet. The end
     /// gets the larger share, as serde writes the field late. In a
@@ -999,7 +1001,13 @@ impl<'a> FieldScan<'a, '_> {
         }
         let mut chunk = LATE_CHUNK;
         loop {
-            for _ in 0..2 * chunk {
+            let mut left = 2 * chunk;
+            while left > 0 {
+                left -= self.back_pass(kernel, &mut back, left, blocks.next);
+                if left == 0 {
+                    break;
+                }
+                left -= 1;
                 if back.low <= blocks.next {
                     // Every block read by one end or the other, no depth-1
                     // key sought met: missing, if the two ends agree on
@@ -1024,6 +1032,125 @@ impl<'a> FieldScan<'a, '_> {
             }
             chunk *= 2;
         }
+    }
+
+    /// Passes up to `most` blocks below `back.low`, reading them backward,
+    /// while each is one that [`FieldScan::back_block`] would pass finding
+    /// nothing, and returns how many it passed (`back` moved to the lowest,
+    /// as `back_block` would move it). The block it stops at is left to
+    /// `back_block`, as is every block whose block below is not in `above`
+    /// and on (the bytes the front has not read). The end's walk of a late
+    /// field reads most of its blocks here, in one loop, where it took the
+    /// whole step for each (in the profiling loop, AVX-512: the detail view
+    /// 0.87x the time, a missing key looked for from both ends 0.75x).
+    ///
+    /// A block passes when it holds no backslash, no escape is carried into
+    /// it (its first byte is not a quote right after a backslash), its
+    /// brackets leave the depth at its start at 1 or more, and none of its
+    /// colons needs the key check: the depth cannot come back to 1 in it,
+    /// or the quote filter (as the forward walk's, the bits near the block's
+    /// start kept) leaves no colon, or each colon it leaves stands at a
+    /// depth other than 1 or after a key whose first and last bytes are no
+    /// key sought's ([`FieldScan::back_colons_pass`]). Colons within
+    /// `escape_reach` of its start may follow a key written with escapes
+    /// that begins in the block below: the block passes with such colons
+    /// only if the block below has no backslash in its last `escape_reach`
+    /// bytes. Each block is classified once: the block below is classified
+    /// before the block is judged, and becomes the next block.
+    #[inline(always)]
+    fn back_pass<K: Kernel>(
+        &self,
+        kernel: K,
+        back: &mut Backward,
+        most: usize,
+        above: usize,
+    ) -> usize {
+        let reach = self.escape_reach;
+        if reach >= BLOCK || back.low < above + 2 * BLOCK {
+            return 0;
+        }
+        let bytes = self.bytes;
+        let Edges { len, first, last } = self.edges[0];
+        let distance = self.distances[0];
+        let first_shift = len as u32 + 1;
+        let chunk_at = |at: usize| bytes[at..].first_chunk::<BLOCK>();
+        let mut start = back.low - BLOCK;
+        let Some(mut chunk) = chunk_at(start) else {
+            return 0;
+        };
+        let mut raw = kernel.classify(chunk);
+        let mut passed = 0;
+        while passed < most && start >= above + BLOCK {
+            simd::prefetch_behind(bytes, start);
+            let Some(lower_chunk) = chunk_at(start - BLOCK) else {
+                break;
+            };
+            let lower = kernel.classify(lower_chunk);
+            let (firsts, lasts) = kernel.eq_pair(chunk, first, last);
+            let quotes = raw.quote;
+            let inside_start = back.inside ^ u64::from(quotes.count_ones() & 1).wrapping_neg();
+            let inside = kernel.prefix_xor(quotes) ^ inside_start;
+            let open = raw.open & !inside;
+            let close = raw.close & !inside;
+            let opens = open.count_ones() as usize;
+            let closes = close.count_ones() as usize;
+            let colon = raw.colon & !inside;
+            let high = back.depth;
+            let after_quote = (quotes << 1) | 1;
+            let opening = (quotes << distance) | ((1 << distance) - 1);
+            let first_at = (firsts << first_shift) | ((1 << first_shift) - 1);
+            let last_at = (lasts << 2) | 0b11;
+            let check = colon & (!after_quote | (opening & first_at & last_at));
+            let near_start = colon & below(reach as u32);
+            let plain_below = lower.backslash >> (BLOCK - reach) == 0;
+            let pass = raw.backslash == 0
+                && (raw.quote & 1 == 0 || lower.backslash >> 63 == 0)
+                && opens < high + closes
+                && (high >= opens + 2
+                    || ((plain_below || near_start == 0)
+                        && (check == 0 || self.back_colons_pass(start, check, high, open, close))));
+            if !pass {
+                break;
+            }
+            back.low = start;
+            back.inside = inside_start;
+            back.depth = high + closes - opens;
+            passed += 1;
+            start -= BLOCK;
+            chunk = lower_chunk;
+            raw = lower;
+        }
+        passed
+    }
+
+    /// Whether none of the colons `check` of the block at `start` (no
+    /// backslash in it or near below it; `high` brackets open at its end,
+    /// `open` and `close` its brackets outside strings) needs the exact
+    /// step: each stands at a depth other than 1, or right after a quote
+    /// with a key whose first and last bytes are no key sought's, as
+    /// [`FieldScan::back_block`] passes them.
+    #[inline(always)]
+    fn back_colons_pass(
+        &self,
+        start: usize,
+        check: u64,
+        high: usize,
+        open: u64,
+        close: u64,
+    ) -> bool {
+        let mut rest = check;
+        while rest != 0 {
+            let at = 63 - rest.leading_zeros();
+            rest &= !(1u64 << at);
+            let after = (u64::MAX << at) << 1;
+            let depth = (high + (close & after).count_ones() as usize)
+                .checked_sub((open & after).count_ones() as usize);
+            let colon = start + at as usize;
+            if depth == Some(1) && (self.bytes[colon - 1] != b'"' || self.edges_match(colon)) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Reads the block below `back.low` backward and moves `back` to its
@@ -1423,7 +1550,136 @@ mod tests {
         (escaped, escape_next)
     }
 
+    /// The walk from the end over `bytes` for `key`, run by the backward
+    /// pass and by the exact step from the same state: each pass of `n`
+    /// blocks must be `n` exact steps that find nothing and end where the
+    /// pass does. Returns how many blocks the pass passed.
+    struct BackAgree<'a> {
+        bytes: &'a [u8],
+        key: &'a str,
+    }
+
+    impl BlockScan for BackAgree<'_> {
+        type Output = Result<usize, TestCaseError>;
+
+        fn run<K: Kernel>(&mut self, kernel: K) -> Self::Output {
+            let keys = [self.key];
+            let scan = FieldScan::new(self.bytes, &keys, None).expect("an object");
+            let above = scan.open + BLOCK;
+            let mut back = Backward {
+                low: scan.open + (self.bytes.len() - scan.open).div_ceil(BLOCK) * BLOCK,
+                depth: 0,
+                inside: 0,
+            };
+            let mut passed_in_all = 0;
+            while back.low > above {
+                let mut passed = back;
+                let n = scan.back_pass(kernel, &mut passed, usize::MAX, above);
+                let mut exact = back;
+                for step in 0..n {
+                    let outcome = scan.back_block(kernel, &mut exact);
+                    prop_assert!(
+                        matches!(outcome, Ok(None)),
+                        "step {} of a pass of {} from {:?}: {:?}",
+                        step,
+                        n,
+                        back,
+                        outcome.map(|found| found.is_some())
+                    );
+                }
+                prop_assert_eq!(passed, exact);
+                passed_in_all += n;
+                // The block the pass stopped at, by the exact step.
+                match scan.back_block(kernel, &mut exact) {
+                    Ok(None) => back = exact,
+                    _ => break,
+                }
+            }
+            Ok(passed_in_all)
+        }
+    }
+
+    /// Text for an object read from its end: strings holding escapes,
+    /// brackets, colons and quotes escaped at any place, the key sought and
+    /// keys like it (written plainly and with escapes), nested in objects
+    /// and arrays, with colons and commas anywhere. Strings and brackets
+    /// mostly balance, so that the walk from the end goes far; a stray
+    /// bracket or quote now and then ends it early.
+    fn back_text() -> impl Strategy<Value = Vec<u8>> {
+        let inner = prop::sample::select(vec![
+            &br#"\""#[..],
+            br#"\\"#,
+            br#"\u0061"#,
+            b"{",
+            b"}",
+            b"[",
+            b"]",
+            b":",
+            b"a",
+            b"pppppppppppppppppppppppppppppppp",
+        ]);
+        let string = prop::collection::vec(inner, 0..12).prop_map(|pieces| {
+            let mut text = b"\"".to_vec();
+            pieces
+                .iter()
+                .for_each(|piece| text.extend_from_slice(piece));
+            text.push(b'"');
+            text
+        });
+        let token = prop::sample::select(vec![
+            &b":"[..],
+            b",",
+            b" ",
+            b"1",
+            br#""detail":"#,
+            br#""detail" :"#,
+            br#""dxxxxl":"#,
+            br#""det\u0061il":"#,
+            br#""p":"#,
+        ])
+        .prop_map(<[u8]>::to_vec);
+        // Now and then a bracket or quote that does not balance.
+        let stray =
+            prop::sample::select(vec![&b"{"[..], b"}", b"]", b"\""]).prop_map(<[u8]>::to_vec);
+        let leaf = prop_oneof![8 => string, 8 => token, 1 => stray];
+        let tree = leaf.prop_recursive(4, 400, 10, |inner| {
+            (prop::collection::vec(inner, 0..10), 0..3u8).prop_map(|(items, wrap)| {
+                let (open, close): (&[u8], &[u8]) = match wrap {
+                    0 => (b"{", b"}"),
+                    1 => (b"[", b"]"),
+                    _ => (b"", b""),
+                };
+                let mut text = open.to_vec();
+                items.iter().for_each(|item| text.extend_from_slice(item));
+                text.extend_from_slice(close);
+                text
+            })
+        });
+        prop::collection::vec(tree, 1..12).prop_map(|items| {
+            let mut text = b"{".to_vec();
+            items.iter().for_each(|item| text.extend_from_slice(item));
+            text.push(b'}');
+            text
+        })
+    }
+
     proptest! {
+        /// The backward pass over any bytes passes only blocks the exact
+        /// step passes, and leaves the walk where the exact step does.
+        #[test]
+        fn the_backward_pass_is_the_exact_step_where_it_passes(text in back_text()) {
+            for choice in [
+                simd::KernelChoice::Best,
+                simd::KernelChoice::Avx2,
+                simd::KernelChoice::Baseline,
+                simd::KernelChoice::Scalar,
+            ] {
+                for key in ["detail", "dxxxxl", "p"] {
+                    simd::dispatch_as(&mut BackAgree { bytes: &text, key }, choice)?;
+                }
+            }
+        }
+
         #[test]
         fn escaped_bytes_matches_a_byte_walk(
             bytes in prop::collection::vec(prop::sample::select(b"\\\\\\a\"".to_vec()), 64),
