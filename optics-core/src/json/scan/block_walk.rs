@@ -1664,6 +1664,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
         /// The backward pass over any bytes passes only blocks the exact
         /// step passes, and leaves the walk where the exact step does.
         #[test]
