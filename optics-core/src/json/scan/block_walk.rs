@@ -1055,8 +1055,11 @@ impl<'a> FieldScan<'a, '_> {
     /// `escape_reach` of its start may follow a key written with escapes
     /// that begins in the block below: the block passes with such colons
     /// only if the block below has no backslash in its last `escape_reach`
-    /// bytes. Each block is classified once: the block below is classified
-    /// before the block is judged, and becomes the next block.
+    /// bytes (for a reach past it, none at all, and no colon so near the
+    /// start that its reach goes further down). A key sought longer than
+    /// 20 bytes leaves every block to `back_block`. Each block is
+    /// classified once: the block below is classified before the block is
+    /// judged, and becomes the next block.
     #[inline(always)]
     fn back_pass<K: Kernel>(
         &self,
@@ -1066,7 +1069,9 @@ impl<'a> FieldScan<'a, '_> {
         above: usize,
     ) -> usize {
         let reach = self.escape_reach;
-        if reach >= BLOCK || back.low < above + 2 * BLOCK {
+        // A key sought of up to 20 bytes: its escapes reach at most 2
+        // blocks before its colon.
+        if reach >= 2 * BLOCK || back.low < above + 2 * BLOCK {
             return 0;
         }
         let bytes = self.bytes;
@@ -1101,8 +1106,15 @@ impl<'a> FieldScan<'a, '_> {
             let first_at = (firsts << first_shift) | ((1 << first_shift) - 1);
             let last_at = (lasts << 2) | 0b11;
             let check = colon & (!after_quote | (opening & first_at & last_at));
-            let near_start = colon & below(reach as u32);
-            let plain_below = lower.backslash >> (BLOCK - reach) == 0;
+            let near_start = colon & below(reach.min(BLOCK) as u32);
+            // No backslash in the `reach` bytes below any of those colons:
+            // for a reach past the block below, none in it, and no colon so
+            // near the start that its reach goes further down.
+            let plain_below = if reach < BLOCK {
+                lower.backslash >> (BLOCK - reach) == 0
+            } else {
+                lower.backslash == 0 && colon & below((reach - BLOCK) as u32) == 0
+            };
             let pass = raw.backslash == 0
                 && (raw.quote & 1 == 0 || lower.backslash >> 63 == 0)
                 && opens < high + closes
@@ -1626,7 +1638,14 @@ mod tests {
             text.push(b'"');
             text
         });
-        let token = prop::sample::select(vec![
+        // The long key with every byte escaped: its first escape stands
+        // more than a block before its colon.
+        let escaped: String = "a_key_of_20_bytes_xx"
+            .bytes()
+            .map(|b| format!("\\u{b:04x}"))
+            .collect();
+        let escaped = format!("\"{escaped}\":").into_bytes();
+        let mut tokens: Vec<Vec<u8>> = [
             &b":"[..],
             b",",
             b" ",
@@ -1636,8 +1655,14 @@ mod tests {
             br#""dxxxxl":"#,
             br#""det\u0061il":"#,
             br#""p":"#,
-        ])
-        .prop_map(<[u8]>::to_vec);
+            br#""a_key_of_20_bytes_xx":"#,
+            br#""\u0061_key_of_20_bytes_xx":"#,
+        ]
+        .iter()
+        .map(|token| token.to_vec())
+        .collect();
+        tokens.push(escaped);
+        let token = prop::sample::select(tokens);
         // Now and then a bracket or quote that does not balance.
         let stray =
             prop::sample::select(vec![&b"{"[..], b"}", b"]", b"\""]).prop_map(<[u8]>::to_vec);
@@ -1676,7 +1701,7 @@ mod tests {
                 simd::KernelChoice::Baseline,
                 simd::KernelChoice::Scalar,
             ] {
-                for key in ["detail", "dxxxxl", "p"] {
+                for key in ["detail", "dxxxxl", "p", "a_key_of_20_bytes_xx"] {
                     simd::dispatch_as(&mut BackAgree { bytes: &text, key }, choice)?;
                 }
             }
