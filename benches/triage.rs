@@ -20,7 +20,9 @@
 //! `leaves` is the policy's trusting reads alone, on the detail entered
 //! beforehand, beside `detail_skip`, a skip of the detail from its first
 //! byte to its end: what locating the leaves costs against passing over
-//! the whole small object.
+//! the whole small object. `leaves_located` is the same verdicts from
+//! leaves found beforehand (each decoded from its own bytes, the kind
+//! given): `leaves` less it is what finding them costs.
 //! Before criterion's runs, the bench prints same-run ratios (medians of
 //! three interleaved rounds): how far the scan is from the floor, missing
 //! against present, strict against decode, the optics against sonic-rs, and
@@ -44,7 +46,7 @@ use serde_json::value::RawValue;
 use simd_json::prelude::*;
 use triage::judge;
 use triage::model::{Detail, DetailKind, Issue, Module, Plan, Severity, Tier, Votes};
-use triage::policy::{Flaw, Policy, Verdict};
+use triage::policy::{leaves, Flaw, Policy, Verdict};
 
 const POOL: usize = 256;
 
@@ -287,6 +289,58 @@ fn entered(pool: &[Vec<u8>]) -> Vec<optics_core::json::Entered<'_, Detail>> {
         .collect()
 }
 
+/// The leaves the policy may read in one message, found beforehand (each
+/// leaf's own bytes, in `verdict_of`'s order: severity, tier, module, plan,
+/// votes), and the detail's kind: the `leaves_located` row, what is left of
+/// the policy's reads when nothing has to be found.
+struct Located<'a> {
+    kind: Option<DetailKind>,
+    leaves: [Option<&'a [u8]>; 5],
+}
+
+impl<'a> Located<'a> {
+    fn find(message: &'a [u8]) -> Self {
+        let detail = Json::<Issue>::new(message)
+            .view(Issue::detail)
+            .expect("a detail");
+        Located {
+            kind: detail.read(leaves::KIND),
+            leaves: [
+                detail.view(leaves::SEVERITY).map(|leaf| leaf.bytes()),
+                detail.view(leaves::TIER).map(|leaf| leaf.bytes()),
+                detail.view(leaves::MODULE).map(|leaf| leaf.bytes()),
+                detail.view(leaves::PLAN).map(|leaf| leaf.bytes()),
+                detail.view(leaves::VOTES).map(|leaf| leaf.bytes()),
+            ],
+        }
+    }
+
+    /// The policy's verdict from the leaves found: each read as the policy
+    /// reads it, in its order, decoded from its own bytes as an optic's read
+    /// decodes the leaf it found.
+    fn judge(&self, policy: &Policy) -> Verdict {
+        fn leaf<'a, T: Deserialize<'a>>(bytes: Option<&'a [u8]>) -> Option<T> {
+            Json::<T>::new(bytes?).decode()
+        }
+        let [severity, tier, module, plan, votes] = self.leaves;
+        let keep = match self.kind {
+            Some(DetailKind::Incident) => {
+                leaf::<Severity>(severity).is_some_and(|s| policy.urgent.contains(&s))
+                    && leaf::<Tier>(tier).is_some_and(|t| policy.tiers.contains(&t))
+            }
+            Some(DetailKind::Bug) => {
+                leaf::<Module>(module).is_some_and(|m| policy.modules.contains(&m))
+            }
+            Some(DetailKind::Request) => {
+                leaf::<Plan>(plan).is_some_and(|p| policy.plans.contains(&p))
+                    && leaf::<Votes>(votes).is_some_and(|v| v >= policy.min_votes)
+            }
+            None => false,
+        };
+        Verdict::judged(self.kind, keep)
+    }
+}
+
 /// 1 if a lookup says the key is missing (the contenders' fold).
 fn is_missing(lookup: scan::Lookup) -> u64 {
     matches!(lookup, scan::Lookup::Missing) as u64
@@ -297,6 +351,7 @@ fn is_missing(lookup: scan::Lookup) -> u64 {
 fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
     let fronts = fronts(pool);
     let entered = entered(pool);
+    let located: Vec<Located> = pool.iter().map(|m| Located::find(m)).collect();
     type Contender<'p> = (&'static str, Box<dyn Fn(usize) -> u64 + 'p>);
     let contenders: Vec<Contender> = vec![
         (
@@ -355,6 +410,10 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         ),
         ("leaves", Box::new(|i| policy.judge(entered[i]).keep as u64)),
         (
+            "leaves_located",
+            Box::new(|i| located[i].judge(policy).keep as u64),
+        ),
+        (
             "detail_skip",
             Box::new(|i| scan::skip_value(&pool[i], fronts[i]).unwrap_or(0) as u64),
         ),
@@ -392,12 +451,14 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         bytes / get("validate"),
     );
     println!(
-        "  sonic_get_unchecked / optics {:.2}  sonic_get / optics_strict {:.2}  the best kernel against AVX2: validate {:.2}, missing key {:.2}  leaves / detail skip {:.2}",
+        "  sonic_get_unchecked / optics {:.2}  sonic_get / optics_strict {:.2}  the best kernel against AVX2: validate {:.2}, missing key {:.2}  leaves / detail skip {:.2} (finding them {:.2}, decoding {:.1} ns)",
         get("sonic_get_unchecked") / get("optics"),
         get("sonic_get") / get("optics_strict"),
         get("validate_avx2") / get("validate"),
         get("missing_key_avx2") / get("missing_key"),
         get("leaves") / get("detail_skip"),
+        (get("leaves") - get("leaves_located")) / get("detail_skip"),
+        get("leaves_located"),
     );
 }
 
@@ -495,6 +556,7 @@ fn bench(c: &mut Criterion) {
                 policy.judge(json.enter(Issue::detail).expect("a detail")),
                 want
             );
+            assert_eq!(Located::find(m).judge(&policy), want);
             assert_eq!(
                 scan::skip_value(m, front),
                 Some(front + detail.bytes().len())
@@ -530,6 +592,8 @@ fn bench(c: &mut Criterion) {
         by_index("validate", &|i| scan::validate(&pool[i]).is_ok() as u64);
         let entered = entered(pool);
         by_index("leaves", &|i| policy.judge(entered[i]).keep as u64);
+        let located: Vec<Located> = pool.iter().map(|m| Located::find(m)).collect();
+        by_index("leaves_located", &|i| located[i].judge(&policy).keep as u64);
         by_index("detail_skip", &|i| {
             scan::skip_value(&pool[i], fronts[i]).unwrap_or(0) as u64
         });
