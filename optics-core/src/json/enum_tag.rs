@@ -4,7 +4,6 @@
 
 use core::marker::PhantomData;
 
-use super::layout::KeySet;
 use super::locate::spot::Form;
 use super::locate::spot::{Hidden, Located, MemberIter, Spot};
 use super::scan::{self, skip_ws, Lookup};
@@ -176,7 +175,8 @@ enum Payload<'a> {
 /// value, an object (its first byte `{`, as `internal` requires).
 #[inline(always)]
 fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<Leading<'_>> {
-    let (Encoding::Internal { .. }, Form::Value { buffered, .. }) = (S::ENCODING, at.form()) else {
+    let (Encoding::Internal { tag }, Form::Value { buffered, .. }) = (S::ENCODING, at.form())
+    else {
         return None;
     };
     // The tag leads the object: an open spot's bytes (see `Spot`) are read
@@ -191,6 +191,7 @@ fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<Leading<'_>> {
         open: at.is_open(),
         variant,
         quoted,
+        tag,
         buffered,
         delimiter,
     })
@@ -205,6 +206,8 @@ struct Leading<'a> {
     variant: usize,
     /// The tag's value, with its quotes.
     quoted: &'a [u8],
+    /// The tag's key.
+    tag: &'static str,
     /// Whether serde reads the enum from its buffer.
     buffered: bool,
     /// Where the `,` or `}` after the tag's member is: the payload's other
@@ -287,39 +290,13 @@ fn external<S: Tagged>(at: Spot<'_>) -> Option<Resolved<'_>> {
     })
 }
 
-/// The tag of the internally tagged enum `S`, as the key set its payload's
-/// spot hides: one static set an enum, made at compile time (a spot holds a
-/// word a level, see `Hidden`). Empty for an enum with no tag key.
-#[inline(always)]
-fn tag_keys<S: Tagged>() -> &'static KeySet {
-    const fn tag_of(encoding: Encoding) -> &'static str {
-        match encoding {
-            Encoding::Internal { tag } | Encoding::Adjacent { tag, .. } => tag,
-            Encoding::External => "",
-        }
-    }
-    const {
-        match S::ENCODING {
-            Encoding::External => &KeySet::EMPTY,
-            _ => &KeySet {
-                keys: &[tag_of(S::ENCODING)],
-                nested: &[],
-            },
-        }
-    }
-}
-
 /// `{"tag": "Variant", ...payload}`, or `["Variant", ...payload]`.
 fn internal<'a, S: Tagged>(at: Spot<'a>, tag: &'static str) -> Option<Resolved<'a>> {
     let bytes = at.bytes();
     match at.form() {
         Form::Value { buffered, .. } => match bytes.first()? {
             b'{' => {
-                let payload = Payload::At(Spot::members(
-                    bytes,
-                    Hidden::NONE.with(tag_keys::<S>()),
-                    false,
-                ));
+                let payload = Payload::At(Spot::members(bytes, Hidden::NONE.with_tag(tag), false));
                 if let Some((variant, quoted)) = leading_variant::<S>(bytes) {
                     return Some(Resolved {
                         variant,
@@ -352,7 +329,7 @@ fn internal<'a, S: Tagged>(at: Spot<'a>, tag: &'static str) -> Option<Resolved<'
             Some(Resolved {
                 variant: tag_value::<S>(value, true)?,
                 tag: value,
-                payload: Payload::At(Spot::members(bytes, hidden.with(tag_keys::<S>()), false)),
+                payload: Payload::At(Spot::members(bytes, hidden.with_tag(tag), false)),
             })
         }
         Form::Rest { skip } => {
@@ -539,7 +516,7 @@ pub(super) fn locate_variant<S: Tagged>(
             // The tag's member, first and checked, need not be walked again.
             VariantJson::Newtype | VariantJson::Fields => Located::At(Spot::members_after(
                 leading.object,
-                Hidden::NONE.with(tag_keys::<S>()),
+                Hidden::NONE.with_tag(leading.tag),
                 leading.delimiter,
                 leading.open,
             )),
@@ -686,35 +663,6 @@ mod tests {
         fn variant_index(&self) -> usize {
             match *self {}
         }
-    }
-
-    /// An externally tagged enum: no tag key.
-    enum Plain {}
-
-    impl Tagged for Plain {
-        type Kind = usize;
-        const ENCODING: Encoding = Encoding::External;
-        const VARIANTS: &'static [VariantTags] = &[];
-        const KINDS: &'static [usize] = &[];
-        fn variant_index(&self) -> usize {
-            match *self {}
-        }
-    }
-
-    #[test]
-    fn a_tags_keys_are_its_key_alone_written_either_way() {
-        let keys = tag_keys::<Kinds>();
-        assert!(keys.contains("type"));
-        assert!(!keys.contains("typ") && !keys.contains("types") && !keys.contains("bug"));
-        assert!(keys.contains_raw(b"type") && keys.contains_raw(br"t\u0079pe"));
-        assert!(!keys.contains_raw(br"t\u0079pes"));
-        // One static set an enum, the same each time.
-        assert!(core::ptr::eq(keys, tag_keys::<Kinds>()));
-        let none = tag_keys::<Plain>();
-        assert!(!none.contains("") && !none.contains("type"));
-        let hidden = Hidden::NONE.with(keys);
-        assert_eq!(hidden.hides("type"), Some(true));
-        assert_eq!(hidden.hides_any(&["severity", "x"]), Some(false));
     }
 
     /// The tag read in full: the variant and the tag with its quotes.

@@ -92,18 +92,19 @@ pub(crate) enum Form {
 /// Keys a [`Form::Members`] spot does not see: the tags and the flattened
 /// structs' own keys on the way to it. A few levels at most; past
 /// [`Hidden::CAPACITY`] the spot reads nothing (a miss, never a wrong member).
-///
-/// Each level is one static key set, a word (a tag's set is made at compile
-/// time, see `enum_tag::tag_keys`). With the tag's text and a kind beside it
-/// a level took three words, and every step of a read copies its spot: the
-/// policy's reads on an entered detail took 1.08x the time.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Hidden {
-    entries: [&'static KeySet; Hidden::CAPACITY],
+    entries: [HiddenKeys; Hidden::CAPACITY],
     /// How many entries are in use; more than `CAPACITY` once it overflowed.
-    /// One byte, like `resume`'s four: a smaller spot to copy (see
-    /// `Form::Members`).
+    /// One byte, like `resume`'s four: a spot small enough to be copied in
+    /// registers rather than by `memcpy` (see `Form::Members`).
     len: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum HiddenKeys {
+    Tag(&'static str),
+    Set(&'static KeySet),
 }
 
 impl Hidden {
@@ -111,13 +112,11 @@ impl Hidden {
     pub(crate) const CAPACITY: usize = 6;
 
     pub(crate) const NONE: Hidden = Hidden {
-        entries: [&KeySet::EMPTY; Hidden::CAPACITY],
+        entries: [HiddenKeys::Tag(""); Hidden::CAPACITY],
         len: 0,
     };
 
-    /// These keys hidden too: a tag's (`enum_tag::tag_keys`) or a flattened
-    /// struct's.
-    pub(crate) fn with(mut self, keys: &'static KeySet) -> Self {
+    fn with(mut self, keys: HiddenKeys) -> Self {
         if usize::from(self.len) < Self::CAPACITY {
             self.entries[usize::from(self.len)] = keys;
         }
@@ -125,7 +124,11 @@ impl Hidden {
         self
     }
 
-    fn entries(&self) -> Option<&[&'static KeySet]> {
+    pub(crate) fn with_tag(self, tag: &'static str) -> Self {
+        self.with(HiddenKeys::Tag(tag))
+    }
+
+    fn entries(&self) -> Option<&[HiddenKeys]> {
         self.entries.get(..usize::from(self.len))
     }
 
@@ -139,17 +142,27 @@ impl Hidden {
     #[inline]
     pub(crate) fn hides_any(&self, names: &[&str]) -> Option<bool> {
         let entries = self.entries()?;
-        Some(
-            names
-                .iter()
-                .any(|name| entries.iter().any(|keys| keys.contains(name))),
-        )
+        Some(names.iter().any(|name| {
+            entries.iter().any(|keys| match keys {
+                HiddenKeys::Tag(tag) => tag == name,
+                HiddenKeys::Set(set) => set.contains(name),
+            })
+        }))
     }
 
     /// Whether the key written `raw` (between its quotes) is hidden; `None`
     /// past capacity.
     pub(crate) fn hides_raw(&self, raw: &[u8]) -> Option<bool> {
-        Some(self.entries()?.iter().any(|keys| keys.contains_raw(raw)))
+        Some(self.entries()?.iter().any(|keys| match keys {
+            HiddenKeys::Tag(tag) => {
+                if raw.contains(&b'\\') {
+                    scan::raw_eq(raw, tag.as_bytes())
+                } else {
+                    raw == tag.as_bytes()
+                }
+            }
+            HiddenKeys::Set(set) => set.contains_raw(raw),
+        }))
     }
 }
 
@@ -493,12 +506,16 @@ impl<'a> Spot<'a> {
     pub(crate) fn flattened(self, hidden: &'static KeySet) -> Located<'a> {
         let this = self.settled();
         match this.form {
-            Form::Value { .. } if this.raw.first() == Some(&b'{') => {
-                Located::At(Spot::members(this.raw, Hidden::NONE.with(hidden), true))
-            }
-            Form::Members { hidden: outer, .. } => {
-                Located::At(Spot::members(this.raw, outer.with(hidden), true))
-            }
+            Form::Value { .. } if this.raw.first() == Some(&b'{') => Located::At(Spot::members(
+                this.raw,
+                Hidden::NONE.with(HiddenKeys::Set(hidden)),
+                true,
+            )),
+            Form::Members { hidden: outer, .. } => Located::At(Spot::members(
+                this.raw,
+                outer.with(HiddenKeys::Set(hidden)),
+                true,
+            )),
             Form::Value { .. } | Form::Rest { .. } | Form::Opaque { .. } => Located::Miss,
         }
     }
@@ -769,25 +786,15 @@ mod tests {
         let Form::Members { hidden, .. } = flat.form() else {
             panic!()
         };
-        // A tag's keys, as `enum_tag::tag_keys` makes them at compile time.
-        let tag = |tag: &'static str| -> &'static KeySet {
-            Box::leak(Box::new(KeySet {
-                keys: Box::leak(Box::new([tag])),
-                nested: &[],
-            }))
-        };
-        let payload = Spot::members(doc, hidden.with(tag("type")), false);
+        let payload = Spot::members(doc, hidden.with_tag("type"), false);
         assert!(matches!(
             payload.member(&["type", "id"], None, false),
             Located::Absent
         ));
-        assert_eq!(
-            hidden.with(tag("type")).hides_raw(br"t\u0079pe"),
-            Some(true)
-        );
+        assert_eq!(hidden.with_tag("type").hides_raw(br"t\u0079pe"), Some(true));
         let mut deep = Hidden::NONE;
         for _ in 0..=Hidden::CAPACITY {
-            deep = deep.with(tag("t"));
+            deep = deep.with_tag("t");
         }
         assert_eq!(deep.hides("t"), None);
         assert!(matches!(
