@@ -725,8 +725,6 @@ impl<'a> BlockScan for FieldScan<'a, '_> {
             depth: 0,
             prev_quotes: 0,
             plain_from: 0,
-            prev_firsts: 0,
-            prev_lasts: 0,
         };
         if self.one_key() {
             let found = if self.late {
@@ -758,10 +756,6 @@ struct Walk {
     /// From where on no backslash of the blocks before is near enough
     /// before a colon for a key written with escapes to end there.
     plain_from: usize,
-    /// The previous block's bytes equal to the key's first and last byte
-    /// ([`FieldScan::walk_one`]'s edge masks, carried to its next call).
-    prev_firsts: u64,
-    prev_lasts: u64,
 }
 
 impl<'a> FieldScan<'a, '_> {
@@ -815,9 +809,12 @@ impl<'a> FieldScan<'a, '_> {
     /// none near before it, cannot hold the object's end, and has no colon
     /// that may follow the key: no colon after whitespace, and no colon right
     /// after a quote whose key, written plainly, has the key's length, first
-    /// byte and last byte (the first and last bytes by the kernel's
-    /// [`eq_pair`](Kernel::eq_pair) masks, shifted onto the colons), or it
-    /// cannot come back to depth 1. Every other block goes through
+    /// byte and last byte (the bytes compared where they stand, in the block
+    /// or the one below, by the kernel's [`key_colons`](Kernel::key_colons):
+    /// in the profiling loop, AVX-512, a missing key 0.80x the time of
+    /// masks shifted onto the colons and carried from block to block), or it
+    /// cannot come back to depth 1. The object's first block, which may
+    /// have no block below it, goes to the step with all its colons. Every other block goes through
     /// [`FieldScan::step`], which decides exactly; a plain block (no
     /// backslash in or near it) takes only the colons the filter kept, the
     /// very ones the step's own checks would keep. A passed block has no
@@ -835,34 +832,36 @@ impl<'a> FieldScan<'a, '_> {
         // Blocks are read while they end by `limit`; the steps and key
         // checks see all of the bytes.
         let bytes = &self.bytes[..limit.min(self.bytes.len())];
-        let distance = self.distances[0];
         let Edges { len, first, last } = self.edges[0];
-        // The key's first byte stands `len + 1` bytes before its colon (at
-        // most 62: the filter is off for longer keys), its last byte 2.
-        let first_shift = len as u32 + 1;
+        // The object's first block, which may have no block below it to
+        // compare a key's bytes in: every colon is left to the step (as the
+        // block itself is, at depth 0).
+        if blocks.next < BLOCK && blocks.next + BLOCK <= bytes.len() {
+            let block = blocks.next(kernel)?;
+            if let Some(found) = self.step(&block, block.colon, walk) {
+                return Some(found);
+            }
+        }
         let mut depth = walk.depth;
         let mut prev_quotes = walk.prev_quotes;
         let mut plain_from = walk.plain_from;
-        let mut prev_firsts = walk.prev_firsts;
-        let mut prev_lasts = walk.prev_lasts;
         let mut start = blocks.next;
         let mut inside_carry = blocks.inside_carry;
-        while let Some(chunk) = bytes.get(start..).and_then(<[u8]>::first_chunk::<BLOCK>) {
-            simd::prefetch_ahead(bytes, start);
+        // Each block with the one below it: the key's bytes before each
+        // colon are compared where they stand ([`Kernel::key_colons`]).
+        while let Some(pair) = bytes
+            .get(start.wrapping_sub(BLOCK)..)
+            .and_then(<[u8]>::first_chunk::<{ 2 * BLOCK }>)
+        {
+            let chunk = pair[BLOCK..].first_chunk::<BLOCK>().expect("a block");
             let raw = kernel.classify(chunk);
-            let (firsts, lasts) = kernel.eq_pair(chunk, first, last);
+            let colons = kernel.key_colons(pair, len, first, last);
+            simd::prefetch_ahead(bytes, start);
             let quotes = raw.quote;
             let inside = kernel.prefix_xor(quotes) ^ inside_carry;
             let close = raw.close & !inside;
-            let colon = raw.colon & !inside;
             let closes = close.count_ones() as usize;
-            let after_quote = (quotes << 1) | (prev_quotes >> 63);
-            let opening = (quotes << distance) | (prev_quotes >> (64 - distance));
-            let last_at = (lasts << 2) | (prev_lasts >> 62);
-            let first_at = (firsts << first_shift) | (prev_firsts >> (64 - first_shift));
-            let check = (colon & !after_quote) | (colon & opening & last_at & first_at);
-            prev_firsts = firsts;
-            prev_lasts = lasts;
+            let check = colons & !inside;
             let plain = raw.backslash == 0 && start >= plain_from;
             if plain && closes < depth && (check == 0 || closes + 1 < depth) {
                 depth = depth + (raw.open & !inside).count_ones() as usize - closes;
@@ -880,8 +879,6 @@ impl<'a> FieldScan<'a, '_> {
                 depth,
                 prev_quotes,
                 plain_from,
-                prev_firsts,
-                prev_lasts,
             };
             // In a plain block the filter's colons are exactly those the
             // step's own checks would keep.
@@ -901,8 +898,6 @@ impl<'a> FieldScan<'a, '_> {
             depth,
             prev_quotes,
             plain_from,
-            prev_firsts,
-            prev_lasts,
         };
         None
     }

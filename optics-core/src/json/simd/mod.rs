@@ -73,7 +73,7 @@ mod sse2;
 
 pub use scalar::{
     classify_scalar, classify_strict_scalar, eq_pair_scalar, find_quote_or_backslash_scalar,
-    find_string_special_scalar,
+    find_string_special_scalar, key_colons_scalar,
 };
 
 /// A CPU feature check made once and remembered, for the kernels that are
@@ -309,6 +309,31 @@ pub trait Kernel: Copy {
     fn eq(self, block: &[u8; BLOCK], byte: u8) -> u64 {
         self.eq_pair(block, byte, byte).0
     }
+    /// Same as [`key_colons_scalar`] on the second of the two blocks in
+    /// `pair`: its colons that may end a plainly written key of `len` bytes
+    /// from `first` to `last` (or that stand after no quote), the bytes
+    /// before them compared where they stand, in it or in the block below.
+    /// Five compares of unaligned 64-byte windows; this default makes each
+    /// a mask, the AVX-512 kernel combines them before.
+    ///
+    /// # Panics
+    ///
+    /// If `len` is 0 or over 62.
+    #[inline(always)]
+    fn key_colons(self, pair: &[u8; 2 * BLOCK], len: usize, first: u8, last: u8) -> u64 {
+        assert!((1..=62).contains(&len), "a key of 1 to 62 bytes");
+        let from = BLOCK - len - 2;
+        let at = |offset: usize| {
+            pair[from + offset..]
+                .first_chunk::<BLOCK>()
+                .expect("within the pair")
+        };
+        let colon = self.eq(at(len + 2), b':');
+        let after_quote = self.eq(at(len + 1), b'"');
+        let (opening, firsts) = (self.eq(at(0), b'"'), self.eq(at(1), first));
+        let lasts = self.eq(at(len), last);
+        colon & (!after_quote | (opening & firsts & lasts))
+    }
 }
 
 /// The kernel every CPU has: SSE2 on x86_64, scalar elsewhere.
@@ -377,6 +402,11 @@ impl Kernel for Scalar {
     #[inline(always)]
     fn eq_pair(self, block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
         eq_pair_scalar(block, a, b)
+    }
+
+    #[inline(always)]
+    fn key_colons(self, pair: &[u8; 2 * BLOCK], len: usize, first: u8, last: u8) -> u64 {
+        key_colons_scalar(pair, len, first, last)
     }
 }
 
@@ -533,6 +563,118 @@ mod tests {
             prop_assert_eq!(
                 find_string_special(&bytes, from),
                 find_string_special_scalar(&bytes, from)
+            );
+        }
+    }
+
+    /// [`Kernel::key_colons`] as a scan of its own, for each kernel.
+    struct KeyColons<'a> {
+        pair: &'a [u8; 2 * BLOCK],
+        len: usize,
+        first: u8,
+        last: u8,
+    }
+
+    impl BlockScan for KeyColons<'_> {
+        type Output = u64;
+        #[inline(always)]
+        fn run<K: Kernel>(&mut self, kernel: K) -> u64 {
+            kernel.key_colons(self.pair, self.len, self.first, self.last)
+        }
+    }
+
+    /// Every kernel this machine has, and the scalar one.
+    const KERNELS: [KernelChoice; 4] = [
+        KernelChoice::Best,
+        KernelChoice::Avx2,
+        KernelChoice::Baseline,
+        KernelChoice::Scalar,
+    ];
+
+    /// Each kernel's `key_colons` on `pair`, checked against the oracle's.
+    fn key_colons_agree(
+        pair: &[u8; 2 * BLOCK],
+        len: usize,
+        first: u8,
+        last: u8,
+    ) -> Result<u64, TestCaseError> {
+        let want = key_colons_scalar(pair, len, first, last);
+        for choice in KERNELS {
+            let mut scan = KeyColons {
+                pair,
+                len,
+                first,
+                last,
+            };
+            prop_assert_eq!(dispatch_as(&mut scan, choice), want, "{:?}", choice);
+        }
+        Ok(want)
+    }
+
+    /// Two blocks of the bytes the filter looks at, with keys of the shape
+    /// sought (`"`, the first byte, filler, the last byte, `"`, `:`)
+    /// written over them at `plants`, across the block edge too; and the
+    /// key's length, first and last byte.
+    fn key_pair() -> impl Strategy<Value = ([u8; 2 * BLOCK], usize, u8, u8)> {
+        let edge = || prop::sample::select(b"ab\"".to_vec());
+        (
+            prop_oneof![3 => 1usize..=8, 1 => 1usize..=62],
+            edge(),
+            edge(),
+            prop::collection::vec(prop::sample::select(b"\":ab x\\{".to_vec()), 2 * BLOCK),
+            prop::collection::vec(0usize..2 * BLOCK, 0..6),
+        )
+            .prop_map(|(len, first, last, bytes, plants)| {
+                let mut pair = [0u8; 2 * BLOCK];
+                pair.copy_from_slice(&bytes);
+                for at in plants {
+                    let Some(key) = pair.get_mut(at..at + len + 3) else {
+                        continue;
+                    };
+                    key.fill(b'x');
+                    key[0] = b'"';
+                    key[1] = first;
+                    key[len] = last;
+                    key[len + 1] = b'"';
+                    key[len + 2] = b':';
+                }
+                (pair, len, first, last)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn key_colons_agree_with_scalar((pair, len, first, last) in key_pair()) {
+            key_colons_agree(&pair, len, first, last)?;
+        }
+    }
+
+    #[test]
+    fn key_colons_keep_the_keys_sought_and_colons_after_no_quote() {
+        // `"absent":` ending at every place in the second block, its
+        // opening quote in either block; another key of the same length
+        // and edges but one ("abxxxt"), one of another length, and a colon
+        // after a space.
+        for colon in BLOCK..2 * BLOCK {
+            let mut pair = [b' '; 2 * BLOCK];
+            pair[colon - 8..=colon].copy_from_slice(b"\"absent\":");
+            let got = key_colons_agree(&pair, 6, b'a', b't').unwrap();
+            assert_eq!(got, 1 << (colon - BLOCK), "colon at {colon}");
+            pair[colon - 8..=colon].copy_from_slice(b"\"abxxxt\":");
+            assert_eq!(
+                key_colons_agree(&pair, 6, b'a', b't').unwrap(),
+                1 << (colon - BLOCK)
+            );
+            pair[colon - 8..=colon].copy_from_slice(b"\"bbsent\":");
+            assert_eq!(key_colons_agree(&pair, 6, b'a', b't').unwrap(), 0);
+            pair[colon - 8..=colon].copy_from_slice(b" \"absnt\":");
+            assert_eq!(key_colons_agree(&pair, 6, b'a', b't').unwrap(), 0);
+            pair[colon - 8..=colon].copy_from_slice(b"\"absent :");
+            assert_eq!(
+                key_colons_agree(&pair, 6, b'a', b't').unwrap(),
+                1 << (colon - BLOCK)
             );
         }
     }

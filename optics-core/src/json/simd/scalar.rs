@@ -57,6 +57,30 @@ pub fn eq_pair_scalar(block: &[u8; BLOCK], a: u8, b: u8) -> (u64, u64) {
     masks
 }
 
+/// The naive oracle for [`Kernel::key_colons`](super::Kernel::key_colons):
+/// over the second block of `pair`, bit `i` set where its byte `i` is `:`
+/// and either the byte before it is not `"`, or the bytes before it end a
+/// key of `len` bytes written plainly whose first byte is `first` and last
+/// byte `last` (`"`, `first`, ..., `last`, `"`). Raw bytes: strings and
+/// escapes are not interpreted.
+///
+/// # Panics
+///
+/// If `len` is 0 or over 62.
+pub fn key_colons_scalar(pair: &[u8; 2 * BLOCK], len: usize, first: u8, last: u8) -> u64 {
+    assert!((1..=62).contains(&len), "a key of 1 to 62 bytes");
+    let mut mask = 0;
+    for i in 0..BLOCK {
+        let colon = BLOCK + i;
+        let opening = colon - len - 2;
+        let key_end =
+            pair[opening] == b'"' && pair[opening + 1] == first && pair[colon - 2] == last;
+        let keep = pair[colon] == b':' && (pair[colon - 1] != b'"' || key_end);
+        mask |= u64::from(keep) << i;
+    }
+    mask
+}
+
 /// The naive oracle (and non-x86_64 fallback) for [`find_quote_or_backslash`](super::find_quote_or_backslash).
 pub fn find_quote_or_backslash_scalar(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;
