@@ -4,9 +4,8 @@
 
 use super::{clmul_prefix_xor, BlockScan, FeatureCheck, Kernel, Masks, StrictMasks, BLOCK};
 use core::arch::x86_64::{
-    __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
-    _mm256_max_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setr_epi8,
-    _mm256_shuffle_epi8,
+    __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_max_epu8,
+    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_setr_epi8, _mm256_shuffle_epi8,
 };
 
 /// Proof that the CPU has AVX2, BMI1/2, POPCNT and PCLMULQDQ: only [`run`] makes one,
@@ -65,46 +64,46 @@ impl Kernel for Avx2 {
     #[inline(always)]
     fn key_colons(self, pair: &[u8; 2 * BLOCK], len: usize, first: u8, last: u8) -> u64 {
         assert!((1..=62).contains(&len), "a key of 1 to 62 bytes");
-        // SAFETY: as in `classify`; the loads of `key_colons` start from
-        // `BLOCK - len - 2` to `BLOCK + 32` bytes into `pair` and read 32
+        // The colons and quotes are the block's own masks (the walk has
+        // them already: the compiler shares the compares); only the key's
+        // three bytes are compared where they stand.
+        let masks = self.classify(pair[BLOCK..].first_chunk().expect("a block"));
+        let after_quote = (masks.quote << 1) | u64::from(pair[BLOCK - 1] == b'"');
+        // SAFETY: as in `classify`; the loads of `key_ends` start from
+        // `BLOCK - len - 2` to `BLOCK - 2 + 32` bytes into `pair` and read 32
         // bytes each, all within it for the `len` asserted.
-        unsafe { key_colons(pair.as_ptr().add(BLOCK - len - 2), len, first, last) }
+        let key = unsafe { key_ends(pair.as_ptr().add(BLOCK - len - 2), len, first, last) };
+        masks.colon & (!after_quote | key)
     }
 }
 
-/// [`Kernel::key_colons`] from the window's start `p`, 32 lanes at a time:
-/// the five compares are combined as vectors, so that one mask a half
-/// leaves the vector registers.
+/// For [`Kernel::key_colons`], from the window's start `p`: bit `i` set
+/// where the bytes `len + 2` to 2 before byte `i` of the block could open a
+/// key of `len` bytes from `first` to `last` (a `"`, `first`, ..., `last`),
+/// 32 lanes at a time, the three compares combined as vectors.
 ///
 /// # Safety
 ///
-/// The CPU must have AVX2, and `p` must be valid for reads of
-/// `len + 2 + 64` bytes.
+/// The CPU must have AVX2, and `p` must be valid for reads of `len + 64`
+/// bytes.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn key_colons(p: *const u8, len: usize, first: u8, last: u8) -> u64 {
+unsafe fn key_ends(p: *const u8, len: usize, first: u8, last: u8) -> u64 {
     const LANES: usize = 32;
     let eq = |from: usize, byte: u8| {
-        // SAFETY: each load reads 32 bytes from at most `len + 2 + 32`
-        // bytes after `p`, within what the caller vouches for.
+        // SAFETY: each load reads 32 bytes from at most `len + 32` bytes
+        // after `p`, within what the caller vouches for.
         let v = unsafe { _mm256_loadu_si256(p.add(from).cast::<__m256i>()) };
         _mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8))
     };
     let mut mask = 0;
     for half in 0..2 {
         let o = half * LANES;
-        let colon = eq(o + len + 2, b':');
-        let after_quote = eq(o + len + 1, b'"');
         let key = _mm256_and_si256(
             _mm256_and_si256(eq(o, b'"'), eq(o + 1, first)),
             eq(o + len, last),
         );
-        // A colon after no quote, or after a key of the shape sought.
-        let keep = _mm256_or_si256(
-            _mm256_andnot_si256(after_quote, colon),
-            _mm256_and_si256(colon, key),
-        );
-        mask |= u64::from(_mm256_movemask_epi8(keep) as u32) << o;
+        mask |= u64::from(_mm256_movemask_epi8(key) as u32) << o;
     }
     mask
 }
