@@ -500,3 +500,50 @@ fn nested_keys_sought_are_passed_over_from_the_end_at_every_offset() {
         }
     }
 }
+
+/// The one-key walk's filter compares a key's bytes before each colon where
+/// they stand, in the colon's block or the one below: a key sought, look-alikes
+/// that share its length and its first and last bytes or all but one of them,
+/// and a key sought with whitespace before its colon, each at every offset
+/// against the block edges (its opening quote and its colon in one block or
+/// in two), in objects of one to three blocks: found, or missing where only
+/// the look-alikes are, in every kernel, as serde_json reads them.
+#[test]
+fn keys_and_their_look_alikes_at_every_block_edge() {
+    let members = [
+        (r#""dxxxxl":1,"detaix":2,"xetail":3"#, None),
+        (r#""dxxxxl":1,"detail":4,"xetail":3"#, Some("4")),
+        (r#""dxxxxl":1,"detail"  :5"#, Some("5")),
+        (r#""detail":6"#, Some("6")),
+    ];
+    for pad in 0..192 {
+        for (members, want) in members {
+            let doc = format!(
+                r#"{{"f":"{}",{members},"z":[{{"detail":0}}]}}"#,
+                "p".repeat(pad)
+            );
+            let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
+            assert_eq!(
+                oracle.get("detail").map(Value::to_string).as_deref(),
+                want,
+                "the oracle, pad {pad}"
+            );
+            let want = match want {
+                Some(value) => Lookup::Found(value.as_bytes()),
+                None => Lookup::Missing,
+            };
+            for kernel in KERNELS {
+                assert_eq!(
+                    object_field_with(kernel, doc.as_bytes(), &["detail"]),
+                    want,
+                    "{kernel:?} pad {pad} members {members}"
+                );
+                assert_eq!(
+                    object_field_late_with(kernel, doc.as_bytes(), &["detail"], false),
+                    want,
+                    "{kernel:?} pad {pad} members {members}, from both ends"
+                );
+            }
+        }
+    }
+}
