@@ -814,10 +814,11 @@ impl<'a> FieldScan<'a, '_> {
     /// in the profiling loop, AVX-512, a missing key 0.80x the time of
     /// masks shifted onto the colons and carried from block to block), or it
     /// cannot come back to depth 1. The object's first block, which may
-    /// have no block below it, goes to the step with all its colons. Every other block goes through
-    /// [`FieldScan::step`], which decides exactly; a plain block (no
-    /// backslash in or near it) takes only the colons the filter kept, the
-    /// very ones the step's own checks would keep. A passed block has no
+    /// have no block below it, goes to the step with all its colons. Every
+    /// other block goes through [`FieldScan::step`], which decides exactly;
+    /// a plain block (no backslash in or near it) takes only the colons the
+    /// filter kept: in it a key is written plainly, and one whose bytes the
+    /// filter finds out of place is not the key sought. A passed block has no
     /// escape carried into it (a backslash at the end of a block puts
     /// `plain_from` past the next one), so its quotes are its raw quotes.
     /// Each block asks for the bytes 512 ahead ([`simd::prefetch_ahead`]).
@@ -880,8 +881,8 @@ impl<'a> FieldScan<'a, '_> {
                 prev_quotes,
                 plain_from,
             };
-            // In a plain block the filter's colons are exactly those the
-            // step's own checks would keep.
+            // In a plain block the colons the filter dropped cannot follow
+            // the key sought.
             let colons = if plain { check } else { block.colon };
             if let Some(found) = self.step(&block, colons, walk) {
                 return Some(found);

@@ -656,9 +656,10 @@ mod tests {
     #[test]
     fn key_colons_keep_the_keys_sought_and_colons_after_no_quote() {
         // `"absent":` ending at every place in the second block, its
-        // opening quote in either block; another key of the same length
-        // and edges but one ("abxxxt"), one of another length, and a colon
-        // after a space.
+        // opening quote in either block; then in its place a look-alike of
+        // the same length and edges ("abxxxt": kept, for the exact step to
+        // tell apart), one with another first byte, one of another length,
+        // and a colon after a space (kept).
         for colon in BLOCK..2 * BLOCK {
             let mut pair = [b' '; 2 * BLOCK];
             pair[colon - 8..=colon].copy_from_slice(b"\"absent\":");
