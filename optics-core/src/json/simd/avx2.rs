@@ -69,31 +69,29 @@ impl Kernel for Avx2 {
         // three bytes are compared where they stand.
         let masks = self.classify(pair[BLOCK..].first_chunk().expect("a block"));
         let after_quote = (masks.quote << 1) | u64::from(pair[BLOCK - 1] == b'"');
-        // SAFETY: as in `classify`; the loads of `key_ends` start from
-        // `BLOCK - len - 2` to `BLOCK - 2 + 32` bytes into `pair` and read 32
-        // bytes each, all within it for the `len` asserted.
-        let key = unsafe { key_ends(pair.as_ptr().add(BLOCK - len - 2), len, first, last) };
+        // SAFETY: as in `classify`.
+        let key = unsafe { key_ends(pair, len, first, last) };
         masks.colon & (!after_quote | key)
     }
 }
 
-/// For [`Kernel::key_colons`], from the window's start `p`: bit `i` set
-/// where the bytes `len + 2` to 2 before byte `i` of the block could open a
-/// key of `len` bytes from `first` to `last` (a `"`, `first`, ..., `last`),
-/// 32 lanes at a time, the three compares combined as vectors.
-///
-/// # Safety
-///
-/// The CPU must have AVX2, and `p` must be valid for reads of `len + 64`
-/// bytes.
+/// For [`Kernel::key_colons`]: bit `i` set where the bytes `len + 2` to 2
+/// before byte `i` of `pair`'s second block could open a key of `len` bytes
+/// (1 to 62) from `first` to `last` (a `"`, `first`, ..., `last`), 32 lanes
+/// at a time, the three compares combined as vectors.
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn key_ends(p: *const u8, len: usize, first: u8, last: u8) -> u64 {
+fn key_ends(pair: &[u8; 2 * BLOCK], len: usize, first: u8, last: u8) -> u64 {
     const LANES: usize = 32;
-    let eq = |from: usize, byte: u8| {
-        // SAFETY: each load reads 32 bytes from at most `len + 32` bytes
-        // after `p`, within what the caller vouches for.
-        let v = unsafe { _mm256_loadu_si256(p.add(from).cast::<__m256i>()) };
+    let from = BLOCK - len - 2;
+    let eq = |offset: usize, byte: u8| {
+        let window: &[u8; LANES] = pair[from + offset..]
+            .first_chunk()
+            .expect("a window within the pair");
+        // SAFETY: `window` is a reference to 32 initialized bytes, so the
+        // read is in bounds; `_mm256_loadu_si256` has no alignment
+        // requirement.
+        let v = unsafe { _mm256_loadu_si256(window.as_ptr().cast::<__m256i>()) };
         _mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8))
     };
     let mut mask = 0;

@@ -68,28 +68,26 @@ impl Kernel for Avx512 {
 
     #[inline(always)]
     fn key_colons(self, pair: &[u8; 2 * BLOCK], len: usize, first: u8, last: u8) -> u64 {
-        assert!((1..=62).contains(&len), "a key of 1 to 62 bytes");
-        // SAFETY: as in `classify`; the five 64-byte loads start from
-        // `BLOCK - len - 2` to `BLOCK` bytes into `pair`, all within it for
-        // the `len` asserted.
-        unsafe { key_colons(pair.as_ptr().add(BLOCK - len - 2), len, first, last) }
+        // SAFETY: as in `classify`.
+        unsafe { key_colons(pair, len, first, last) }
     }
 }
 
-/// [`Kernel::key_colons`] from the window's start `p`: the compares after
-/// the colons' own are masked by the ones before, so that one mask leaves
-/// the mask registers.
-///
-/// # Safety
-///
-/// The CPU must have AVX-512 F and BW, and `p` must be valid for reads of
-/// `len + 2 + 64` bytes.
+/// [`Kernel::key_colons`]: five 64-byte windows of `pair`, the compares
+/// after the colons' own masked by the ones before, so that one mask
+/// leaves the mask registers.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn key_colons(p: *const u8, len: usize, first: u8, last: u8) -> u64 {
-    // SAFETY: each load reads 64 bytes from at most `len + 2` bytes after
-    // `p`, within what the caller vouches for.
-    let at = |from: usize| unsafe { _mm512_loadu_si512(p.add(from).cast::<__m512i>()) };
+fn key_colons(pair: &[u8; 2 * BLOCK], len: usize, first: u8, last: u8) -> u64 {
+    assert!((1..=62).contains(&len), "a key of 1 to 62 bytes");
+    let from = BLOCK - len - 2;
+    let at = |offset: usize| {
+        load(
+            pair[from + offset..]
+                .first_chunk()
+                .expect("a window within the pair"),
+        )
+    };
     let set = |byte: u8| _mm512_set1_epi8(byte as i8);
     let colon = _mm512_cmpeq_epi8_mask(at(len + 2), set(b':'));
     let plain_colon = _mm512_mask_cmpneq_epi8_mask(colon, at(len + 1), set(b'"'));
