@@ -235,6 +235,18 @@ fn numbers_at_the_top_of_the_range() {
     }
 }
 
+/// Strings, escapes, numbers and containers, each put across block and
+/// chunk edges at every offset.
+const ACROSS_EDGES: [&str; 7] = [
+    "\"abc\\\"def\"",
+    "\"\\\\\"",
+    "\"\\u00e9\"",
+    "12345.678e-9",
+    "true",
+    "{\"k\":[]}",
+    "\"\\\\\\\"\"",
+];
+
 #[test]
 fn edges_of_blocks_and_grammar() {
     let mut cases: Vec<Vec<u8>> = [
@@ -326,15 +338,7 @@ fn edges_of_blocks_and_grammar() {
     cases.push(b"[\"\xc3\"]".to_vec());
     cases.push(b"[1]\x00".to_vec());
     // Strings, escapes and numbers across every block edge.
-    for piece in [
-        "\"abc\\\"def\"",
-        "\"\\\\\"",
-        "\"\\u00e9\"",
-        "12345.678e-9",
-        "true",
-        "{\"k\":[]}",
-        "\"\\\\\\\"\"",
-    ] {
+    for piece in ACROSS_EDGES {
         for shift in 0..70 {
             cases.push(format!("[{}{piece}]", " ".repeat(shift)).into_bytes());
             cases.push(format!("{{\"{}\":{piece}}}", "x".repeat(shift)).into_bytes());
@@ -365,6 +369,42 @@ fn edges_of_blocks_and_grammar() {
     cases.push(format!("{}{}", "[".repeat(300), "]".repeat(300)).into_bytes());
     cases.push(format!("{}{}", "[".repeat(300), "]".repeat(299)).into_bytes());
     cases.push(format!("{}1{}", "[{\"a\":".repeat(100), "}]".repeat(100)).into_bytes());
+    for bytes in &cases {
+        if let Err(error) = agree(bytes) {
+            panic!("{error}");
+        }
+    }
+}
+
+/// The validator classifies its blocks in chunks (of 4 KB, or whole for a
+/// document of up to 512 bytes) and checks their grammar after: every token
+/// and every state it carries (a string, an escape, a scalar, a key before
+/// its `:`, an opener before its closer, an open container) across the edge
+/// of a chunk, and documents either side of 512 bytes.
+#[test]
+fn edges_of_chunks() {
+    let grammar = [
+        "[]",
+        "{}",
+        "[1,,2]",
+        "{\"a\" :1}",
+        "{\"a\":1,}",
+        "[1 2]",
+        "[}",
+        "[\"\u{1}\"]",
+    ];
+    let mut cases = Vec::new();
+    for edge in [512, 4096, 8192] {
+        for piece in ACROSS_EDGES.iter().chain(&grammar) {
+            for back in 0..70 {
+                let shift = edge - back;
+                cases.push(format!("[{}{piece}]", " ".repeat(shift)).into_bytes());
+                cases.push(format!("{{\"{}\":{piece}}}", "x".repeat(shift)).into_bytes());
+                cases.push(format!("[{}{piece}", "1,".repeat(shift / 2)).into_bytes());
+                cases.push(format!("[{}{piece}]", "1,".repeat(shift / 2)).into_bytes());
+            }
+        }
+    }
     for bytes in &cases {
         if let Err(error) = agree(bytes) {
             panic!("{error}");
