@@ -588,9 +588,9 @@ impl<R: BlockRider> BlockValidate<'_, '_, R> {
     /// live than one loop doing both: in the profiling loop, validation
     /// alone took 0.91x to 0.93x the time of the one loop with AVX-512,
     /// 0.94x with AVX2. A rider goes one block at a time (`N` = 1): with
-    /// chunks of 64 the strict judge took 0.985x the time with AVX-512 but
-    /// 1.04x with AVX2 (the rider's part of each block kept, 3.5 KB a
-    /// chunk), one block at a time 0.96x and 1.00x. Moved to the first
+    /// chunks of 64 the strict judge took 0.985x to 1.00x the time with
+    /// AVX-512 but 1.04x to 1.05x with AVX2 (the rider's part of each block
+    /// kept, 3.5 KB a chunk), one block at a time 0.96x and 1.00x. Moved to the first
     /// pass, the rider made the strict judge 1.07x as slow, the scalar
     /// checks made validation 1.2x as slow; the brackets walked in a pass
     /// of their own, 1.1x.
