@@ -42,6 +42,7 @@ pub fn scan(data: &[u8]) {
         "strict mode and serde_json disagree"
     );
     let _ = scan::skip_value(data, 0);
+    strict_across_a_chunk_edge(data);
     let _ = scan::array_element(data, 1);
     let _ = scan::first_member(data);
     let _ = scan::object_field(data, &["a"]);
@@ -84,6 +85,52 @@ pub fn scan(data: &[u8]) {
             // The first match may differ from serde_json's last for duplicate
             // keys; it must still be a value of that key.
             assert!(matches!(scan::object_field(data, &[key]), Lookup::Found(_)));
+        }
+    }
+}
+
+/// Where the block validator ends its first chunk of a long document
+/// (64 blocks of 64 bytes).
+const CHUNK_EDGE: usize = 4096;
+
+/// Every kernel's validator, alone and carrying strict mode's lookup of the
+/// root object's key, on `data` as they are and placed across the edge of
+/// the validator's first chunk, two arrays deep in a member `"a"`: each
+/// agrees with serde_json on whether the bytes are JSON, and where `data`
+/// alone is a value, the lookup finds exactly it.
+fn strict_across_a_chunk_edge(data: &[u8]) {
+    const OPEN: &[u8] = br#"{"a":[["#;
+    let from = CHUNK_EDGE.saturating_sub(data.len() / 2).max(OPEN.len());
+    let mut doc = OPEN.to_vec();
+    doc.resize(from, b' ');
+    doc.extend_from_slice(data);
+    doc.extend_from_slice(b"]]}");
+    let alone = serde_json::from_slice::<Value>(data).ok();
+    for bytes in [data, &doc[..]] {
+        let valid = serde_json::from_slice::<Value>(bytes).is_ok();
+        for kernel in KERNELS {
+            assert_eq!(
+                kernels::is_valid_with(kernel, bytes),
+                valid,
+                "{kernel:?}: the block validator and serde_json disagree"
+            );
+        }
+    }
+    let valid = serde_json::from_slice::<Value>(&doc).is_ok();
+    for kernel in KERNELS {
+        match kernels::validate_and_find_with(kernel, &doc, &["a"]) {
+            Err(_) => assert!(!valid, "{kernel:?}: a valid document rejected"),
+            Ok(found) => {
+                assert!(valid, "{kernel:?}: an invalid document accepted");
+                // `data` alone a value: the member is that value, once.
+                if let Some(value) = &alone {
+                    let Some(Lookup::Found(bytes)) = found else {
+                        panic!("{kernel:?}: the member not found: {found:?}");
+                    };
+                    let found: Value = serde_json::from_slice(bytes).expect("a found value parses");
+                    assert_eq!(found, Value::from(vec![Value::from(vec![value.clone()])]));
+                }
+            }
         }
     }
 }
