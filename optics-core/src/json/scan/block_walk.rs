@@ -134,7 +134,11 @@ fn classify_padded<K: Kernel>(kernel: K, tail: &[u8]) -> Masks {
 /// prefix xor (carrying "inside a string" across the edge), and openers and
 /// closers outside strings are counted. Only a block with at least as many
 /// closers as the current depth can hold the end, and only there are its
-/// closers looked at, by popcounts ([`object_end`]).
+/// closers looked at, by popcounts ([`object_end`]). Each block asks for
+/// the bytes 512 ahead ([`simd::prefetch_ahead`]), as the other walks do:
+/// in the profiling loop (AVX-512, paired rounds) a skip of a whole
+/// message took 0.93x the time over 256 messages and 0.94x over 1,024,
+/// the judges the same.
 pub(super) struct ContainerSkip<'a> {
     bytes: &'a [u8],
     /// Where the `{` or `[` is.
@@ -159,6 +163,7 @@ impl BlockScan for ContainerSkip<'_> {
         let mut depth = 0usize;
         loop {
             let block = blocks.next(kernel)?;
+            simd::prefetch_ahead(self.bytes, block.start);
             let closes = block.close.count_ones() as usize;
             if closes >= depth {
                 let end = object_end(block.open, block.close, depth);
