@@ -29,8 +29,10 @@ const KERNELS: [KernelChoice; 4] = [
 ];
 
 /// The scanner on any bytes: no panic; strict mode accepts exactly what
-/// serde_json reads as a `Value`; and wherever serde_json reads the bytes
-/// as an object, every key is found with the value serde_json keeps;
+/// serde_json reads as a `Value`, with every kernel, also with the bytes
+/// across the edge of the validator's first chunk; and wherever serde_json
+/// reads the bytes as an object, every key is found with the value
+/// serde_json keeps;
 /// read from both ends of the object (a late field's walk, every kernel),
 /// every key is found too (the first or the last member of a key given
 /// twice), and a key the object lacks is missing.
