@@ -134,7 +134,8 @@ fn classify_padded<K: Kernel>(kernel: K, tail: &[u8]) -> Masks {
 /// prefix xor (carrying "inside a string" across the edge), and openers and
 /// closers outside strings are counted. Only a block with at least as many
 /// closers as the current depth can hold the end, and only there are its
-/// closers looked at, by popcounts ([`object_end`]). Each block asks for
+/// closers looked at ([`Kernel::block_end`]: a loop over them, or with
+/// AVX-512 a table search of its brackets in order). Each block asks for
 /// the bytes 512 ahead ([`simd::prefetch_ahead`]), as the other walks do:
 /// in the profiling loop (AVX-512, paired rounds) a skip of a whole
 /// message took 0.93x the time over 256 messages and 0.94x over 1,024,
@@ -166,7 +167,7 @@ impl BlockScan for ContainerSkip<'_> {
             simd::prefetch_ahead(self.bytes, block.start);
             let closes = block.close.count_ones() as usize;
             if closes >= depth {
-                let end = object_end(block.open, block.close, depth);
+                let end = kernel.block_end(block.open, block.close, depth);
                 if end < BLOCK as u32 {
                     return Some(block.start + end as usize + 1);
                 }
@@ -775,7 +776,7 @@ impl<'a> FieldScan<'a, '_> {
         let closes = block.close.count_ones() as usize;
         if closes >= depth {
             // The object may end here (the first block always may).
-            let end = object_end(block.open, block.close, depth);
+            let end = simd::block_end(block.open, block.close, depth);
             let here = colons & below(end);
             if here != 0 {
                 if let Some(found) =
@@ -1480,7 +1481,7 @@ fn container_end(block: &Block, depth: usize, from: usize) -> Option<usize> {
             (block.open, block.close, inside)
         }
     };
-    let end = object_end(open, close, inside);
+    let end = simd::block_end(open, close, inside);
     (end < BLOCK as u32).then(|| block.start + end as usize)
 }
 
@@ -1494,26 +1495,6 @@ fn depth_from_end(high: usize, open: u64, close: u64, at: u32) -> Option<usize> 
     // The bits above `at`.
     let after = (u64::MAX << at) << 1;
     (high + (close & after).count_ones() as usize).checked_sub((open & after).count_ones() as usize)
-}
-
-/// The bit of the closer in this block at which the depth, `depth` before the
-/// block, first comes back to 0 (the container's end), or 64 if none does.
-/// Brackets move the depth one at a time, so the first closer that brings it
-/// to 0 is found by comparing popcounts at each closer.
-#[inline(always)]
-fn object_end(openers: u64, closers: u64, depth: usize) -> u32 {
-    let mut rest = closers;
-    while rest != 0 {
-        let at = rest.trailing_zeros();
-        let through = bit_range(0, at + 1);
-        if depth + (openers & through).count_ones() as usize
-            == (closers & through).count_ones() as usize
-        {
-            return at;
-        }
-        rest &= rest - 1;
-    }
-    BLOCK as u32
 }
 
 /// Bit `i` set when byte `i` is escaped by a backslash: the byte after each

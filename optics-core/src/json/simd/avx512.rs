@@ -5,7 +5,10 @@
 //! instead of AVX2's six. BMI gives the scans' bit tricks single
 //! instructions (`blsr`, `tzcnt`, `shlx`).
 
-use super::{clmul_prefix_xor, BlockScan, FeatureCheck, Kernel, Masks, StrictMasks, BLOCK};
+use super::{
+    block_end_by_table, clmul_prefix_xor, BlockScan, FeatureCheck, Kernel, Masks, StrictMasks,
+    BLOCK,
+};
 use core::arch::x86_64::{
     __m512i, _mm512_cmpeq_epi8_mask, _mm512_cmple_epu8_mask, _mm512_loadu_si512,
     _mm512_mask_cmpeq_epi8_mask, _mm512_mask_cmpneq_epi8_mask, _mm512_movepi8_mask,
@@ -70,6 +73,18 @@ impl Kernel for Avx512 {
     fn key_colons(self, pair: &[u8; 2 * BLOCK], len: usize, first: u8, last: u8) -> u64 {
         // SAFETY: as in `classify`.
         unsafe { key_colons(pair, len, first, last) }
+    }
+
+    /// The table search for a block with more than one closer (at a depth
+    /// of at least 1); the loop, one turn, for one closer. Only here:
+    /// `pext` and `pdep` are slow on some CPUs with AVX2 and not AVX-512.
+    #[inline(always)]
+    fn block_end(self, open: u64, close: u64, depth: usize) -> u32 {
+        if depth == 0 || close & close.wrapping_sub(1) == 0 {
+            return super::block_end(open, close, depth);
+        }
+        // SAFETY: as in `classify`, for BMI2 and POPCNT.
+        unsafe { block_end_by_table(open, close, depth) }
     }
 }
 

@@ -336,6 +336,121 @@ pub trait Kernel: Copy {
         let key = self.eq(window(0), b'"') & self.eq(window(1), first) & self.eq(window(len), last);
         masks.colon & (!after_quote | key)
     }
+
+    /// Same as [`block_end`]: the closer at which the depth, `depth` before
+    /// the block, first comes back to 0, or 64. This default is that loop
+    /// over the closers; the AVX-512 kernel searches a block with more than
+    /// one closer in a table instead ([`block_end_by_table`]).
+    #[inline(always)]
+    fn block_end(self, open: u64, close: u64, depth: usize) -> u32 {
+        block_end(open, close, depth)
+    }
+}
+
+/// The bit of the closer in a block at which the depth, `depth` before the
+/// block, first comes back to 0 (its container's end), or 64 if none does;
+/// `open` and `close` are the block's brackets outside strings. Brackets move
+/// the depth one at a time, so the first closer that brings it to 0 is found
+/// by comparing popcounts at each closer: a loop with one branch a closer.
+/// The oracle of [`Kernel::block_end`].
+#[inline(always)]
+pub(crate) fn block_end(open: u64, close: u64, depth: usize) -> u32 {
+    let mut rest = close;
+    while rest != 0 {
+        let at = rest.trailing_zeros();
+        let through = u64::MAX >> (63 - at);
+        if depth + (open & through).count_ones() as usize == (close & through).count_ones() as usize
+        {
+            return at;
+        }
+        rest &= rest - 1;
+    }
+    BLOCK as u32
+}
+
+/// For each byte of a sequence of brackets (bit set: an opener, +1; clear: a
+/// closer, -1; bit 0 first): the lowest sum over its prefixes (0 to -8), the
+/// sum of all eight, and for `j` in 1..=8 the bit at which the sum first
+/// reaches `-j` (8 if it never does).
+#[cfg(target_arch = "x86_64")]
+struct Excess {
+    lowest: [i8; 256],
+    total: [i8; 256],
+    first: [[u8; 8]; 256],
+}
+
+/// [`Excess`] for every byte, built at compile time (2.5 KB).
+#[cfg(target_arch = "x86_64")]
+static EXCESS: Excess = {
+    let mut table = Excess {
+        lowest: [0; 256],
+        total: [0; 256],
+        first: [[8; 8]; 256],
+    };
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut sum, mut lowest) = (0i8, 0i8);
+        let mut bit = 0;
+        while bit < 8 {
+            sum += if (byte >> bit) & 1 == 1 { 1 } else { -1 };
+            if sum < lowest {
+                // Each new low is one below the last: `-sum` is reached here
+                // first.
+                lowest = sum;
+                table.first[byte][(-sum - 1) as usize] = bit as u8;
+            }
+            bit += 1;
+        }
+        table.lowest[byte] = lowest;
+        table.total[byte] = sum;
+        byte += 1;
+    }
+    table
+};
+
+/// [`block_end`] (for `depth` of at least 1) without a branch a closer: the
+/// block's brackets gathered in order into one word (`pext` of the openers
+/// among them) and searched eight at a time in [`EXCESS`], the closer found
+/// put back in its place by `pdep`. A block's brackets take one or two
+/// lookups. In the profiling loop (AVX-512, paired rounds) a skip of a
+/// whole message, whose blocks at depth 1 and 2 often hold closers, took
+/// 0.58x the time of the loop, the judges the same time; the walks that
+/// look for a key keep the loop (with it there a missing key and the
+/// validated view took 1.01x to 1.02x the time).
+///
+/// # Panics
+///
+/// In debug builds, if `depth` is 0.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "bmi2,popcnt")]
+fn block_end_by_table(open: u64, close: u64, depth: usize) -> u32 {
+    use core::arch::x86_64::{_pdep_u64, _pext_u64};
+    debug_assert!(depth >= 1, "the table finds a fall below the block's start");
+    let brackets = open | close;
+    let order = _pext_u64(open, brackets);
+    let count = brackets.count_ones();
+    // The sum of the brackets read so far; the end is where it first
+    // reaches `-depth`.
+    let mut sum = 0isize;
+    let mut from = 0;
+    while from < count {
+        // Past the last bracket, openers: they never bring the sum down.
+        let pad = if count - from < 8 {
+            0xFF << (count - from)
+        } else {
+            0
+        };
+        let byte = ((order >> from) as usize | pad) & 0xFF;
+        if sum + EXCESS.lowest[byte] as isize <= -(depth as isize) {
+            let reach = (depth as isize + sum) as usize;
+            let nth = from + u32::from(EXCESS.first[byte][reach - 1]);
+            return _pdep_u64(1 << nth, brackets).trailing_zeros();
+        }
+        sum += EXCESS.total[byte] as isize;
+        from += 8;
+    }
+    BLOCK as u32
 }
 
 /// The kernel every CPU has: SSE2 on x86_64, scalar elsewhere.
@@ -582,6 +697,79 @@ mod tests {
         #[inline(always)]
         fn run<K: Kernel>(&mut self, kernel: K) -> u64 {
             kernel.key_colons(self.pair, self.len, self.first, self.last)
+        }
+    }
+
+    /// [`Kernel::block_end`] as a scan of its own, for each kernel.
+    struct BlockEnd {
+        open: u64,
+        close: u64,
+        depth: usize,
+    }
+
+    impl BlockScan for BlockEnd {
+        type Output = u32;
+        #[inline(always)]
+        fn run<K: Kernel>(&mut self, kernel: K) -> u32 {
+            kernel.block_end(self.open, self.close, self.depth)
+        }
+    }
+
+    /// Openers and closers on distinct bits (brackets dense or sparse), and a
+    /// depth before the block, mostly small.
+    fn brackets() -> impl Strategy<Value = (u64, u64, usize)> {
+        (
+            any::<u64>(),
+            prop_oneof![any::<u64>(), any::<u64>().prop_map(sparse)],
+            prop_oneof![4 => 0usize..4, 2 => 0usize..70, 1 => 0usize..2000],
+        )
+            .prop_map(|(kinds, places, depth)| (places & kinds, places & !kinds, depth))
+    }
+
+    /// About one bit in eight of `m` set (a block's brackets are usually
+    /// few).
+    fn sparse(m: u64) -> u64 {
+        m & m.rotate_left(17) & m.rotate_left(41)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn block_end_agrees_with_the_loop((open, close, depth) in brackets()) {
+            let want = block_end(open, close, depth);
+            for choice in KERNELS {
+                let mut scan = BlockEnd { open, close, depth };
+                prop_assert_eq!(dispatch_as(&mut scan, choice), want, "{:?}", choice);
+            }
+        }
+    }
+
+    #[test]
+    fn block_end_finds_the_first_closer_back_at_depth_zero() {
+        // `{"a":[1,{}]}` and more: the end is found at its place, across
+        // both bytes of the table's lookups.
+        let cases: [(&[u8], usize, u32); 6] = [
+            (b"}", 1, 0),
+            (b"]]}", 3, 2),
+            (b"{}[]}", 1, 4),
+            (b"{[{[{[{[]}]}]}]}}", 1, 16),
+            (b"]]]]]]]]]]", 9, 8),
+            (b"{}{}{}{}{}", 1, 64),
+        ];
+        for (bytes, depth, want) in cases {
+            let mut block = [b' '; BLOCK];
+            block[..bytes.len()].copy_from_slice(bytes);
+            let masks = classify_scalar(&block);
+            assert_eq!(block_end(masks.open, masks.close, depth), want, "{bytes:?}");
+            for choice in KERNELS {
+                let mut scan = BlockEnd {
+                    open: masks.open,
+                    close: masks.close,
+                    depth,
+                };
+                assert_eq!(dispatch_as(&mut scan, choice), want, "{choice:?} {bytes:?}");
+            }
         }
     }
 
