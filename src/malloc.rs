@@ -17,8 +17,9 @@
 //! [`keep_freed_buffers`] fixes both thresholds for the whole process (one
 //! alone makes it worse: fixing either turns the other's adaptation off).
 //! It is the binary's choice, not the library's: the demo and the filter's
-//! command call it first thing; a service that embeds a [`Filter`] may do
-//! the same, or use an allocator that keeps freed memory.
+//! command call it first thing (and `benches/stream.rs`, to measure the
+//! pipe as they run it); a service that embeds a [`Filter`] may do the
+//! same, or use an allocator that keeps freed memory.
 //!
 //! [`Filter`]: crate::filter::Filter
 
