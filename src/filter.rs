@@ -448,13 +448,15 @@ async fn judge_stage(
         let mut redacted = Vec::new();
         let start = Instant::now();
         for (index, frame) in (first..).zip(frames) {
+            let len = frame.frame().len();
             let mut verdict = match &judging.verdicts {
                 Some(verdicts) => verdicts[index % verdicts.len()],
                 None => judging.reader.judge(&judging.policy, frame.message()),
             };
             if verdict.keep {
                 match &mut judging.redactor {
-                    None => kept.push(frame.frame().clone()),
+                    // Moved, not cloned: no reference count touched.
+                    None => kept.push(frame.into_frame()),
                     Some(redactor) => {
                         let from = redacted.len();
                         if redactor.redact_into(frame.message(), &mut redacted) {
@@ -465,7 +467,7 @@ async fn judge_stage(
                     }
                 }
             }
-            tally.count(verdict, frame.frame().len());
+            tally.count(verdict, len);
         }
         if !ranges.is_empty() {
             let redacted = Bytes::from(redacted);

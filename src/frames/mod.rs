@@ -46,7 +46,7 @@
 //!
 //! let mut decoder = FrameDecoder::new();
 //! let first = decoder.decode(&mut wire).unwrap().unwrap();
-//! assert_eq!(&first.message()[..], b"{\"id\":1}");
+//! assert_eq!(first.message(), b"{\"id\":1}");
 //! let second = decoder.decode(&mut wire).unwrap().unwrap();
 //! assert!(second.message().is_empty());
 //! assert_eq!(decoder.decode_eof(&mut wire).unwrap(), None);
