@@ -12,14 +12,20 @@
 //!
 //! `MESSAGES` judged a round (20,000 by default), `ROUNDS` rounds (5); the
 //! pool holds `DISTINCT` messages (environment; 256 by default, as the
-//! benches). Prints the median time a message and every round's.
+//! benches). With `FRESH=1` (environment) each message is read from a copy
+//! made just before, as the filter's judges find them: the messages are
+//! copied in turn into one of 16 buffers of [`READ_SIZE`] bytes, the size
+//! of one of the filter's reads, and only the reading of the copies is
+//! timed (not for `leaves`, whose details are entered beforehand). Prints
+//! the median time a message and every round's.
 
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use optics_core::json::{scan, Duplicates, Strict};
 use optics_core::prelude::*;
+use triage::frames::READ_SIZE;
 use triage::judge::Judge;
 use triage::model::{Detail, Issue};
 use triage::policy::Policy;
@@ -71,7 +77,7 @@ const MODES: [(&str, &str); 12] = [
 fn usage(problem: &str) -> ExitCode {
     eprintln!("profile_loop: {problem}");
     eprintln!(
-        "usage: profile_loop MODE [MESSAGES] [ROUNDS]   (env DISTINCT: messages in the pool)"
+        "usage: profile_loop MODE [MESSAGES] [ROUNDS]   (env DISTINCT: messages in the pool; FRESH=1: read copies made just before)"
     );
     for (mode, what) in MODES {
         eprintln!("  {mode:9} {what}");
@@ -112,6 +118,14 @@ fn main() -> ExitCode {
     if let Some(extra) = args.next() {
         return usage(&format!("unexpected argument {extra:?}"));
     }
+    let fresh = match std::env::var("FRESH").ok().as_deref() {
+        None | Some("0") => false,
+        Some("1") if mode == "leaves" => {
+            return usage("FRESH does not apply to leaves (their details are entered beforehand)")
+        }
+        Some("1") => true,
+        Some(other) => return usage(&format!("FRESH must be 0 or 1, not {other:?}")),
+    };
     let pool = match Pool::generate(SEED, MESSAGE_SIZE, distinct) {
         Ok(pool) => pool,
         Err(err) => {
@@ -162,14 +176,46 @@ fn main() -> ExitCode {
         }
     };
     let mut times = Vec::with_capacity(rounds);
+    // The copies' buffers (with `FRESH`): as many as the filter may hold.
+    let mut buffers: Vec<Vec<u8>> = (0..16).map(|_| Vec::with_capacity(READ_SIZE)).collect();
+    let mut spans = Vec::new();
     for _ in 0..rounds {
-        let start = Instant::now();
         let mut fold = 0u64;
-        for i in 0..messages {
-            fold = fold.wrapping_add(run(black_box(&pool[i % distinct]), i % distinct));
-        }
+        let elapsed = if fresh {
+            let mut elapsed = Duration::ZERO;
+            let mut i = 0;
+            for buffer in (0..buffers.len()).cycle() {
+                if i == messages {
+                    break;
+                }
+                let buffer = &mut buffers[buffer];
+                buffer.clear();
+                spans.clear();
+                while i < messages {
+                    let message = &pool[i % distinct];
+                    if !buffer.is_empty() && buffer.len() + message.len() > READ_SIZE {
+                        break;
+                    }
+                    spans.push((buffer.len(), message.len(), i % distinct));
+                    buffer.extend_from_slice(message);
+                    i += 1;
+                }
+                let start = Instant::now();
+                for &(at, len, index) in &spans {
+                    fold = fold.wrapping_add(run(black_box(&buffer[at..at + len]), index));
+                }
+                elapsed += start.elapsed();
+            }
+            elapsed
+        } else {
+            let start = Instant::now();
+            for i in 0..messages {
+                fold = fold.wrapping_add(run(black_box(&pool[i % distinct]), i % distinct));
+            }
+            start.elapsed()
+        };
         black_box(fold);
-        times.push(start.elapsed().as_nanos() as f64 / messages as f64);
+        times.push(elapsed.as_nanos() as f64 / messages as f64);
     }
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
