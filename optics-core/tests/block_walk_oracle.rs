@@ -432,7 +432,9 @@ fn escaped_quotes_at_every_block_edge_read_from_the_end() {
 /// the front alone finds it, in every kernel.
 #[test]
 fn the_front_resumes_a_late_walk_exactly_at_every_offset() {
-    let tail = "t".repeat(6000);
+    // The front's turns end after 9 and 25 blocks; the end reads 16, 32
+    // and 64 blocks (7 KiB) before the front's third turn.
+    let tail = "t".repeat(8000);
     for pad in 0..1800 {
         let doc = format!(
             r#"{{"f":"{}","detail":{{"k":[1]}},"z":"{tail}"}}"#,

@@ -105,7 +105,7 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
 /// [`object_field`] for a key serde writes late in its struct (in the
 /// second half of its fields), where it is nearer the object's end: an
 /// object of 1 KiB or more is read from both ends in turns (its first
-/// block, then 4 blocks of 64 bytes from its end, 2 from its front, each
+/// block, then 16 blocks of 64 bytes from its end, 8 from its front, each
 /// turn after twice as long), until one end meets the key (the walk from
 /// the end reads the blocks backward, with the same masks and checks). Where a key
 /// stands once, as serde writes a struct, the same value as
