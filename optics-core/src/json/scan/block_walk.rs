@@ -917,8 +917,8 @@ impl<'a> FieldScan<'a, '_> {
 /// profiling loop (AVX-512, the benches' 256 messages, whose detail lies
 /// 5 to 20 blocks before the end) the detail view took 0.83x the time of
 /// turns of 4 and 2 blocks, and the trusting judge 0.91x; over 1,024
-/// distinct messages read fresh, 0.85x and 0.93x. Turns of 8 and 4 blocks
-/// gained a third as much; 32 and 16, as much as these.
+/// distinct messages read fresh, 0.86x and 0.92x. Turns of 8 and 4 blocks
+/// gained about a fifth as much; 32 and 16, what these gain.
 const LATE_CHUNK: usize = 8;
 
 /// Where the walk from an object's end stands: at the start of the lowest
@@ -963,9 +963,9 @@ impl<'a> FieldScan<'a, '_> {
     ///
     /// Before the first block is read, the walk asks for the bytes the end
     /// reads before its own requests reach them (its last 512 bytes) and
-    /// the front's first turn; the end then asks for the bytes 512 below
-    /// each block it reads ([`simd::prefetch_behind`]), as the front asks
-    /// for those 512 above ([`simd::prefetch_ahead`]). In the filter a
+    /// the two blocks after the front's first; the end then asks for the
+    /// bytes 512 below each block it reads ([`simd::prefetch_behind`]), as
+    /// the front asks for those 512 above ([`simd::prefetch_ahead`]). In the filter a
     /// message is in the cache of the core that read it, and there a block
     /// not asked for ahead waits for the one read before it: judged from
     /// another core's cache (`benches/cross_core.rs`) the trusting judge
@@ -998,7 +998,9 @@ impl<'a> FieldScan<'a, '_> {
             simd::prefetch_at(bytes, at);
         }
         simd::prefetch_at(bytes, end - 1);
-        for at in (open + BLOCK..open + (LATE_CHUNK + 1) * BLOCK).step_by(BLOCK) {
+        // The two blocks after the first, not the front's whole first turn:
+        // requests for lines already near hold the core's miss buffers.
+        for at in (open + BLOCK..open + 3 * BLOCK).step_by(BLOCK) {
             simd::prefetch_at(bytes, at.min(end_turn));
         }
         // The object's first block before anything else: a late field
