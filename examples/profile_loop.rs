@@ -176,7 +176,8 @@ fn main() -> ExitCode {
         }
     };
     let mut times = Vec::with_capacity(rounds);
-    // The copies' buffers (with `FRESH`): as many as the filter may hold.
+    // The copies' buffers (with `FRESH`): about as many reads as the filter
+    // holds at once with two judges (13).
     let mut buffers: Vec<Vec<u8>> = (0..16).map(|_| Vec::with_capacity(READ_SIZE)).collect();
     let mut spans = Vec::new();
     for _ in 0..rounds {

@@ -913,7 +913,7 @@ impl<'a> FieldScan<'a, '_> {
 /// How many blocks the front of [`FieldScan::walk_late`] reads in its first
 /// turn; the end reads twice as many in each turn, and each turn after
 /// reads twice as many as the one before. The end's first turn, 16 blocks
-/// (1 KiB), holds the late key of most messages serde writes: in the
+/// (1 KiB), reaches the demo's detail in most of its messages: in the
 /// profiling loop (AVX-512, the benches' 256 messages, whose detail lies
 /// 5 to 20 blocks before the end) the detail view took 0.83x the time of
 /// turns of 4 and 2 blocks, and the trusting judge 0.91x; over 1,024
@@ -965,12 +965,12 @@ impl<'a> FieldScan<'a, '_> {
     /// reads before its own requests reach them (its last 512 bytes) and
     /// the two blocks after the front's first; the end then asks for the
     /// bytes 512 below each block it reads ([`simd::prefetch_behind`]), as
-    /// the front asks for those 512 above ([`simd::prefetch_ahead`]). In the filter a
-    /// message is in the cache of the core that read it, and there a block
-    /// not asked for ahead waits for the one read before it: judged from
-    /// another core's cache (`benches/cross_core.rs`) the trusting judge
-    /// took about 0.83x the time; from its own, about 1.0x (1.05x where the
-    /// field is first, and the end's requests are wasted).
+    /// the front asks for those 512 above ([`simd::prefetch_ahead`]). In
+    /// the filter a message is in the cache of the core that read it, and
+    /// there a block not asked for ahead waits for the one read before it:
+    /// judged from another core's cache (`benches/cross_core.rs`) the
+    /// trusting judge took about 0.83x the time; from its own, about 1.0x
+    /// (1.05x where the field is first, and the end's requests are wasted).
     ///
     /// `None` to go on from where `blocks` and `walk` stand (the front
     /// alone, at its last, short block).
