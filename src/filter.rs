@@ -8,7 +8,8 @@
 //!       |  takes the batch's bytes from the in-flight budget (8 MiB)
 //!       |  bounded channel (4 batches)
 //!       |  batches dealt in turn to the judges, a bounded channel each
-//!  [judge tasks] Judge::judge(policy, message) per frame, timed per batch;
+//!  [judge tasks] Judge::judge(policy, message) per frame, timed per batch,
+//!       |        the next frame's first bytes asked for (Judge::prepare);
 //!       |        one task per core by default, each on whole batches
 //!       |  bounded channel per judge (its batches of kept frames)
 //!  [write task]  takes the judges' batches in the order they were read;
@@ -447,12 +448,22 @@ async fn judge_stage(
         let mut kept = Vec::with_capacity(frames.len());
         let mut redacted = Vec::new();
         let start = Instant::now();
-        for (index, frame) in (first..).zip(frames) {
+        let mut frames = frames.into_iter().peekable();
+        let mut index = first;
+        while let Some(frame) = frames.next() {
             let len = frame.frame().len();
             let mut verdict = match &judging.verdicts {
                 Some(verdicts) => verdicts[index % verdicts.len()],
-                None => judging.reader.judge(&judging.policy, frame.message()),
+                None => {
+                    // The next message's first bytes come in from the
+                    // reading core while this one is judged.
+                    if let Some(next) = frames.peek() {
+                        judging.reader.prepare(next.message());
+                    }
+                    judging.reader.judge(&judging.policy, frame.message())
+                }
             };
+            index += 1;
             if verdict.keep {
                 match &mut judging.redactor {
                     // Moved, not cloned: no reference count touched.

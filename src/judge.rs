@@ -73,6 +73,23 @@ impl Judge {
         }
     }
 
+    /// Asks the CPU for the bytes of `message` this reader reads first, to
+    /// be called for the next message while one is judged: the trusting
+    /// judge looks for the detail, a late field, from both ends of the
+    /// message (`optics_core::json::scan::prefetch_late`: its first line and
+    /// its last 512 bytes). The other readers read every byte in order, as
+    /// the hardware's own prefetch follows (asked for, strict judging took
+    /// 1.02× the time), or none, and ask for nothing.
+    ///
+    /// Cost: about ten prefetch instructions for the trusting judge, nothing
+    /// for the others; it reads nothing and changes nothing.
+    #[inline]
+    pub fn prepare(self, message: &[u8]) {
+        if self == Judge::OpticsTrusting {
+            optics_core::json::scan::prefetch_late(message);
+        }
+    }
+
     /// Judges one message (an `Issue`'s JSON) with this reader.
     #[inline]
     pub fn judge(self, policy: &Policy, message: &[u8]) -> Verdict {

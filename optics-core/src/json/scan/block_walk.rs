@@ -994,10 +994,7 @@ impl<'a> FieldScan<'a, '_> {
         };
         // Asked for at once, these blocks come in together.
         let end_turn = back.low.saturating_sub(simd::PREFETCH_AHEAD).max(open);
-        for at in (end_turn..end).step_by(BLOCK) {
-            simd::prefetch_at(bytes, at);
-        }
-        simd::prefetch_at(bytes, end - 1);
+        simd::prefetch_span(bytes, end_turn, end);
         // The two blocks after the first, not the front's whole first turn:
         // requests for lines already near hold the core's miss buffers.
         for at in (open + BLOCK..open + 3 * BLOCK).step_by(BLOCK) {

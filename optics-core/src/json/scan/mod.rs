@@ -66,8 +66,8 @@ pub use escapes::raw_eq;
 pub(crate) use member_walk::same_bytes;
 pub(crate) use member_walk::Reach;
 pub use navigate::{
-    array_element, first_member, is_null, object_field, object_field_late, object_last, string_raw,
-    Lookup,
+    array_element, first_member, is_null, object_field, object_field_late, object_last,
+    prefetch_late, string_raw, Lookup,
 };
 pub(crate) use navigate::{
     array_element_reaching, object_field_from, object_field_reaching, SMALL_OBJECT,

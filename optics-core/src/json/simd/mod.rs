@@ -242,6 +242,18 @@ pub(crate) fn prefetch_behind(bytes: &[u8], start: usize) {
     prefetch_at(bytes, start.saturating_sub(PREFETCH_AHEAD));
 }
 
+/// Asks for every cache line that holds a byte of `bytes[from..to]`
+/// ([`prefetch_at`] a 64-byte step apart, and the last byte's line).
+#[inline(always)]
+pub(crate) fn prefetch_span(bytes: &[u8], from: usize, to: usize) {
+    for at in (from..to).step_by(BLOCK) {
+        prefetch_at(bytes, at);
+    }
+    if to > from {
+        prefetch_at(bytes, to - 1);
+    }
+}
+
 /// Asks the CPU to bring the cache line that holds byte `at` of `bytes` into
 /// its nearest cache, if there is such a byte. A hint: it cannot fault and
 /// changes nothing that is read. A bounds check and one instruction on
