@@ -138,7 +138,8 @@ pub fn object_field_late<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
 }
 
 /// Asks the CPU for the bytes [`object_field_late`] reads first in `obj`:
-/// its first 64 bytes and its last 512, nine cache lines or so. A hint: it
+/// the cache line of its first byte and its last 512 bytes, nine or ten
+/// lines. A hint: it
 /// reads nothing, changes nothing and cannot fail.
 ///
 /// For a caller that looks up a late field in one message after another,
@@ -146,7 +147,7 @@ pub fn object_field_late<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
 /// for the next message while one is judged, those bytes come in while the
 /// core works, where the lookup would otherwise wait for them (in
 /// `benches/cross_core.rs`, the trusting judge from another core's cache
-/// took 0.87× the time). A lookup asks for the same bytes itself as it
+/// took 0.86× the time). A lookup asks for the same bytes itself as it
 /// starts, which is too late to hide the wait.
 ///
 /// Cost: about ten prefetch instructions; nothing on CPUs other than x86_64.
