@@ -307,9 +307,10 @@ fn a_slow_downstream_pushes_back_and_loses_nothing() {
         got == want,
         "the slow downstream did not get every byte, in order"
     );
-    // Two channels of 4 batches, a batch in each stage and the pipes'
-    // buffers: far less than the stream. Without back-pressure the upstream
-    // would finish while the downstream had read almost nothing.
+    // Two channels of `CHANNEL_CAPACITY` batches (of 64 KiB reads here), a
+    // batch in each stage and the pipes' buffers: far less than the stream.
+    // Without back-pressure the upstream would finish while the downstream
+    // had read almost nothing.
     assert!(
         max_ahead < 4 * 1024 * 1024,
         "the upstream ran {max_ahead} bytes ahead of the downstream"
