@@ -78,14 +78,14 @@ use crate::timeouts::{within, Timeouts};
 /// Each wait is a task put to sleep and woken again, and on a small machine
 /// a worker thread parked and woken with it. With 8 instead of 4 (two
 /// judges, the Intel machine class), the in-memory pipe of 8,192 messages
-/// switched threads 7,076 times in 300 runs instead of 13,377, and the
-/// trusting pipe ran in 0.86x the time (`benches/stream.rs`, two runs of
-/// each alternating: 17.5x and 17.4x the decode pipe against 14.6x and
-/// 14.5x); end to end the trusting filter moved 899-935 k messages a second
-/// against 862-917 k and the strict one 447-458 k against 404-429 k (four
-/// sets of ten rounds each, alternating). 16 gained the long pipe a little
-/// more and the short one nothing, and past 8 the in-flight budget binds
-/// first for small messages.
+/// switched threads 7,076 times in 300 runs instead of 13,377; in three
+/// runs of each build alternating (`benches/stream.rs`) the trusting pipe
+/// took 0.87x the time with 1,024 messages (489-516 against 564-583 us)
+/// and 0.90x with 8,192, and end to end (sixty rounds of each, alternating)
+/// the trusting filter moved 0.86x the oracle filter's messages against
+/// 0.82x, the strict one 0.43x against 0.39x. 16 gained the long pipe a
+/// little more and the short one nothing, and past 8 the in-flight budget
+/// binds first for small messages.
 pub const CHANNEL_CAPACITY: usize = 8;
 
 /// The judges a filter runs by default: one per core the process may use
