@@ -475,7 +475,8 @@ impl<T> Default for InOrder<T> {
 }
 
 impl<T> InOrder<T> {
-    /// Batch number `seq` came; each comes once, none before its turn.
+    /// Batch number `seq` came. Each comes once, so never after its turn
+    /// has passed (`seq` is at least the next to hand out).
     fn put(&mut self, seq: u64, batch: T) {
         let at = usize::try_from(seq - self.next).expect("a batch in flight");
         if self.waiting.len() <= at {

@@ -428,8 +428,8 @@ fn any_number_of_judges_forwards_the_kept_frames_in_the_order_they_came() {
         .collect();
     for judges in [1, 2, 3, 8] {
         // Reads of a few frames each: hundreds of batches dealt to the
-        // judges with room, of uneven sizes, some with nothing kept, judged
-        // out of order and written back in order.
+        // judges with room, of uneven sizes, some with nothing kept; judges
+        // may finish them out of order, and the writer puts them back.
         for (label, filter) in [
             ("optics", Filter::new(Judge::Optics, policy.clone())),
             ("decode", Filter::new(Judge::Decode, policy.clone())),
