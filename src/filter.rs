@@ -504,15 +504,27 @@ impl<T> InOrder<T> {
 /// yields (tokio runs a task woken from a worker on that worker next), and
 /// its batches wait with it; the other judge, running on the other core,
 /// frees its room and takes the batches instead.
+///
+/// A judge that stopped (its channel closed: it panicked) counts as having
+/// the most room, so that the reader's next send finds it stopped and the
+/// reader stops too, instead of feeding the others while the writer waits
+/// for that judge's batches.
 fn roomiest<T>(judges: &[mpsc::Sender<T>], from: usize) -> usize {
+    let room = |judge: &mpsc::Sender<T>| {
+        if judge.is_closed() {
+            usize::MAX
+        } else {
+            judge.capacity()
+        }
+    };
     let mut best = from;
-    let mut room = judges[from].capacity();
+    let mut most = room(&judges[from]);
     for i in 1..judges.len() {
         let turn = (from + i) % judges.len();
-        let here = judges[turn].capacity();
-        if here > room {
+        let here = room(&judges[turn]);
+        if here > most {
             best = turn;
-            room = here;
+            most = here;
         }
     }
     best
@@ -606,9 +618,8 @@ async fn judge_stage(
 
 /// Writes the kept frames in the order they were read (the judges' batches
 /// put back in order by [`InOrder`]), then flushes and shuts down; each
-/// batch's write must end
-/// within `timeout`. Returns the bytes of the batches written whole, and
-/// the error that stopped it, if any.
+/// batch's write must end within `timeout`. Returns the bytes of the
+/// batches written whole, and the error that stopped it, if any.
 async fn write_stage<W: AsyncWrite + Unpin>(
     mut w: W,
     mut judged: mpsc::Receiver<InFlight<Bytes>>,
@@ -719,8 +730,36 @@ impl Error for FilterError {
 
 #[cfg(test)]
 mod tests {
-    use super::InOrder;
+    use super::{roomiest, InOrder};
     use proptest::prelude::*;
+    use tokio::sync::mpsc;
+
+    #[test]
+    fn the_judge_with_the_most_room_takes_the_batch() {
+        let (a, _a_rx) = mpsc::channel::<u8>(4);
+        let (b, _b_rx) = mpsc::channel::<u8>(4);
+        let (c, c_rx) = mpsc::channel::<u8>(4);
+        let judges = [a, b, c];
+        // All alike: the one the reader names first.
+        assert_eq!(roomiest(&judges, 1), 1);
+        assert_eq!(roomiest(&judges, 2), 2);
+        // One batch waiting for judge 1 and two for judge 0: judge 2.
+        judges[0].try_send(0).unwrap();
+        judges[0].try_send(0).unwrap();
+        judges[1].try_send(0).unwrap();
+        assert_eq!(roomiest(&judges, 0), 2);
+        judges[2].try_send(0).unwrap();
+        judges[2].try_send(0).unwrap();
+        // Judges 1 and 2 alike, judge 0 fullest: from 0 on, judge 1 is first.
+        assert_eq!(roomiest(&judges, 0), 1);
+        // A judge that stopped is chosen over judges with as much room, so
+        // that the reader finds out.
+        drop(c_rx);
+        let (d, _d_rx) = mpsc::channel::<u8>(4);
+        let (e, _e_rx) = mpsc::channel::<u8>(4);
+        let judges = [d, e, judges[2].clone()];
+        assert_eq!(roomiest(&judges, 0), 2);
+    }
 
     proptest! {
         /// Whatever order the judges finish in, the batches come out in the
