@@ -32,7 +32,7 @@ use triage::policy::Policy;
 use triage::pool::{Pool, MESSAGE_SIZE, SEED};
 
 /// The readers it runs, and what each does to one message.
-const MODES: [(&str, &str); 12] = [
+const MODES: [(&str, &str); 15] = [
     (
         "strict",
         "the demo's default judge: validation and the detail in one pass, then strict reads",
@@ -72,7 +72,23 @@ const MODES: [(&str, &str); 12] = [
         "leaves",
         "the policy's trusting reads alone, on the detail entered beforehand",
     ),
+    (
+        "detail_skip",
+        "a skip of the detail from its first byte, found beforehand",
+    ),
+    (
+        "sreads",
+        "the strict judge's reads alone, on validated views made beforehand",
+    ),
+    (
+        "valreads",
+        "a validation of the message, then the strict reads on its view made beforehand",
+    ),
 ];
+
+/// The modes that read what was prepared beforehand, not the message
+/// (`FRESH` does not apply to them).
+const PREPARED: [&str; 4] = ["leaves", "detail_skip", "sreads", "valreads"];
 
 fn usage(problem: &str) -> ExitCode {
     eprintln!("profile_loop: {problem}");
@@ -120,8 +136,10 @@ fn main() -> ExitCode {
     }
     let fresh = match std::env::var("FRESH").ok().as_deref() {
         None | Some("0") => false,
-        Some("1") if mode == "leaves" => {
-            return usage("FRESH does not apply to leaves (their details are entered beforehand)")
+        Some("1") if PREPARED.contains(&mode.as_str()) => {
+            return usage(&format!(
+                "FRESH does not apply to {mode} (it reads what was prepared beforehand)"
+            ))
         }
         Some("1") => true,
         Some(other) => return usage(&format!("FRESH must be 0 or 1, not {other:?}")),
@@ -142,6 +160,33 @@ fn main() -> ExitCode {
         .iter()
         .map(|message| Json::<Issue>::new(message).enter(Issue::detail))
         .collect();
+    // Where each message's detail starts, for `detail_skip`.
+    let fronts: Vec<usize> = pool
+        .iter()
+        .map(|message| {
+            Json::<Issue>::new(message)
+                .view(Issue::detail)
+                .map_or(0, |detail| {
+                    detail.bytes().as_ptr() as usize - message.as_ptr() as usize
+                })
+        })
+        .collect();
+    // Each message's validated view of its detail, for `sreads` and
+    // `valreads`, with the flag its strict reads raise on a duplicate.
+    let flags: Vec<Duplicates> = pool.iter().map(|_| Duplicates::new()).collect();
+    let views: Vec<_> = pool
+        .iter()
+        .zip(&flags)
+        .map(|(message, flag)| {
+            Strict::<Issue>::validated_view(message, flag, Issue::detail)
+                .ok()
+                .flatten()
+        })
+        .collect();
+    let strict_reads = |i: usize| -> u64 {
+        let keep = views[i].is_some_and(|detail| policy.judge(detail).keep);
+        (keep && !flags[i].met()) as u64
+    };
     let run = |message: &[u8], i: usize| -> u64 {
         match mode.as_str() {
             "strict" => Judge::Optics.judge(&policy, message).keep as u64,
@@ -172,6 +217,9 @@ fn main() -> ExitCode {
                 scan::Lookup::Missing
             ) as u64,
             "leaves" => entered[i].map_or(0, |detail| policy.judge(detail).keep as u64),
+            "detail_skip" => scan::skip_value(message, fronts[i]).unwrap_or(0) as u64,
+            "sreads" => strict_reads(i),
+            "valreads" => scan::validate(message).is_ok() as u64 + strict_reads(i),
             _ => unreachable!("the modes are checked above"),
         }
     };
