@@ -10,7 +10,6 @@ use super::member_walk::same_bytes;
 use super::navigate::{Lookup, Span};
 use super::simd::{self, BlockScan, Kernel, Masks, BLOCK};
 use super::skip::skip_value_at;
-use super::validate_blocks::BlockRider;
 use super::whitespace::{is_ws, skip_ws};
 
 /// One block with its strings resolved: the raw masks, and the structure
@@ -232,8 +231,7 @@ fn bit_range(from: u32, to: u32) -> u64 {
 /// For one key sought (the common lookup, [`FieldScan::walk_one`]) most
 /// blocks pass with one branch, the candidates also filtered by the key's
 /// first and last byte; the others take the exact step
-/// ([`FieldScan::step`]). In strict mode the same search can ride along the
-/// validator ([`RootLookup`]).
+/// ([`FieldScan::step`]).
 ///
 /// ```text
 ///  {"id":7,"who":{"n":"a:b"},"detail":{...}}
@@ -272,10 +270,6 @@ pub(super) struct FieldScan<'a, 'k> {
     /// found so far (the value's span).
     unique: bool,
     found: Cell<Option<(usize, usize)>>,
-    /// Whether the scan rides along the validator ([`RootLookup`]): a
-    /// container found as the value is then not skipped; its end is taken
-    /// from the validator's blocks as they come ([`OPEN_END`] until then).
-    rides: bool,
     /// Whether the value found is entered (a trusting read whose path goes
     /// on inside it): handed out from its start to the end of the bytes, its
     /// own end not looked for.
@@ -284,10 +278,6 @@ pub(super) struct FieldScan<'a, 'k> {
     /// ([`FieldScan::walk_late`]): a field serde writes late in its struct.
     late: bool,
 }
-
-/// The end of a value found by a riding lookup while its container is still
-/// open (see [`RootLookup`]).
-const OPEN_END: usize = usize::MAX;
 
 /// What a key check needs of the block its colon is in.
 #[derive(Clone, Copy)]
@@ -456,7 +446,6 @@ impl<'a, 'k> FieldScan<'a, 'k> {
             first,
             unique: unique.is_some(),
             found: Cell::new(None),
-            rides: false,
             enter: false,
             late: false,
         })
@@ -618,14 +607,6 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         if self.key_matches(near, key_open, key_close) {
             if self.found.get().is_some() {
                 return Some(duplicates::met());
-            }
-            if self.rides {
-                // The validator's blocks will close the container: no skip.
-                let from = skip_ws(self.bytes, colon + 1);
-                if matches!(self.bytes.get(from), Some(b'{' | b'[')) {
-                    self.found.set(Some((from, OPEN_END)));
-                    return None;
-                }
             }
             match self.value_after(colon) {
                 Some(value) => self.found.set(Some(value)),
@@ -1326,8 +1307,7 @@ impl<'a> FieldScan<'a, '_> {
             }
             let before = below(at);
             // More closers than open brackets before the colon: only in a
-            // malformed document (the validator's blocks are handed over
-            // before it has checked them); no key of the object there.
+            // malformed document; no key of the object there.
             let colon_depth = (depth + (block.open & before).count_ones() as usize)
                 .checked_sub((block.close & before).count_ones() as usize);
             if colon_depth == Some(1) {
@@ -1344,150 +1324,6 @@ impl<'a> FieldScan<'a, '_> {
         }
         None
     }
-}
-
-/// The strict lookup of a key in the root object, riding along the
-/// validator ([`BlockRider`]): [`FieldScan`] in strict mode on the blocks the
-/// validator classifies anyway, with the depth before each block taken from
-/// the validator's bracket stack. What it finds counts only for a document
-/// the validator accepts; there the object's end is the document's.
-pub(super) struct RootLookup<'a, 'k> {
-    scan: FieldScan<'a, 'k>,
-    prev_quotes: u64,
-    plain_from: usize,
-    /// The outcome once known before the end (a duplicate).
-    done: Option<Lookup<'a>>,
-}
-
-impl<'a, 'k> RootLookup<'a, 'k> {
-    /// A lookup of `keys` in the root object of the document `bytes`, with
-    /// `first` its first key as strict mode watches it; `None` if the
-    /// document does not start with `{`.
-    pub(super) fn new(
-        bytes: &'a [u8],
-        keys: &'k [&'k str],
-        first: Option<(&'k str, usize)>,
-    ) -> Option<Self> {
-        Some(RootLookup {
-            scan: FieldScan {
-                rides: true,
-                ..FieldScan::new(bytes, keys, Some(first))?
-            },
-            prev_quotes: 0,
-            plain_from: 0,
-            done: None,
-        })
-    }
-
-    /// The outcome, once the validator has accepted the document.
-    pub(super) fn outcome(self) -> Lookup<'a> {
-        match self.done {
-            Some(done) => done,
-            None => match self.scan.found.get() {
-                // A container the document never closed: the validator
-                // refuses it, so this outcome is never used.
-                Some((_, OPEN_END)) => Lookup::Malformed,
-                Some((from, to)) => Lookup::Found(&self.scan.bytes[from..to]),
-                None => Lookup::Missing,
-            },
-        }
-    }
-}
-
-impl BlockRider for RootLookup<'_, '_> {
-    const ON: bool = true;
-
-    #[inline(always)]
-    fn block<K: Kernel>(&mut self, kernel: K, block: &Block, depth: usize) {
-        if self.done.is_some() {
-            return;
-        }
-        // As in `FieldScan::run`: only a block that may come back to depth 1
-        // can hold a key of the object.
-        if block.colon != 0 && depth <= block.close.count_ones() as usize + 1 {
-            let colons = self.candidate_colons(kernel, block);
-            if colons != 0 {
-                let done =
-                    self.scan
-                        .block_keys(block, colons, depth, self.prev_quotes, self.plain_from);
-                if done.is_some() {
-                    self.done = done;
-                }
-            }
-        }
-        if let Some((from, OPEN_END)) = self.scan.found.get() {
-            if let Some(end) = container_end(block, depth, from) {
-                self.scan.found.set(Some((from, end + 1)));
-            }
-        }
-        self.prev_quotes = block.quotes;
-        if block.raw.backslash != 0 {
-            let after_last = block.start + BLOCK - block.raw.backslash.leading_zeros() as usize;
-            self.plain_from = after_last + self.scan.escape_reach;
-        }
-    }
-}
-
-impl RootLookup<'_, '_> {
-    /// The colons of `block` that may end a key watched: with one key
-    /// watched and no backslash near, those not right after a quote, and
-    /// those whose key's first and last bytes would be the key's (written
-    /// plainly), compared in two 64-byte windows loaded `len + 1` and 2
-    /// bytes before the block, so that no mask is carried from block to
-    /// block; every colon otherwise. Two compares a block; the exact check
-    /// ([`FieldScan::block_keys`]) then sees only these.
-    #[inline(always)]
-    fn candidate_colons<K: Kernel>(&self, kernel: K, block: &Block) -> u64 {
-        let scan = &self.scan;
-        let compact = scan.filter
-            && scan.edge_count == 1
-            && block.start >= self.plain_from
-            && block.raw.backslash == 0;
-        if !compact {
-            return block.colon;
-        }
-        let Edges { len, first, last } = scan.edges[0];
-        let bytes = scan.bytes;
-        let windows = block.start.checked_sub(len + 1).and_then(|from| {
-            let firsts = bytes.get(from..)?.first_chunk::<BLOCK>()?;
-            let lasts = bytes.get(block.start - 2..)?.first_chunk::<BLOCK>()?;
-            Some((firsts, lasts))
-        });
-        let Some((firsts, lasts)) = windows else {
-            return block.colon;
-        };
-        let edges = kernel.eq(firsts, first) & kernel.eq(lasts, last);
-        let after_quote = (block.quotes << 1) | (self.prev_quotes >> 63);
-        block.colon & (!after_quote | edges)
-    }
-}
-
-/// Where in `block` (`depth` containers open before it, in a valid
-/// document) the container value of a member of the root object, opened at
-/// `from`, closes: the first closer after `from` that brings the depth back
-/// to 1. `None` if it does not close in this block (or opens after it).
-#[inline(always)]
-fn container_end(block: &Block, depth: usize, from: usize) -> Option<usize> {
-    let (open, close, inside) = match from.checked_sub(block.start) {
-        // The container opens in this block: only brackets after its opener
-        // count, with the opener's own level open.
-        Some(at) if at < BLOCK => {
-            let after = u64::MAX.checked_shl(at as u32 + 1).unwrap_or(0);
-            (block.open & after, block.close & after, 1)
-        }
-        Some(_) => return None,
-        // Opened before: all but the root are the container's levels, and
-        // a block with fewer closers cannot close them all.
-        None => {
-            let inside = depth.saturating_sub(1);
-            if (block.close.count_ones() as usize) < inside {
-                return None;
-            }
-            (block.open, block.close, inside)
-        }
-    };
-    let end = simd::block_end(open, close, inside);
-    (end < BLOCK as u32).then(|| block.start + end as usize)
 }
 
 /// The depth at bit `at` (`at < 64`) of a block read backward, `high`

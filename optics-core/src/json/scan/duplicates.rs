@@ -27,13 +27,13 @@
 
 use core::cell::Cell;
 
-use super::block_walk::{FieldScan, RootLookup};
+use super::block_walk::FieldScan;
 use super::member_walk::{members_find_once, Members, Step};
 use super::navigate::{Lookup, SMALL_OBJECT};
 use super::simd::KernelChoice;
 use super::skip::skip_value_at;
 use super::validate::{validate_scalar, SyntaxError};
-use super::validate_blocks::is_valid_carrying;
+use super::validate_blocks::{is_valid_watching, KeyWatch};
 use super::walked;
 use super::whitespace::{skip_ws, trim};
 
@@ -131,13 +131,16 @@ fn handed_out(found: Lookup<'_>) -> Lookup<'_> {
 
 /// Validates the document `bytes` and, in the same pass over its blocks,
 /// looks `keys` up in its root object as [`object_field_once`] would (the
-/// strict lookup riding along the validator, see
-/// [`RootLookup`]). `Ok(None)` if the document
-/// does not start with `{`: nothing was validated, the caller validates and
-/// looks up as usual. Run while watching, like every strict lookup.
+/// validator hands the root object's keys that could be one watched to a
+/// [`RootKeys`]). `Ok(None)` if the document does not start with `{`, or if
+/// the keys are not of the kind the pass watches (see [`RootKeys::new`]):
+/// nothing was validated, the caller validates and looks up as usual. Run
+/// while watching, like every strict lookup.
 ///
-/// Cost: the validation and about a fifth more (the lookup's own work on
-/// each 64-byte block); the object is not classified or walked again.
+/// Cost: the validation, one or two more compares a 64-byte block, a few
+/// key compares a document, and a skip of the value found; the object is
+/// not classified or walked again (but where a key written with an escape
+/// may be one watched: then it is looked up again by [`object_field_once`]).
 pub(crate) fn validate_and_find<'a>(
     bytes: &'a [u8],
     keys: &[&str],
@@ -151,15 +154,152 @@ pub(super) fn validate_and_find_with<'a>(
     keys: &[&str],
     choice: KernelChoice,
 ) -> Result<Option<Lookup<'a>>, SyntaxError> {
-    let Some(mut lookup) = RootLookup::new(bytes, keys, first_plain_key(bytes)) else {
+    let Some(mut watch) = RootKeys::new(bytes, keys) else {
         return Ok(None);
     };
-    if !is_valid_carrying(bytes, choice, &mut lookup) {
+    if !is_valid_watching(bytes, choice, &mut watch) {
         // The byte walk names the error (the two agree on every verdict).
         validate_scalar(bytes)?;
         return Ok(None);
     }
-    Ok(Some(handed_out(lookup.outcome())))
+    Ok(Some(handed_out(watch.outcome())))
+}
+
+/// The strict lookup of a root member, from the keys of the root object
+/// the validator hands over ([`KeyWatch`]). In valid JSON a key is written
+/// as its own bytes between quotes, or with an escape in it; so a key that
+/// may be one watched starts with that key's first byte or a backslash,
+/// and those are the keys the validator marks and hands over (a few a
+/// document). Each is compared as written: a key sought met twice, or the
+/// object's first key met again, is a duplicate; a key holding an escape
+/// that is not one watched as written leaves the lookup unsure, and the
+/// object is then looked up again the usual way.
+///
+/// ```text
+/// {"id":7,"dueAt":1,"x":{"detail":0},"d\u0065tail":{},"detail":{"code":1}}
+///          ^              ^           ^                ^
+///          compared       nested:     an escape:       the member
+///          (not it)       passed      unsure           (if not unsure)
+/// ```
+struct RootKeys<'a, 'k> {
+    bytes: &'a [u8],
+    keys: &'k [&'k str],
+    /// The object's first key as strict mode watches it (see
+    /// [`first_plain_key`]), and where its opening quote is.
+    first: Option<(&'a str, usize)>,
+    /// The first bytes of the keys watched (one repeated if only one).
+    firsts: [u8; 2],
+    /// Where the key sought that was met ends (after its closing quote).
+    found: Option<usize>,
+    /// A watched key met twice (recorded).
+    duplicate: bool,
+    /// A key written with an escape was met: it may be one watched.
+    unsure: bool,
+}
+
+impl<'a, 'k> RootKeys<'a, 'k> {
+    /// The lookup of `keys` in the root object of `bytes`; `None` if the
+    /// document does not start with `{`, or if a key watched is empty,
+    /// holds a byte that JSON writes escaped (a quote, a backslash, a
+    /// control character), or the keys watched start with more than two
+    /// distinct bytes.
+    fn new(bytes: &'a [u8], keys: &'k [&'k str]) -> Option<Self> {
+        if bytes.get(skip_ws(bytes, 0)) != Some(&b'{') {
+            return None;
+        }
+        let first = first_plain_key(bytes);
+        let mut firsts = [0u8; 2];
+        let mut count = 0;
+        for key in keys.iter().copied().chain(first.map(|(key, _)| key)) {
+            let key = key.as_bytes();
+            if key.is_empty() || key.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) {
+                return None;
+            }
+            if !firsts[..count].contains(&key[0]) {
+                if count == firsts.len() {
+                    return None;
+                }
+                firsts[count] = key[0];
+                count += 1;
+            }
+        }
+        if count == 1 {
+            firsts[1] = firsts[0];
+        }
+        Some(RootKeys {
+            bytes,
+            keys,
+            first,
+            firsts,
+            found: None,
+            duplicate: false,
+            unsure: false,
+        })
+    }
+
+    /// The outcome, once the validator has accepted the document.
+    fn outcome(self) -> Lookup<'a> {
+        if self.duplicate {
+            return Lookup::Malformed;
+        }
+        if self.unsure {
+            return object_field_once(self.bytes, self.keys);
+        }
+        let Some(after) = self.found else {
+            return Lookup::Missing;
+        };
+        // A valid document: the key's `:`, then its value.
+        let bytes = self.bytes;
+        let from = skip_ws(bytes, skip_ws(bytes, after) + 1);
+        match skip_value_at(bytes, from) {
+            Some(to) => Lookup::Found(&bytes[from..to]),
+            None => Lookup::Malformed,
+        }
+    }
+}
+
+/// Whether `rest` starts with `key`, then a quote.
+#[inline(always)]
+fn plain_at(rest: &[u8], key: &str) -> bool {
+    let key = key.as_bytes();
+    rest.get(..key.len()) == Some(key) && rest.get(key.len()) == Some(&b'"')
+}
+
+impl KeyWatch for RootKeys<'_, '_> {
+    const ON: bool = true;
+
+    #[inline(always)]
+    fn firsts(&self) -> [u8; 2] {
+        self.firsts
+    }
+
+    fn root_key(&mut self, at: usize) {
+        if self.duplicate {
+            return;
+        }
+        let rest = &self.bytes[at..];
+        if let Some(key) = self.keys.iter().find(|key| plain_at(rest, key)) {
+            if self.found.is_some() {
+                self.duplicate = true;
+                met();
+            } else {
+                self.found = Some(at + key.len() + 1);
+            }
+            return;
+        }
+        if let Some((key, open)) = self.first {
+            if open + 1 != at && plain_at(rest, key) {
+                self.duplicate = true;
+                met();
+                return;
+            }
+        }
+        // A backslash before the closing quote: an escape, which may spell
+        // a key watched.
+        if rest.iter().find(|&&b| b == b'"' || b == b'\\') != Some(&b'"') {
+            self.unsure = true;
+        }
+    }
 }
 
 /// Checks, while watching, that the first key of the object `obj` stands

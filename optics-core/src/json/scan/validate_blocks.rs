@@ -39,13 +39,15 @@
 //! Validation alone reads the blocks in chunks (4 KB), each in two passes:
 //! the first classifies them and checks their strings, the second walks
 //! their brackets and checks the grammar and the scalars on the tokens the
-//! first kept. With a rider (the strict judge's lookup), each block is
-//! handed to it between the two passes, one block at a time.
+//! first kept. A [`KeyWatch`] (the strict judge's lookup of a root member)
+//! sees the keys of the root object on the way: the first pass marks the
+//! strings whose first byte could start a watched key, the second hands
+//! over those that are keys of the root object (a few a document).
 
-use super::block_walk::{escaped_bytes, Block};
+use super::block_walk::escaped_bytes;
 use super::byte_table;
 use super::escapes::hex4;
-use super::simd::{self, BlockScan, Kernel, Masks, StrictMasks, BLOCK};
+use super::simd::{self, BlockScan, Kernel, BLOCK};
 use super::skip::digits_end;
 use super::validate::{strict_number, unit_ok, Container, Nesting, MAX_DEPTH, MAX_FINITE_DIGITS};
 use super::whitespace::skip_ws;
@@ -61,48 +63,55 @@ pub(super) fn is_valid(bytes: &[u8]) -> bool {
 
 /// [`is_valid`] with the kernel `choice` names (tests check each).
 pub(super) fn is_valid_with(bytes: &[u8], choice: simd::KernelChoice) -> bool {
-    is_valid_carrying(bytes, choice, &mut NoRider)
+    is_valid_watching(bytes, choice, &mut NoWatch)
 }
 
-/// [`is_valid_with`], handing each block to `rider` as it goes by (see
-/// [`BlockRider`]). What the rider makes of them means something only when
-/// the verdict is `true`.
-pub(super) fn is_valid_carrying<R: BlockRider>(
+/// [`is_valid_with`], handing `watch` the keys of the root object it may
+/// watch (see [`KeyWatch`]). What the watch makes of them means something
+/// only when the verdict is `true`.
+pub(super) fn is_valid_watching<W: KeyWatch>(
     bytes: &[u8],
     choice: simd::KernelChoice,
-    rider: &mut R,
+    watch: &mut W,
 ) -> bool {
     // There must be a value (whitespace alone is no document).
     if skip_ws(bytes, 0) == bytes.len() {
         return false;
     }
-    let mut scan = BlockValidate { bytes, rider };
+    let mut scan = BlockValidate { bytes, watch };
     match choice {
         simd::KernelChoice::Best => simd::dispatch(&mut scan),
         other => simd::dispatch_as(&mut scan, other),
     }
 }
 
-/// A scan that rides along the validator: it is handed each block with its
-/// strings resolved, as a [`Block`] of the block walk, and how many
-/// containers are open before it (exactly, from the validator's bracket
-/// stack), so that it needs no classification of its own. A validator
-/// without one ([`NoRider`]) compiles the hand-over out.
-pub(super) trait BlockRider {
-    /// Whether blocks are handed over at all.
+/// What watches the keys of the root object as the validator goes: the
+/// first pass hands it each block's bytes to mark where a watched key could
+/// start ([`KeyWatch::firsts`]); the grammar pass hands it each key of the
+/// root object that starts at one of those bytes ([`KeyWatch::root_key`]).
+/// A validator without one ([`NoWatch`]) compiles it all out.
+pub(super) trait KeyWatch {
+    /// Whether keys are watched at all.
     const ON: bool;
-    /// The next block, with `depth` containers open before it (`kernel`
-    /// the validator's, for any compare of its own).
-    fn block<K: Kernel>(&mut self, kernel: K, block: &Block, depth: usize);
+    /// The bytes a watched key's first byte may be, as written (a
+    /// backslash is added by the validator); one repeated if only one.
+    fn firsts(&self) -> [u8; 2];
+    /// A key of the root object whose first byte (after its opening quote)
+    /// is at `at` and is one [`KeyWatch::firsts`] marked.
+    fn root_key(&mut self, at: usize);
 }
 
-/// No rider: plain validation.
-pub(super) struct NoRider;
+/// No watch: plain validation.
+pub(super) struct NoWatch;
 
-impl BlockRider for NoRider {
+impl KeyWatch for NoWatch {
     const ON: bool = false;
     #[inline(always)]
-    fn block<K: Kernel>(&mut self, _: K, _: &Block, _: usize) {}
+    fn firsts(&self) -> [u8; 2] {
+        [0; 2]
+    }
+    #[inline(always)]
+    fn root_key(&mut self, _: usize) {}
 }
 
 /// The tokens that follow one class of tokens, block after block. `carry` is
@@ -139,14 +148,6 @@ impl Follow {
 fn pad_tail<'p>(padded: &'p mut [u8; BLOCK], tail: &[u8]) -> &'p [u8; BLOCK] {
     padded[..tail.len()].copy_from_slice(tail);
     padded
-}
-
-/// The strict masks of the last, short block, padded with spaces, computed
-/// out of line (handed back through memory).
-#[cold]
-#[inline(never)]
-fn classify_tail<K: Kernel>(kernel: K, tail: &[u8]) -> StrictMasks {
-    kernel.classify_strict(pad_tail(&mut [b' '; BLOCK], tail))
 }
 
 /// Bytes that end a scalar: whitespace, structure, a quote.
@@ -209,9 +210,9 @@ struct Context {
 }
 
 /// The strict scan: `true` if the bytes are one valid document.
-struct BlockValidate<'a, 'r, R> {
+struct BlockValidate<'a, 'w, W> {
     bytes: &'a [u8],
-    rider: &'r mut R,
+    watch: &'w mut W,
 }
 
 /// The open containers: a bit stack, and the innermost one's kind as masks
@@ -315,7 +316,8 @@ const SHORT: usize = 8;
 
 /// One block's tokens, as the classifying pass hands them to the grammar
 /// pass: brackets, `:` and `,` outside strings, strings' opening quotes, and
-/// scalars' first bytes.
+/// scalars' first bytes; with a key watch, the first bytes of strings that
+/// may start a watched key.
 #[derive(Clone, Copy, Default)]
 struct Tokens {
     open: u64,
@@ -324,14 +326,7 @@ struct Tokens {
     comma: u64,
     string_open: u64,
     scalar_start: u64,
-}
-
-/// What a rider needs of a block beyond its tokens.
-#[derive(Clone, Copy, Default)]
-struct Ride {
-    raw: Masks,
-    quotes: u64,
-    inside: u64,
+    watched: u64,
 }
 
 /// What the classifying pass carries from block to block.
@@ -351,41 +346,32 @@ struct Strings {
 impl Strings {
     /// Classifies up to `tokens.len()` blocks from `from` into `tokens`,
     /// checks their strings (no control character, only valid escapes), and
-    /// keeps in `rides` what a rider needs of each (nothing without one).
-    /// How many blocks it classified, `None` if a string is not valid.
+    /// marks where a key `watch` watches could start. How many blocks it
+    /// classified, `None` if a string is not valid.
     #[inline(always)]
-    fn chunk<K: Kernel, R: BlockRider>(
+    fn chunk<K: Kernel, W: KeyWatch>(
         &mut self,
         kernel: K,
         bytes: &[u8],
         from: usize,
         tokens: &mut [Tokens],
-        rides: &mut [Ride],
+        watch: &W,
     ) -> Option<usize> {
         let mut padded = [b' '; BLOCK];
+        let firsts = watch.firsts();
         let mut start = from;
         let mut n = 0;
         while n < tokens.len() && start < bytes.len() {
             // For bytes another core has just written (the filter's): see
             // `prefetch_ahead`.
             simd::prefetch_ahead(bytes, start);
-            // Without a rider, every block (the short last one padded first)
-            // is classified in line, so that its masks stay in registers.
-            // With one, they are kept in memory, as the classification of
-            // the tail out of line makes them: the rider's own compares then
-            // leave the loop's registers alone (in registers, the validated
-            // view took 1.03x the time).
-            let m = &if R::ON {
-                match bytes[start..].first_chunk::<BLOCK>() {
-                    Some(block) => kernel.classify_strict(block),
-                    None => classify_tail(kernel, &bytes[start..]),
-                }
-            } else {
-                kernel.classify_strict(match bytes[start..].first_chunk::<BLOCK>() {
-                    Some(block) => block,
-                    None => pad_tail(&mut padded, &bytes[start..]),
-                })
+            // Every block (the short last one padded first) is classified
+            // in line, so that its masks stay in registers.
+            let block = match bytes[start..].first_chunk::<BLOCK>() {
+                Some(block) => block,
+                None => pad_tail(&mut padded, &bytes[start..]),
             };
+            let m = &kernel.classify_strict(block);
             // The whole input must be UTF-8 (outside strings only ASCII is
             // valid): checked at the end from the first block with
             // non-ASCII bytes to the end of the last, which start and end
@@ -421,21 +407,24 @@ impl Strings {
                 & !(m.ws | m.masks.open | m.masks.close | m.masks.colon | m.comma | m.masks.quote);
             let scalar_start = scalar & !((scalar << 1) | self.scalar_high);
             self.scalar_high = scalar >> 63;
+            let string_open = quotes & inside;
+            // A string's first byte, where a watched key could start: one of
+            // their first bytes, or a backslash (an escape may spell it).
+            let watched = if W::ON {
+                let (a, b) = kernel.eq_pair(block, firsts[0], firsts[1]);
+                a | b | m.masks.backslash
+            } else {
+                0
+            };
             tokens[n] = Tokens {
                 open,
                 close,
                 colon,
                 comma: m.comma & outside,
-                string_open: quotes & inside,
+                string_open,
                 scalar_start,
+                watched,
             };
-            if R::ON {
-                rides[n] = Ride {
-                    raw: m.masks,
-                    quotes,
-                    inside,
-                };
-            }
             n += 1;
             start += BLOCK;
         }
@@ -453,25 +442,25 @@ struct Grammar {
     after_value: Follow,
     /// Whether the last token so far is `{` or `[`.
     last_token_opens: bool,
+    /// 1 if the last block's last byte opened a key.
+    key_high: u64,
 }
 
 impl Grammar {
     /// Whether the blocks from `from` whose tokens are `tokens` follow the
-    /// grammar, their brackets match and their scalars are valid; each is
-    /// handed to `rider` first (as the first pass kept it in `rides`), with
-    /// the containers open before it.
+    /// grammar, their brackets match and their scalars are valid; each key
+    /// of the root object at a first byte the first pass marked is handed
+    /// to `watch`.
     #[inline(always)]
-    fn chunk<K: Kernel, R: BlockRider>(
+    fn chunk<W: KeyWatch>(
         &mut self,
-        kernel: K,
         bytes: &[u8],
         from: usize,
         tokens: &[Tokens],
-        rides: &[Ride],
-        rider: &mut R,
+        watch: &mut W,
     ) -> bool {
         let mut start = from;
-        for (i, t) in tokens.iter().enumerate() {
+        for t in tokens {
             let Tokens {
                 open,
                 close,
@@ -479,20 +468,8 @@ impl Grammar {
                 comma,
                 string_open,
                 scalar_start,
+                watched,
             } = *t;
-            if R::ON {
-                let ride = rides[i];
-                let block = Block {
-                    start,
-                    raw: ride.raw,
-                    quotes: ride.quotes,
-                    inside: ride.inside,
-                    open,
-                    close,
-                    colon,
-                };
-                rider.block(kernel, &block, self.containers.nesting.depth());
-            }
             let tokens = open | close | colon | comma | string_open | scalar_start;
             let gaps = !tokens;
             // A block without brackets walks none.
@@ -556,22 +533,55 @@ impl Grammar {
                 }
                 scalars &= scalars - 1;
             }
+
+            if W::ON {
+                let key_starts = (keys << 1) | self.key_high;
+                self.key_high = keys >> 63;
+                let marked = watched & key_starts;
+                if marked != 0 {
+                    let depth = self.containers.nesting.depth();
+                    root_keys(watch, start, marked, depth, open, close);
+                }
+            }
             start += BLOCK;
         }
         true
     }
 }
 
-impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
+/// Hands `watch` the keys of `marked` (first bytes of keys in the block at
+/// `start`, `depth` containers open at its end) that stand in the root
+/// object: those with exactly one container open where they stand.
+#[cold]
+#[inline(never)]
+fn root_keys<W: KeyWatch>(
+    watch: &mut W,
+    start: usize,
+    mut marked: u64,
+    depth: usize,
+    open: u64,
+    close: u64,
+) {
+    while marked != 0 {
+        let at = marked.trailing_zeros();
+        marked &= marked - 1;
+        // The brackets from the key's first byte to the block's end.
+        let from = u64::MAX << at;
+        let here = (depth + (close & from).count_ones() as usize)
+            .checked_sub((open & from).count_ones() as usize);
+        if here == Some(1) {
+            watch.root_key(start + at as usize);
+        }
+    }
+}
+
+impl<W: KeyWatch> BlockScan for BlockValidate<'_, '_, W> {
     type Output = bool;
 
     #[inline(always)]
     fn run<K: Kernel>(&mut self, kernel: K) -> bool {
-        // With a rider, one block at a time: the two passes in one loop.
         // A short document zeroes only the few blocks' tokens it has.
-        if R::ON {
-            self.run_in::<K, 1>(kernel)
-        } else if self.bytes.len() <= SHORT * BLOCK {
+        if self.bytes.len() <= SHORT * BLOCK {
             self.run_in::<K, SHORT>(kernel)
         } else {
             self.run_in::<K, CHUNK>(kernel)
@@ -579,32 +589,20 @@ impl<R: BlockRider> BlockScan for BlockValidate<'_, '_, R> {
     }
 }
 
-impl<R: BlockRider> BlockValidate<'_, '_, R> {
+impl<W: KeyWatch> BlockValidate<'_, '_, W> {
     /// The validation, in chunks of `N` blocks. Two passes over each chunk:
     /// the first classifies the blocks, resolves and checks their strings,
-    /// and keeps their tokens (and what the rider needs of them); the
-    /// second hands the blocks to the rider, walks their brackets, and
-    /// checks the grammar and the scalars. Each loop keeps fewer values
-    /// live than one loop doing both: in the profiling loop, validation
-    /// alone took 0.91x to 0.93x the time of the one loop with AVX-512,
-    /// 0.94x with AVX2. A rider goes one block at a time (`N` = 1): with
-    /// chunks of 64 the strict judge took 0.985x to 1.00x the time with
-    /// AVX-512 but 1.04x to 1.05x with AVX2 (the rider's part of each block
-    /// kept, 3.5 KB a chunk), one block at a time 0.96x and 1.00x. Moved to the first
-    /// pass, the rider made the strict judge 1.07x as slow, the scalar
+    /// and keeps their tokens; the second walks their brackets, checks the
+    /// grammar and the scalars, and hands the watch its keys. Each loop
+    /// keeps fewer values live than one loop doing both: in the profiling
+    /// loop, validation alone took 0.91x to 0.93x the time of the one loop
+    /// with AVX-512, 0.94x with AVX2. Moved to the first pass, the scalar
     /// checks made validation 1.2x as slow; the brackets walked in a pass
     /// of their own, 1.1x.
     #[inline(always)]
     fn run_in<K: Kernel, const N: usize>(&mut self, kernel: K) -> bool {
         let bytes = self.bytes;
         let mut tokens = [Tokens::default(); N];
-        let mut ride_store;
-        let rides: &mut [Ride] = if R::ON {
-            ride_store = [Ride::default(); N];
-            &mut ride_store
-        } else {
-            &mut []
-        };
         let mut strings = Strings {
             escape_carry: 0,
             inside_carry: 0,
@@ -615,10 +613,11 @@ impl<R: BlockRider> BlockValidate<'_, '_, R> {
         let mut grammar = Grammar::default();
         let mut start = 0;
         while start < bytes.len() {
-            let Some(n) = strings.chunk::<K, R>(kernel, bytes, start, &mut tokens, rides) else {
+            let Some(n) = strings.chunk::<K, W>(kernel, bytes, start, &mut tokens, self.watch)
+            else {
                 return false;
             };
-            if !grammar.chunk(kernel, bytes, start, &tokens[..n], rides, self.rider) {
+            if !grammar.chunk(bytes, start, &tokens[..n], self.watch) {
                 return false;
             }
             start += n * BLOCK;
