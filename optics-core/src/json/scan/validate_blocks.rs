@@ -86,10 +86,11 @@ pub(super) fn is_valid_watching<W: KeyWatch>(
 }
 
 /// What watches the keys of the root object as the validator goes: the
-/// first pass hands it each block's bytes to mark where a watched key could
-/// start ([`KeyWatch::firsts`]); the grammar pass hands it each key of the
-/// root object that starts at one of those bytes ([`KeyWatch::root_key`]).
-/// A validator without one ([`NoWatch`]) compiles it all out.
+/// first pass marks, in each block, the bytes where a watched key could
+/// start (one of its first bytes, [`KeyWatch::firsts`], or a backslash);
+/// the grammar pass hands it each key of the root object that starts at a
+/// marked byte ([`KeyWatch::root_key`]). A validator without one
+/// ([`NoWatch`]) compiles it all out.
 pub(super) trait KeyWatch {
     /// Whether keys are watched at all.
     const ON: bool;
