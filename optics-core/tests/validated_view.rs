@@ -37,6 +37,14 @@ struct Single {
     detail: Detail,
 }
 
+/// A root member of one byte: the one pass watches keys that start with it
+/// and then a quote.
+#[derive(Optics, Deserialize, Debug, PartialEq)]
+struct Short {
+    id: u64,
+    d: Detail,
+}
+
 /// What a reader makes of one document: refused, or the detail's bytes (or
 /// none) and whether a duplicate was met.
 type Outcome = Result<(Option<Vec<u8>>, bool), ()>;
@@ -78,6 +86,14 @@ fn single_in_two_steps(bytes: &[u8]) -> Outcome {
     two_steps::<Single, _>(bytes, Single::detail)
 }
 
+fn short_in_one_pass(bytes: &[u8]) -> Outcome {
+    one_pass::<Short, _>(bytes, Short::d)
+}
+
+fn short_in_two_steps(bytes: &[u8]) -> Outcome {
+    two_steps::<Short, _>(bytes, Short::d)
+}
+
 /// One member of the root object, as written.
 fn member() -> impl Strategy<Value = String> {
     let key = prop::sample::select(vec![
@@ -102,6 +118,14 @@ fn member() -> impl Strategy<Value = String> {
         "dueAt",
         "d",
         "detail\\u0020",
+        // the second byte escaped: the key's first two bytes are not the
+        // sought key's as written
+        "d\\u0065tail",
+        "i\\u0074em",
+        "t\\u0079pe",
+        "\\u0064",
+        "d\\u0022",
+        "de",
     ]);
     let value = prop::sample::select(vec![
         r#"{"code":1}"#,
@@ -179,6 +203,12 @@ proptest! {
             "{}",
             String::from_utf8_lossy(&bytes)
         );
+        prop_assert_eq!(
+            short_in_one_pass(&bytes),
+            short_in_two_steps(&bytes),
+            "{}",
+            String::from_utf8_lossy(&bytes)
+        );
     }
 }
 
@@ -198,6 +228,11 @@ fn each_edge_agrees() {
         r#"{"id":1,"detail":{"code":1},"\u0064etail":{"code":2}}"#,
         r#"{"type":"x","detail":{"code":1},"\u0074ype":"y"}"#,
         r#"{"id":1,"dueAt":2,"d":3,"detail":{"code":1},"details":4}"#,
+        // its second letter escaped
+        r#"{"id":1,"d\u0065tail":{"code":1}}"#,
+        r#"{"id":1,"detail":{"code":1},"d\u0065tail":{"code":2}}"#,
+        r#"{"id":1,"d":{"code":1},"\u0064":{"code":2}}"#,
+        r#"{"id":1,"de":2,"d":{"code":1},"dd":{}}"#,
         r#"[{"detail":{"code":1}}]"#,
         r#"{"id":1}"#,
         r#"{}"#,
@@ -218,6 +253,11 @@ fn each_edge_agrees() {
         assert_eq!(
             single_in_one_pass(case.as_bytes()),
             single_in_two_steps(case.as_bytes()),
+            "{case}"
+        );
+        assert_eq!(
+            short_in_one_pass(case.as_bytes()),
+            short_in_two_steps(case.as_bytes()),
             "{case}"
         );
     }
@@ -244,16 +284,34 @@ fn each_edge_agrees() {
         single_in_one_pass(br#"{"type":"x","detail":{"code":1},"\u0074ype":"y"}"#),
         Ok((None, true))
     );
+    // the second letter escaped: found, and a duplicate when written again
+    assert_eq!(
+        single_in_one_pass(br#"{"id":1,"d\u0065tail":{"code":1}}"#),
+        Ok((Some(br#"{"code":1}"#.to_vec()), false))
+    );
+    assert_eq!(
+        single_in_one_pass(br#"{"id":1,"detail":{"code":1},"d\u0065tail":{}}"#),
+        Ok((None, true))
+    );
+    // a one-byte key: its look-alikes passed, its escaped spelling met
+    assert_eq!(
+        short_in_one_pass(br#"{"id":1,"de":2,"d":{"code":1},"dd":{}}"#),
+        Ok((Some(br#"{"code":1}"#.to_vec()), false))
+    );
+    assert_eq!(
+        short_in_one_pass(br#"{"id":1,"d":{"code":1},"\u0064":{"code":2}}"#),
+        Ok((None, true))
+    );
 }
 
 #[test]
 fn large_documents_agree_at_every_offset() {
     // the sought key at every offset of a block, after a long padding
     for pad in 1000..1140 {
-        for escaped in [false, true] {
+        for (escaped, key) in [(false, "detail"), (true, "detail"), (false, "d\\u0065tail")] {
             let piece = if escaped { "\\\"" } else { "n" };
             let doc = format!(
-                r#"{{"id":1,"pad":"{}","detail":{{"code":1}},"tail":"{}"}}"#,
+                r#"{{"id":1,"pad":"{}","{key}":{{"code":1}},"tail":"{}"}}"#,
                 piece.repeat(pad / piece.len()),
                 "t".repeat(pad % 70)
             );

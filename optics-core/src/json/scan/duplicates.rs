@@ -33,7 +33,7 @@ use super::navigate::{Lookup, SMALL_OBJECT};
 use super::simd::KernelChoice;
 use super::skip::skip_value_at;
 use super::validate::{validate_scalar, SyntaxError};
-use super::validate_blocks::{is_valid_watching, KeyWatch};
+use super::validate_blocks::{is_valid_watching, KeyStarts, KeyWatch};
 use super::walked;
 use super::whitespace::{skip_ws, trim};
 
@@ -168,15 +168,16 @@ pub(super) fn validate_and_find_with<'a>(
 /// The strict lookup of a root member, from the keys of the root object
 /// the validator hands over ([`KeyWatch`]). In valid JSON a key is written
 /// as its own bytes between quotes, or with an escape in it; so a key that
-/// may be one watched starts with that key's first byte or a backslash,
-/// and those are the keys the validator marks and hands over (a few a
-/// document). Each is compared as written: a key sought met twice, or the
+/// may be one watched starts as that key does (its first two bytes, or its
+/// first alone where several keys are watched: see [`KeyStarts`]), with a
+/// backslash where it differs, and those are the keys the validator marks
+/// and hands over (a few a document). Each is compared as written: a key sought met twice, or the
 /// object's first key met again, is a duplicate; a key holding an escape
 /// that is not one watched as written leaves the lookup unsure, and the
 /// object is then looked up again the usual way.
 ///
 /// ```text
-/// {"id":7,"dueAt":1,"x":{"detail":0},"d\u0065tail":{},"detail":{"code":1}}
+/// {"id":7,"detal":1,"x":{"detail":0},"d\u0065tail":{},"detail":{"code":1}}
 ///          ^              ^           ^                ^
 ///          compared       nested:     an escape:       the member
 ///          (not it)       passed      unsure           (if not unsure)
@@ -187,8 +188,8 @@ struct RootKeys<'a, 'k> {
     /// The object's first key as strict mode watches it (see
     /// [`first_plain_key`]), and where its opening quote is.
     first: Option<(&'a str, usize)>,
-    /// The first bytes of the keys watched (one repeated if only one).
-    firsts: [u8; 2],
+    /// How the keys watched start.
+    starts: KeyStarts,
     /// Where the key sought that was met ends (after its closing quote).
     found: Option<usize>,
     /// A watched key met twice (recorded).
@@ -208,29 +209,18 @@ impl<'a, 'k> RootKeys<'a, 'k> {
             return None;
         }
         let first = first_plain_key(bytes);
-        let mut firsts = [0u8; 2];
-        let mut count = 0;
-        for key in keys.iter().copied().chain(first.map(|(key, _)| key)) {
-            let key = key.as_bytes();
-            if key.is_empty() || key.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) {
-                return None;
-            }
-            if !firsts[..count].contains(&key[0]) {
-                if count == firsts.len() {
-                    return None;
-                }
-                firsts[count] = key[0];
-                count += 1;
-            }
+        let watched = || keys.iter().copied().chain(first.map(|(key, _)| key));
+        if watched()
+            .any(|key| key.is_empty() || key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20))
+        {
+            return None;
         }
-        if count == 1 {
-            firsts[1] = firsts[0];
-        }
+        let starts = KeyStarts::of(watched().map(str::as_bytes))?;
         Some(RootKeys {
             bytes,
             keys,
             first,
-            firsts,
+            starts,
             found: None,
             duplicate: false,
             unsure: false,
@@ -269,8 +259,8 @@ impl KeyWatch for RootKeys<'_, '_> {
     const ON: bool = true;
 
     #[inline(always)]
-    fn firsts(&self) -> [u8; 2] {
-        self.firsts
+    fn starts(&self) -> KeyStarts {
+        self.starts
     }
 
     fn root_key(&mut self, at: usize) {

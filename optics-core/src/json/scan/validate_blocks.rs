@@ -41,7 +41,7 @@
 //! their brackets and checks the grammar and the scalars on the tokens the
 //! first kept. A [`KeyWatch`] (the strict judge's lookup of a root member)
 //! sees the keys of the root object on the way: the first pass marks the
-//! strings whose first byte could start a watched key, the second hands
+//! strings whose first bytes could start a watched key, the second hands
 //! over those that are keys of the root object (a few a document).
 
 use super::block_walk::escaped_bytes;
@@ -87,19 +87,84 @@ pub(super) fn is_valid_watching<W: KeyWatch>(
 
 /// What watches the keys of the root object as the validator goes: the
 /// first pass marks, in each block, the bytes where a watched key could
-/// start (one of its first bytes, [`KeyWatch::firsts`], or a backslash);
-/// the grammar pass hands it each key of the root object that starts at a
-/// marked byte ([`KeyWatch::root_key`]). A validator without one
-/// ([`NoWatch`]) compiles it all out.
+/// start ([`KeyStarts`]); the grammar pass hands it each key of the root
+/// object that starts at a marked byte ([`KeyWatch::root_key`]). A
+/// validator without one ([`NoWatch`]) compiles it all out.
 pub(super) trait KeyWatch {
     /// Whether keys are watched at all.
     const ON: bool;
-    /// The bytes a watched key's first byte may be, as written (a
-    /// backslash is added by the validator); one repeated if only one.
-    fn firsts(&self) -> [u8; 2];
+    /// How the watched keys start, as written.
+    fn starts(&self) -> KeyStarts;
     /// A key of the root object whose first byte (after its opening quote)
-    /// is at `at` and is one [`KeyWatch::firsts`] marked.
+    /// is at `at` and was marked by [`KeyWatch::starts`].
     fn root_key(&mut self, at: usize);
+}
+
+/// How the keys a [`KeyWatch`] watches start, as written. One key (or
+/// several with the same first two bytes): its first two bytes, a one-byte
+/// key's second being its closing quote. More: their first bytes, at most
+/// two. A key that may spell a watched one (after its escapes are read)
+/// starts so, or has a backslash where it differs; the first pass marks
+/// those, with two compares a block.
+#[derive(Clone, Copy)]
+pub(super) struct KeyStarts {
+    /// The pair's two bytes, or the two first bytes (one repeated if only
+    /// one).
+    bytes: [u8; 2],
+    /// The marks a first byte keeps whatever the byte after it: with a
+    /// pair, the block's last (whose next byte is in the next block); all
+    /// without.
+    edge: u64,
+    /// All ones when `bytes` are two first bytes, 0 for a pair.
+    two_firsts: u64,
+}
+
+impl KeyStarts {
+    /// The starts of `keys` (each at least one byte long, written plainly);
+    /// `None` for none, or for keys of more than two distinct first bytes.
+    pub(super) fn of<'k>(keys: impl IntoIterator<Item = &'k [u8]>) -> Option<KeyStarts> {
+        let mut pair: Option<[u8; 2]> = None;
+        let mut pairs = 0;
+        let mut firsts = [0u8; 2];
+        let mut count = 0;
+        for key in keys {
+            let start = [key[0], key.get(1).copied().unwrap_or(b'"')];
+            if pair != Some(start) {
+                pair = Some(start);
+                pairs += 1;
+            }
+            if !firsts[..count].contains(&start[0]) {
+                if count == firsts.len() {
+                    return None;
+                }
+                firsts[count] = start[0];
+                count += 1;
+            }
+        }
+        match (pair, pairs) {
+            (None, _) => None,
+            (Some(pair), 1) => Some(KeyStarts {
+                bytes: pair,
+                edge: 1 << 63,
+                two_firsts: 0,
+            }),
+            _ => Some(KeyStarts {
+                bytes: [firsts[0], firsts[count - 1]],
+                edge: u64::MAX,
+                two_firsts: u64::MAX,
+            }),
+        }
+    }
+
+    /// The bytes of `block` where a watched key could start (`backslash`:
+    /// the block's backslashes): two compares, no branch. A pair whose
+    /// second byte lies in the next block is marked on its first byte
+    /// alone.
+    #[inline(always)]
+    fn marks<K: Kernel>(&self, kernel: K, block: &[u8; BLOCK], backslash: u64) -> u64 {
+        let (a, b) = kernel.eq_pair(block, self.bytes[0], self.bytes[1]);
+        (a & (((b | backslash) >> 1) | self.edge)) | (b & self.two_firsts) | backslash
+    }
 }
 
 /// No watch: plain validation.
@@ -108,8 +173,12 @@ pub(super) struct NoWatch;
 impl KeyWatch for NoWatch {
     const ON: bool = false;
     #[inline(always)]
-    fn firsts(&self) -> [u8; 2] {
-        [0; 2]
+    fn starts(&self) -> KeyStarts {
+        KeyStarts {
+            bytes: [0; 2],
+            edge: 0,
+            two_firsts: 0,
+        }
     }
     #[inline(always)]
     fn root_key(&mut self, _: usize) {}
@@ -359,7 +428,7 @@ impl Strings {
         watch: &W,
     ) -> Option<usize> {
         let mut padded = [b' '; BLOCK];
-        let firsts = watch.firsts();
+        let starts = watch.starts();
         let mut start = from;
         let mut n = 0;
         while n < tokens.len() && start < bytes.len() {
@@ -409,11 +478,9 @@ impl Strings {
             let scalar_start = scalar & !((scalar << 1) | self.scalar_high);
             self.scalar_high = scalar >> 63;
             let string_open = quotes & inside;
-            // A string's first byte, where a watched key could start: one of
-            // their first bytes, or a backslash (an escape may spell it).
+            // Where a watched key could start.
             let watched = if W::ON {
-                let (a, b) = kernel.eq_pair(block, firsts[0], firsts[1]);
-                a | b | m.masks.backslash
+                starts.marks(kernel, block, m.masks.backslash)
             } else {
                 0
             };
