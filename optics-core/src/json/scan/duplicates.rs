@@ -168,13 +168,14 @@ pub(super) fn validate_and_find_with<'a>(
 /// The strict lookup of a root member, from the keys of the root object
 /// the validator hands over ([`KeyWatch`]). In valid JSON a key is written
 /// as its own bytes between quotes, or with an escape in it; so a key that
-/// may be one watched starts as that key does (its first two bytes, or its
-/// first alone where several keys are watched: see [`KeyStarts`]), with a
-/// backslash where it differs, and those are the keys the validator marks
-/// and hands over (a few a document). Each is compared as written: a key sought met twice, or the
-/// object's first key met again, is a duplicate; a key holding an escape
-/// that is not one watched as written leaves the lookup unsure, and the
-/// object is then looked up again the usual way.
+/// may be one watched starts as that key does (its first two bytes, or
+/// its first alone where several keys are watched: see [`KeyStarts`]), or
+/// with a backslash in their place, and those are the keys the validator
+/// marks and hands over (a few a document). Each is compared as written: a
+/// key sought met twice, or the object's first key met again, is a
+/// duplicate; a key holding an escape that is not one watched as written
+/// leaves the lookup unsure, and the object is then looked up again the
+/// usual way.
 ///
 /// ```text
 /// {"id":7,"detal":1,"x":{"detail":0},"d\u0065tail":{},"detail":{"code":1}}

@@ -104,8 +104,8 @@ pub(super) trait KeyWatch {
 /// several with the same first two bytes): its first two bytes, a one-byte
 /// key's second being its closing quote. More: their first bytes, at most
 /// two. A key that may spell a watched one (after its escapes are read)
-/// starts so, or has a backslash where it differs; the first pass marks
-/// those, with two compares a block.
+/// starts so, or has a backslash as its first byte, or as its second after
+/// a watched first; the first pass marks those, with two compares a block.
 #[derive(Clone, Copy)]
 pub(super) struct KeyStarts {
     /// The pair's two bytes, or the two first bytes (one repeated if only
