@@ -211,11 +211,10 @@ impl<'a, 'k> RootKeys<'a, 'k> {
         }
         let first = first_plain_key(bytes);
         let watched = || keys.iter().copied().chain(first.map(|(key, _)| key));
-        if watched()
-            .any(|key| key.is_empty() || key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20))
-        {
+        if watched().any(|key| key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)) {
             return None;
         }
+        // `None` too for an empty key.
         let starts = KeyStarts::of(watched().map(str::as_bytes))?;
         Some(RootKeys {
             bytes,

@@ -120,40 +120,43 @@ pub(super) struct KeyStarts {
 }
 
 impl KeyStarts {
-    /// The starts of `keys` (each at least one byte long, written plainly);
-    /// `None` for none, or for keys of more than two distinct first bytes.
+    /// The starts of `keys` (written plainly); `None` for none, for an empty
+    /// one, or for keys of more than two distinct first bytes.
     pub(super) fn of<'k>(keys: impl IntoIterator<Item = &'k [u8]>) -> Option<KeyStarts> {
+        // The first key's pair, and whether every key has it.
         let mut pair: Option<[u8; 2]> = None;
-        let mut pairs = 0;
+        let mut one_pair = true;
         let mut firsts = [0u8; 2];
         let mut count = 0;
         for key in keys {
-            let start = [key[0], key.get(1).copied().unwrap_or(b'"')];
-            if pair != Some(start) {
-                pair = Some(start);
-                pairs += 1;
+            let &first = key.first()?;
+            let start = [first, key.get(1).copied().unwrap_or(b'"')];
+            match pair {
+                None => pair = Some(start),
+                Some(seen) => one_pair &= seen == start,
             }
-            if !firsts[..count].contains(&start[0]) {
+            if !firsts[..count].contains(&first) {
                 if count == firsts.len() {
                     return None;
                 }
-                firsts[count] = start[0];
+                firsts[count] = first;
                 count += 1;
             }
         }
-        match (pair, pairs) {
-            (None, _) => None,
-            (Some(pair), 1) => Some(KeyStarts {
-                bytes: pair,
+        let starts = if one_pair {
+            KeyStarts {
+                bytes: pair?,
                 edge: 1 << 63,
                 two_firsts: 0,
-            }),
-            _ => Some(KeyStarts {
+            }
+        } else {
+            KeyStarts {
                 bytes: [firsts[0], firsts[count - 1]],
                 edge: u64::MAX,
                 two_firsts: u64::MAX,
-            }),
-        }
+            }
+        };
+        Some(starts)
     }
 
     /// The bytes of `block` where a watched key could start (`backslash`:
@@ -703,6 +706,27 @@ impl<W: KeyWatch> BlockValidate<'_, '_, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_starts_are_a_pair_or_first_bytes() {
+        let of = |keys: &[&str]| {
+            KeyStarts::of(keys.iter().map(|k| k.as_bytes()))
+                .map(|s| (s.bytes, s.edge, s.two_firsts))
+        };
+        // one key, or keys alike in their first two bytes: a pair
+        assert_eq!(of(&["detail"]), Some((*b"de", 1 << 63, 0)));
+        assert_eq!(of(&["detail", "detal"]), Some((*b"de", 1 << 63, 0)));
+        // a one-byte key's second byte is its closing quote
+        assert_eq!(of(&["d"]), Some((*b"d\"", 1 << 63, 0)));
+        // keys of other starts: their first bytes
+        assert_eq!(of(&["detail", "dueAt"]), Some((*b"dd", u64::MAX, u64::MAX)));
+        assert_eq!(of(&["detail", "item"]), Some((*b"di", u64::MAX, u64::MAX)));
+        assert_eq!(of(&["detail", "d"]), Some((*b"dd", u64::MAX, u64::MAX)));
+        // none, an empty key, more than two first bytes: no watch
+        assert_eq!(of(&[]), None);
+        assert_eq!(of(&["detail", ""]), None);
+        assert_eq!(of(&["detail", "item", "type"]), None);
+    }
 
     #[test]
     fn follow_finds_the_next_token_across_blocks() {
