@@ -15,7 +15,10 @@
 //! looks for a key the message does not have (the scan from the front to
 //! the end), beside `detail`, a present late key; `missing_key_late` looks
 //! for it as a late key is looked for, from both ends
-//! (`scan::object_field_late`, the lookup a late field's optic makes);
+//! (`scan::object_field_late`, the lookup a late field's optic makes), whose
+//! text is nowhere in the message (`absent`), so that the walk gives up
+//! after its first turns; `missing_nested_late` looks so for `name`, a key
+//! of the message's nested objects only, whose text the walk meets;
 //! `validate` is strict mode's check alone.
 //! `leaves` is the policy's trusting reads alone, on the detail entered
 //! beforehand, beside `detail_skip`, a skip of the detail from its first
@@ -375,6 +378,10 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
             Box::new(|i| is_missing(scan::object_field_late(&pool[i], &["absent"]))),
         ),
         (
+            "missing_nested_late",
+            Box::new(|i| is_missing(scan::object_field_late(&pool[i], &["name"]))),
+        ),
+        (
             "optics",
             Box::new(|i| judge::by_optics_trusting(policy, &pool[i]).keep as u64),
         ),
@@ -440,11 +447,12 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         println!("  {name:<18} {t:>9.1} ns  {:>6.2}x floor", t / get("floor"));
     }
     println!(
-        "  detail / floor {:.2}  optics / floor {:.2}  missing / present {:.2} (from both ends {:.2})  decode / optics {:.1}  decode / optics_strict {:.1}  decode / optics_strict_dup {:.1}  validate {:.2} GB/s",
+        "  detail / floor {:.2}  optics / floor {:.2}  missing / present {:.2} (from both ends {:.2}; spelled in nested objects {:.2})  decode / optics {:.1}  decode / optics_strict {:.1}  decode / optics_strict_dup {:.1}  validate {:.2} GB/s",
         get("detail") / get("floor"),
         get("optics") / get("floor"),
         get("missing_key") / get("detail"),
         get("missing_key_late") / get("detail"),
+        get("missing_nested_late") / get("detail"),
         get("decode") / get("optics"),
         get("decode") / get("optics_strict"),
         get("decode") / get("optics_strict_dup"),
@@ -541,12 +549,14 @@ fn bench(c: &mut Criterion) {
             assert_eq!(by_sonic_many(&policy, &tree, m), want);
             assert_eq!(by_simd_json(&policy, m, &mut Vec::new()), want);
             assert_eq!(by_optics_strict_dup(&policy, m), want);
-            // Both ways of looking for a key the message lacks say so.
+            // Both ways of looking for a key the message lacks say so, and
+            // from both ends for one that only its nested objects have.
             assert_eq!(scan::object_field(m, &["absent"]), scan::Lookup::Missing);
             assert_eq!(
                 scan::object_field_late(m, &["absent"]),
                 scan::Lookup::Missing
             );
+            assert_eq!(scan::object_field_late(m, &["name"]), scan::Lookup::Missing);
             // `leaves` judges as the whole judge does, and `detail_skip`
             // ends where the detail does.
             let json = Json::<Issue>::new(m);
@@ -588,6 +598,9 @@ fn bench(c: &mut Criterion) {
         });
         by_index("missing_key_late", &|i| {
             is_missing(scan::object_field_late(&pool[i], &["absent"]))
+        });
+        by_index("missing_nested_late", &|i| {
+            is_missing(scan::object_field_late(&pool[i], &["name"]))
         });
         by_index("validate", &|i| scan::validate(&pool[i]).is_ok() as u64);
         let entered = entered(pool);
