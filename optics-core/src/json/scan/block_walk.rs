@@ -1017,10 +1017,10 @@ impl<'a> FieldScan<'a, '_> {
     /// ([`spelled_below`], about a third of a walk's cost a block): where no
     /// string there can spell it, it is missing, and nothing more is read
     /// (the demo's messages, in criterion: 200 ns against 415–454 for the
-    /// walk to the two ends' meeting). Where some string may (a nested key of that
-    /// name, a value that spells it), the turns go on, and a key missing
-    /// costs what a walk from the front alone costs and the search up to
-    /// that string.
+    /// walk to the two ends' meeting). Where some string may (a nested key
+    /// of that name, a value that spells it), the turns go on, and a key
+    /// missing costs what a walk from the front alone costs and the search
+    /// up to that string.
     ///
     /// The end is read only when the object's last byte (whitespace after
     /// it allowed) is `}`, and given up for the front alone as soon as its
