@@ -46,9 +46,12 @@
 //! A walk from the end reads only what lies behind the key: a break in
 //! front of it, or a document cut right after a nested `}`, can go unseen
 //! there, and a key of a nested object can then be taken for the field
-//! (the end's walk needs the last byte to be the object's `}`, and a key is
-//! called missing only where the two walks agree on the structure where
-//! they meet).
+//! (the end's walk needs the last byte to be the object's `}`). A key is
+//! called missing where the two walks meet and agree on the structure
+//! there, or, where neither meets it in its first turn, where no string
+//! between them could spell it (a search of their text, blind to the
+//! structure there, so a document broken or cut in those bytes can then
+//! have a late field called missing).
 //!
 //! **Duplicate keys.** For a struct field the byte reader takes the first member
 //! with the key (a late field of a large object: the member whichever end of

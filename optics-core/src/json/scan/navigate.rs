@@ -107,7 +107,11 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
 /// object of 1 KiB or more is read from both ends in turns (its first
 /// block, then 16 blocks of 64 bytes from its end, 8 from its front, each
 /// turn after twice as long), until one end meets the key (the walk from
-/// the end reads the blocks backward, with the same masks and checks). Where a key
+/// the end reads the blocks backward, with the same masks and checks).
+/// Where neither meets it in its first turn, the bytes between are searched
+/// for the key's text first: where no string there could spell it (a
+/// quote, then the key as written or a backslash before the text differs
+/// from it), it is missing, and nothing more is read. Where a key
 /// stands once, as serde writes a struct, the same value as
 /// [`object_field`]; a key given twice is read at whichever end meets one
 /// first. The walk from the end needs the object's last byte to be its `}`
@@ -118,7 +122,10 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
 ///
 /// Cost: O(n) in the bytes from the key to the nearer end, a few times
 /// that at most (the turns overshoot, and the end's are twice the
-/// front's); a key missing reads every byte once; nothing is allocated.
+/// front's); a key missing, the first turns and a search of the bytes
+/// between (three compares a block, about a third of the walk's cost)
+/// where no string there spells it, and every byte walked once where one
+/// does; nothing is allocated.
 ///
 /// ```
 /// use optics_core::json::scan::{object_field_late, Lookup};
@@ -127,7 +134,10 @@ pub fn object_field<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
 /// let obj = format!(r#"{{"a":"{filler}","b":[1,{{"c":2}}],"late":{{"c":3}},"z":"{filler}"}}"#);
 /// assert_eq!(object_field_late(obj.as_bytes(), &["late"]), Lookup::Found(br#"{"c":3}"#));
 /// assert!(matches!(object_field_late(obj.as_bytes(), &["a"]), Lookup::Found(v) if v.len() == 2002));
+/// // `c` is a nested key: its text is met between the turns, and walked past
 /// assert_eq!(object_field_late(obj.as_bytes(), &["c"]), Lookup::Missing);
+/// // `d` is spelled nowhere: the search of the text says so
+/// assert_eq!(object_field_late(obj.as_bytes(), &["d"]), Lookup::Missing);
 /// ```
 #[inline]
 pub fn object_field_late<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
