@@ -182,8 +182,8 @@ fn searched_as_text(bytes: &[u8]) -> (usize, usize) {
 
 /// Whether a string opening at a quote in `bytes[from..to]` may spell
 /// `key`: `key` written plainly then a quote, or a backslash no later than
-/// where the text first differs from it. Byte by byte: the oracle of the walk's text
-/// search.
+/// where the text first differs from it. Byte by byte: the oracle of the
+/// walk's text search.
 fn spelled_between(bytes: &[u8], from: usize, to: usize, key: &str) -> bool {
     (from..to).filter(|&at| bytes[at] == b'"').any(|at| {
         let text = &bytes[at + 1..];
