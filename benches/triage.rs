@@ -3,7 +3,9 @@
 //! judge: it validates the message in the pass that finds its detail, then
 //! reads through strict views that reject a key given twice on a path read;
 //! `optics_strict_dup` is the same judge in two steps, validating then
-//! viewing the detail, as it was before `Strict::validated_view`), full
+//! viewing the detail, as it was before `Strict::validated_view`;
+//! `optics_validating_kept` judges trusting and validates only the messages
+//! the policy would keep, with the strict judge, `--validate-kept`), full
 //! decode, the detail's view alone, the peers (sonic-rs `get`,
 //! `get_unchecked` and `get_many_unchecked` with one `PointerTree` of every
 //! path the policy reads, simd-json's tape, serde_json's partial decode
@@ -398,6 +400,10 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
             Box::new(|i| by_optics_strict_dup(policy, &pool[i]).keep as u64),
         ),
         (
+            "optics_validating_kept",
+            Box::new(|i| judge::by_optics_validating_kept(policy, &pool[i]).keep as u64),
+        ),
+        (
             "decode",
             Box::new(|i| judge::by_decoding(policy, &pool[i]).keep as u64),
         ),
@@ -447,7 +453,7 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         println!("  {name:<18} {t:>9.1} ns  {:>6.2}x floor", t / get("floor"));
     }
     println!(
-        "  detail / floor {:.2}  optics / floor {:.2}  missing / present {:.2} (from both ends {:.2}; spelled in nested objects {:.2})  decode / optics {:.1}  decode / optics_strict {:.1}  decode / optics_strict_dup {:.1}  validate {:.2} GB/s",
+        "  detail / floor {:.2}  optics / floor {:.2}  missing / present {:.2} (from both ends {:.2}; spelled in nested objects {:.2})  decode / optics {:.1}  decode / optics_strict {:.1}  decode / optics_strict_dup {:.1}  decode / optics_validating_kept {:.1}  validate {:.2} GB/s",
         get("detail") / get("floor"),
         get("optics") / get("floor"),
         get("missing_key") / get("detail"),
@@ -456,6 +462,7 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
         get("decode") / get("optics"),
         get("decode") / get("optics_strict"),
         get("decode") / get("optics_strict_dup"),
+        get("decode") / get("optics_validating_kept"),
         bytes / get("validate"),
     );
     println!(
@@ -627,6 +634,9 @@ fn bench(c: &mut Criterion) {
         run("optics", &|m| judge::by_optics_trusting(&policy, m));
         run("optics_strict", &|m| judge::by_optics(&policy, m));
         run("optics_strict_dup", &|m| by_optics_strict_dup(&policy, m));
+        run("optics_validating_kept", &|m| {
+            judge::by_optics_validating_kept(&policy, m)
+        });
         run("detail", &|m| {
             Verdict::judged(None, Json::<Issue>::new(m).view(Issue::detail).is_some())
         });

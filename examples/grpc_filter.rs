@@ -82,14 +82,13 @@ fn run(command: Command) -> Result<(), RunError> {
         Command::Filter {
             upstream,
             downstream,
-            reader,
-            trust_input,
+            reading,
             redact,
             judges,
             timeouts,
         } => async_role(|shutdown| async move {
-            let mut filter = Filter::new(reader.trusting(trust_input), Policy::default())
-                .with_timeouts(timeouts.timeouts());
+            let mut filter =
+                Filter::new(reading.judge(), Policy::default()).with_timeouts(timeouts.timeouts());
             if let Some(judges) = judges {
                 filter = filter.with_judges(judges);
             }
@@ -117,10 +116,9 @@ fn run(command: Command) -> Result<(), RunError> {
         Command::Proxy {
             listen,
             upstream,
-            reader,
-            trust_input,
+            reading,
         } => async_role(|shutdown| async move {
-            roles::http2::proxy(&listen, &upstream, reader.trusting(trust_input), &shutdown).await
+            roles::http2::proxy(&listen, &upstream, reading.judge(), &shutdown).await
         }),
     }
 }

@@ -193,10 +193,12 @@ pub fn expected(
         let message = pool.message(i);
         let keep = match reader {
             Judge::ForwardAll => true,
-            Judge::Optics | Judge::OpticsTrusting | Judge::Decode | Judge::Oracle => {
-                serde_json::from_slice::<Issue>(&message)
-                    .is_ok_and(|issue| policy.keep(&issue.detail))
-            }
+            Judge::Optics
+            | Judge::OpticsTrusting
+            | Judge::OpticsValidatingKept
+            | Judge::Decode
+            | Judge::Oracle => serde_json::from_slice::<Issue>(&message)
+                .is_ok_and(|issue| policy.keep(&issue.detail)),
         };
         let frame = match (keep, redact) {
             (false, _) => None,

@@ -176,13 +176,20 @@ pub fn judge(data: &[u8]) {
 }
 
 /// Judging any bytes in strict mode: no panic; a message serde_json rejects
-/// as JSON is never kept, nor one whose `detail` key is given twice; and
+/// as JSON is never kept, nor one whose `detail` key is given twice;
 /// wherever serde_json's typed decode reads the bytes as an `Issue` (even
 /// with values it skips unchecked), strict optics judge it exactly as the
-/// full decode does.
+/// full decode does; and the judge that validates only what it keeps
+/// (`judge::by_optics_validating_kept`) keeps exactly what strict optics
+/// keep.
 pub fn strict(data: &[u8]) {
     let policy = Policy::default();
     let verdict = judge::by_optics(&policy, data);
+    assert_eq!(
+        judge::by_optics_validating_kept(&policy, data).keep,
+        verdict.keep,
+        "validating what it keeps forwarded otherwise than strict optics"
+    );
     if verdict.keep {
         assert!(
             serde_json::from_slice::<Value>(data).is_ok(),

@@ -370,7 +370,11 @@ pub fn ratios(rates: &[(Judge, f64)]) -> Option<String> {
 }
 
 /// The filters whose throughput the ratios are of.
-const OPTICS: [Judge; 2] = [Judge::Optics, Judge::OpticsTrusting];
+const OPTICS: [Judge; 3] = [
+    Judge::Optics,
+    Judge::OpticsTrusting,
+    Judge::OpticsValidatingKept,
+];
 /// The filters they are compared with.
 const PEERS: [Judge; 3] = [Judge::Decode, Judge::ForwardAll, Judge::Oracle];
 

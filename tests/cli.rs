@@ -9,7 +9,7 @@ use clap::error::ErrorKind;
 use optics_core::Get;
 use std::time::Duration;
 
-use triage::args::{parse, Command, Timeout, TimeoutArgs, DEFAULT_COUNT};
+use triage::args::{parse, Command, ReaderArgs, Timeout, TimeoutArgs, DEFAULT_COUNT};
 use triage::exit::{EXIT_FAILURE, EXIT_USAGE};
 use triage::frames::encode;
 use triage::generate::{Gen, Generate};
@@ -77,8 +77,11 @@ fn parses_every_subcommand() {
         Command::Filter {
             upstream: "localhost:1".into(),
             downstream: "[::1]:2".into(),
-            reader: Judge::Decode,
-            trust_input: false,
+            reading: ReaderArgs {
+                reader: Judge::Decode,
+                trust_input: false,
+                validate_kept: false,
+            },
             redact: false,
             judges: None,
             timeouts: TimeoutArgs::default(),
@@ -89,8 +92,11 @@ fn parses_every_subcommand() {
         Command::Filter {
             upstream: "a:1".into(),
             downstream: "b:2".into(),
-            reader: Judge::Optics,
-            trust_input: false,
+            reading: ReaderArgs {
+                reader: Judge::Optics,
+                trust_input: false,
+                validate_kept: false,
+            },
             redact: false,
             judges: None,
             timeouts: TimeoutArgs::default(),
@@ -101,13 +107,38 @@ fn parses_every_subcommand() {
         Command::Filter {
             upstream: "a:1".into(),
             downstream: "b:2".into(),
-            reader: Judge::Optics,
-            trust_input: true,
+            reading: ReaderArgs {
+                reader: Judge::Optics,
+                trust_input: true,
+                validate_kept: false,
+            },
             redact: false,
             judges: None,
             timeouts: TimeoutArgs::default(),
         }
     );
+    // Each reader the options name, as the filter and the proxy judge with.
+    for (options, judge) in [
+        ("", Judge::Optics),
+        (" --trust-input", Judge::OpticsTrusting),
+        (" --validate-kept", Judge::OpticsValidatingKept),
+        (" --reader decode", Judge::Decode),
+        (" --reader decode --trust-input", Judge::Decode),
+        (" --reader forward-all --validate-kept", Judge::ForwardAll),
+    ] {
+        for command in [
+            "filter --upstream a:1 --downstream b:2",
+            "proxy --listen a:1 --upstream http://b:2",
+        ] {
+            let line = format!("{command}{options}");
+            let reading = match parse(args(&line)).unwrap() {
+                Command::Filter { reading, .. } | Command::Proxy { reading, .. } => reading,
+                other => panic!("{line}: {other:?}"),
+            };
+            assert_eq!(reading.judge(), judge, "{line}");
+            assert_eq!(reading.validate_kept, options.contains("--validate-kept"));
+        }
+    }
     let Command::Filter { judges, .. } =
         parse(args("filter --upstream a:1 --downstream b:2 --judges 3")).unwrap()
     else {
@@ -174,8 +205,11 @@ fn parses_every_subcommand() {
         Command::Proxy {
             listen: "127.0.0.1:7002".into(),
             upstream: "http://127.0.0.1:7003".into(),
-            reader: Judge::Decode,
-            trust_input: false,
+            reading: ReaderArgs {
+                reader: Judge::Decode,
+                trust_input: false,
+                validate_kept: false,
+            },
         }
     );
     assert_eq!(
@@ -220,7 +254,14 @@ fn help_is_clap_s_and_exits_with_0() {
         assert!(main.contains(sub), "{main}");
     }
     let filter = parse(args("filter --help")).unwrap_err().to_string();
-    for reader in ["optics:", "decode:", "forward-all:", "[default: optics]"] {
+    for reader in [
+        "optics:",
+        "decode:",
+        "forward-all:",
+        "[default: optics]",
+        "--trust-input",
+        "--validate-kept",
+    ] {
         assert!(filter.contains(reader), "{filter}");
     }
 }
@@ -276,6 +317,14 @@ fn bad_arguments_name_the_argument_and_what_was_expected() {
             "cannot be used with",
         ),
         ("proxy --listen a:1", "--upstream <URI>"),
+        (
+            "filter --upstream a:1 --downstream b:2 --trust-input --validate-kept",
+            "the argument '--trust-input' cannot be used with '--validate-kept'",
+        ),
+        (
+            "proxy --listen a:1 --upstream http://b:2 --validate-kept --trust-input",
+            "the argument '--validate-kept' cannot be used with '--trust-input'",
+        ),
         (
             "filter --upstream a:1 --downstream b:2 --idle-timeout 5",
             "expects a time such as 500ms, 30s or 2m (or `off`), got `5`",

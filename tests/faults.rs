@@ -15,7 +15,9 @@ use triage::exit::EXIT_INTERRUPTED;
 use triage::filter::{Failure, Filter};
 use triage::frames::{encode, FrameDecoder, FrameError};
 use triage::generate::{Gen, Generate};
-use triage::judge::{by_decoding, by_optics, by_optics_trusting, judge_bytes, Judge};
+use triage::judge::{
+    by_decoding, by_optics, by_optics_trusting, by_optics_validating_kept, judge_bytes, Judge,
+};
 use triage::model::Issue;
 use triage::net;
 use triage::policy::{Flaw, Policy, Verdict};
@@ -153,6 +155,114 @@ fn the_strict_filter_forwards_none_of_them_and_the_tally_says_why() {
         encode(&issue.to_json(), &mut want).unwrap();
     }
     assert!(got == want[..], "exactly the whole messages, in order");
+}
+
+/// Generated issues, the first `kept` of them ones the policy keeps and the
+/// next `dropped` ones it drops.
+fn kept_and_dropped(seed: u64, kept: usize, dropped: usize) -> Vec<Issue> {
+    let policy = Policy::default();
+    let mut g = Gen::new(seed, 7);
+    let (mut keep, mut drop) = (Vec::new(), Vec::new());
+    while keep.len() < kept || drop.len() < dropped {
+        let issue = Issue::generate(&mut g);
+        match policy.keep(&issue.detail) {
+            true if keep.len() < kept => keep.push(issue),
+            false if drop.len() < dropped => drop.push(issue),
+            _ => {}
+        }
+    }
+    keep.extend(drop);
+    keep
+}
+
+#[test]
+fn validating_what_it_keeps_forwards_exactly_what_strict_forwards() {
+    let policy = Policy::default();
+    let issues = kept_and_dropped(23, 6, 6);
+    let mut wire = BytesMut::new();
+    let mut want = BytesMut::new();
+    // Malformed or with `detail` twice, and read as kept by trusting reads:
+    // the strict judge has the last word on them.
+    let mut flawed_kept_by_trust = 0;
+    // Malformed and dropped by trusting reads: never validated.
+    let mut flawed_dropped_unseen = 0;
+    for issue in &issues {
+        let message = issue.to_json();
+        let detail = serde_json::to_string(&issue.detail).unwrap();
+        let mut twice = message.clone();
+        twice.pop();
+        twice.extend_from_slice(format!(r#","detail":{detail}}}"#).as_bytes());
+        let mut variants = damaged(&message);
+        variants.push(("`detail` twice", twice));
+        variants.push(("whole", message.clone()));
+        for (how, bytes) in variants {
+            let strict = by_optics(&policy, &bytes);
+            let trusting = by_optics_trusting(&policy, &bytes);
+            let verdict = by_optics_validating_kept(&policy, &bytes);
+            assert_eq!(verdict.keep, strict.keep, "{how}");
+            if trusting.keep {
+                assert_eq!(verdict, strict, "{how}");
+            } else {
+                // The verdict of trusting reads: no flaw looked for.
+                assert_eq!(verdict, trusting, "{how}");
+                assert_eq!(verdict.flaw, None, "{how}");
+            }
+            if strict.flaw.is_some() {
+                match trusting.keep {
+                    true => flawed_kept_by_trust += 1,
+                    false => flawed_dropped_unseen += 1,
+                }
+            }
+            encode(&bytes, &mut wire).unwrap();
+            if strict.keep {
+                encode(&bytes, &mut want).unwrap();
+            }
+        }
+    }
+    // Both sides of the rule were met.
+    assert!(flawed_kept_by_trust > 0 && flawed_dropped_unseen > 0);
+    assert_eq!(want.len(), {
+        let mut whole = BytesMut::new();
+        for issue in &issues[..6] {
+            encode(&issue.to_json(), &mut whole).unwrap();
+        }
+        whole.len()
+    });
+
+    // The filter forwards the same frames with either judge; the tally of
+    // the one validating what it keeps counts only the flaws it validated.
+    let wire = wire.freeze();
+    for (reader, flawed) in [
+        (Judge::Optics, None),
+        (Judge::OpticsValidatingKept, Some(flawed_kept_by_trust)),
+    ] {
+        let wire = wire.clone();
+        let (tally, got) = runtime().block_on(async {
+            let (out, mut downstream) = tokio::io::duplex(64 * 1024);
+            let reading = tokio::spawn(async move {
+                let mut got = Vec::new();
+                downstream.read_to_end(&mut got).await.map(|_| got)
+            });
+            let filter = Filter::new(reader, Policy::default());
+            let tally = filter
+                .run(Cursor::new(wire), out, &CancellationToken::new())
+                .await
+                .unwrap();
+            (tally, reading.await.unwrap().unwrap())
+        });
+        assert!(
+            got == want[..],
+            "{reader}: exactly the whole kept messages, in order"
+        );
+        assert_eq!(tally.kept(), 6, "{reader}");
+        let refused = tally.row(Row::Flawed(Flaw::Malformed)).seen
+            + tally.row(Row::Flawed(Flaw::DuplicateKey)).seen;
+        assert_eq!(
+            refused,
+            flawed.unwrap_or(flawed_kept_by_trust + flawed_dropped_unseen),
+            "{reader}"
+        );
+    }
 }
 
 /// A reader that gives `bytes`, then stays open and silent for ever.

@@ -17,11 +17,13 @@ fn judging_with_optics_allocates_nothing() {
         .map(|_| Issue::generate(&mut g).to_json())
         .collect();
 
-    // Both modes: strict (validate, then judge) and trusting.
+    // Every mode: strict (validate, then judge), trusting, and validating
+    // only what it keeps.
     type JudgeFn = fn(&Policy, &[u8]) -> Verdict;
-    let modes: [(&str, JudgeFn); 2] = [
+    let modes: [(&str, JudgeFn); 3] = [
         ("strict", judge::by_optics),
         ("trusting", judge::by_optics_trusting),
+        ("validating what it keeps", judge::by_optics_validating_kept),
     ];
     for (mode, judge) in modes {
         let ((kept, kinds), counts) = alloc_counter::measure_thread(|| {

@@ -82,7 +82,12 @@ fn downstream_receives_exactly_the_kept_frames_byte_for_byte_in_order() {
         "the policy keeps some: {want_tally:?}"
     );
 
-    for reader in [Judge::Optics, Judge::OpticsTrusting, Judge::Decode] {
+    for reader in [
+        Judge::Optics,
+        Judge::OpticsTrusting,
+        Judge::OpticsValidatingKept,
+        Judge::Decode,
+    ] {
         let filter = Filter::new(reader, policy.clone());
         let run = runtime()
             .block_on(net::loopback(
@@ -180,7 +185,12 @@ fn a_bad_frame_stops_the_stream_after_forwarding_what_came_before() {
         // frame comes in the same read as good ones or in a later one, and
         // good frames straddle reads.
         for read_size in [1 << 24, 1000] {
-            for reader in [Judge::Optics, Judge::OpticsTrusting, Judge::Decode] {
+            for reader in [
+                Judge::Optics,
+                Judge::OpticsTrusting,
+                Judge::OpticsValidatingKept,
+                Judge::Decode,
+            ] {
                 let filter = Filter::new(reader, policy.clone()).with_read_size(read_size);
                 let (result, got) = filter_in_memory(&filter, wire.clone());
                 let err = result.expect_err(name);

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use triage::frames::encode;
 use triage::generate::{Gen, Generate};
 use triage::judge::judge_bytes;
-use triage::judge::{by_decoding, by_optics, by_optics_trusting};
+use triage::judge::{by_decoding, by_optics, by_optics_trusting, by_optics_validating_kept};
 use triage::model::Issue;
 use triage::policy::{Policy, Verdict};
 
@@ -20,6 +20,11 @@ fn agree(seed: u64, size: usize) {
     assert_eq!(optics, decode, "seed {seed}, size {size}");
     assert_eq!(
         by_optics_trusting(&policy, &message),
+        decode,
+        "seed {seed}, size {size}"
+    );
+    assert_eq!(
+        by_optics_validating_kept(&policy, &message),
         decode,
         "seed {seed}, size {size}"
     );
@@ -60,6 +65,7 @@ fn an_unknown_kind_has_no_kind_and_is_dropped_by_both() {
     let dropped = Verdict::DROPPED;
     assert_eq!(by_optics(&policy, &message), dropped);
     assert_eq!(by_optics_trusting(&policy, &message), dropped);
+    assert_eq!(by_optics_validating_kept(&policy, &message), dropped);
     assert_eq!(by_decoding(&policy, &message), dropped);
 
     // And a stream's tally counts it as unclassified, for both readers.

@@ -14,7 +14,7 @@ use std::fmt;
 use proptest::prelude::*;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use triage::generate::{Gen, Generate};
-use triage::judge::{by_decoding, by_optics};
+use triage::judge::{by_decoding, by_optics, by_optics_trusting, by_optics_validating_kept};
 use triage::model::Issue;
 use triage::policy::{Flaw, Policy};
 
@@ -226,6 +226,13 @@ fn check(seed: u64, size: usize, damage: &Damage) {
     }
     if serde_json::from_slice::<Issue>(&message).is_ok() {
         assert_eq!(verdict, by_decoding(&policy, &message), "{damage:?}");
+    }
+    // Validating only what it keeps forwards exactly what strict mode
+    // forwards, with strict mode's verdict wherever trusting reads keep.
+    let kept_only = by_optics_validating_kept(&policy, &message);
+    assert_eq!(kept_only.keep, verdict.keep, "{damage:?}");
+    if by_optics_trusting(&policy, &message).keep {
+        assert_eq!(kept_only, verdict, "{damage:?}");
     }
 }
 

@@ -16,9 +16,10 @@ use crate::shutdown::Shutdown;
 
 /// The readers the HTTP/2 demo runs, in order (the oracle needs the TCP
 /// filter's frame counter, so it runs only there).
-const READERS: [Judge; 4] = [
+const READERS: [Judge; 5] = [
     Judge::Optics,
     Judge::OpticsTrusting,
+    Judge::OpticsValidatingKept,
     Judge::Decode,
     Judge::ForwardAll,
 ];
