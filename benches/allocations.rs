@@ -63,6 +63,14 @@ fn main() {
         })),
     ));
     rows.push((
+        "optics, validating what it keeps (judge)".to_owned(),
+        per(count(|| {
+            for m in &messages {
+                std::hint::black_box(judge::by_optics_validating_kept(&policy, m));
+            }
+        })),
+    ));
+    rows.push((
         "detail (view alone)".to_owned(),
         per(count(|| {
             for m in &messages {
