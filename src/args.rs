@@ -29,8 +29,9 @@ pub const DEFAULT_COUNT: u64 = 200_000;
 /// A filter between two services that stream gRPC-framed JSON issues.
 ///
 /// Without a subcommand: runs upstream -> filter -> downstream on 127.0.0.1
-/// once per filter (optics, full decode, forward-all), N messages each, each
-/// after an untimed warm-up run, and prints the report. Through cargo:
+/// once per filter (optics strict, trusting and validating what it keeps,
+/// full decode, forward-all, the oracle, strict optics redacting), N
+/// messages each, each after an untimed warm-up run, and prints the report. Through cargo:
 /// `cargo run --release --example grpc_filter -- [ARGS]`.
 #[derive(Parser, Debug)]
 #[command(name = "grpc_filter", args_conflicts_with_subcommands = true)]

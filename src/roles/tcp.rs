@@ -19,9 +19,9 @@ use crate::shutdown::Shutdown;
 use crate::timeouts::Timeouts;
 
 /// The demo: upstream, filter and downstream on loopback, once per reader
-/// (optics, full decode, forward-all) in each of `rounds` rounds, `count`
-/// messages each, each after an untimed warm-up run of [`warm_up_count`]
-/// messages. Prints the report as it goes, then the same-run ratios (and
+/// ([`Judge::ALL`], then strict optics redacting) in each of `rounds`
+/// rounds, `count` messages each, each after an untimed warm-up run of
+/// [`warm_up_count`] messages. Prints the report as it goes, then the same-run ratios (and
 /// over several rounds, each rate's and each ratio's median).
 ///
 /// # Errors
