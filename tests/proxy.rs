@@ -142,7 +142,7 @@ fn subscribe(count: u64, start: u64) -> tonic::Request<SubscribeRequest> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_receives_exactly_the_kept_messages_byte_for_byte_in_order() {
     let pool = pool();
-    for judge in [Judge::Optics, Judge::Decode] {
+    for judge in [Judge::Optics, Judge::OpticsValidatingKept, Judge::Decode] {
         let running = start(Upstream::new(pool.clone()), judge).await;
         let mut want = Tally::default();
         for count in [0, 1, 2, 10, 333, 1024, 10_000] {
