@@ -24,7 +24,7 @@ use triage::policy::{Flaw, Policy, Verdict};
 use triage::pool::Pool;
 use triage::roles;
 use triage::shutdown::Shutdown;
-use triage::tally::Row;
+use triage::tally::{Row, Tally};
 use triage::timeouts::Timeouts;
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -135,19 +135,7 @@ fn the_strict_filter_forwards_none_of_them_and_the_tally_says_why() {
     }
 
     // The filter: only the whole messages go through.
-    let (tally, got) = runtime().block_on(async {
-        let (out, mut downstream) = tokio::io::duplex(64 * 1024);
-        let reading = tokio::spawn(async move {
-            let mut got = Vec::new();
-            downstream.read_to_end(&mut got).await.map(|_| got)
-        });
-        let filter = Filter::new(Judge::Optics, Policy::default());
-        let tally = filter
-            .run(Cursor::new(wire), out, &CancellationToken::new())
-            .await
-            .unwrap();
-        (tally, reading.await.unwrap().unwrap())
-    });
+    let (tally, got) = filter_in_memory(Judge::Optics, wire);
     assert_eq!(tally.row(Row::Flawed(Flaw::Malformed)).seen, bad_count);
     assert_eq!(tally.row(Row::Flawed(Flaw::Malformed)).kept, 0);
     let mut want = BytesMut::new();
@@ -155,6 +143,24 @@ fn the_strict_filter_forwards_none_of_them_and_the_tally_says_why() {
         encode(&issue.to_json(), &mut want).unwrap();
     }
     assert!(got == want[..], "exactly the whole messages, in order");
+}
+
+/// Runs a filter judging with `reader` (the default policy) over `wire` in
+/// memory, to its end: its tally and every byte it wrote downstream.
+fn filter_in_memory(reader: Judge, wire: Bytes) -> (Tally, Vec<u8>) {
+    runtime().block_on(async {
+        let (out, mut downstream) = tokio::io::duplex(64 * 1024);
+        let reading = tokio::spawn(async move {
+            let mut got = Vec::new();
+            downstream.read_to_end(&mut got).await.map(|_| got)
+        });
+        let filter = Filter::new(reader, Policy::default());
+        let tally = filter
+            .run(Cursor::new(wire), out, &CancellationToken::new())
+            .await
+            .unwrap();
+        (tally, reading.await.unwrap().unwrap())
+    })
 }
 
 /// Generated issues, the first `kept` of them ones the policy keeps and the
@@ -238,20 +244,7 @@ fn validating_what_it_keeps_forwards_exactly_what_strict_forwards() {
         (Judge::Optics, None),
         (Judge::OpticsValidatingKept, Some(flawed_kept_by_trust)),
     ] {
-        let wire = wire.clone();
-        let (tally, got) = runtime().block_on(async {
-            let (out, mut downstream) = tokio::io::duplex(64 * 1024);
-            let reading = tokio::spawn(async move {
-                let mut got = Vec::new();
-                downstream.read_to_end(&mut got).await.map(|_| got)
-            });
-            let filter = Filter::new(reader, Policy::default());
-            let tally = filter
-                .run(Cursor::new(wire), out, &CancellationToken::new())
-                .await
-                .unwrap();
-            (tally, reading.await.unwrap().unwrap())
-        });
+        let (tally, got) = filter_in_memory(reader, wire.clone());
         assert!(
             got == want[..],
             "{reader}: exactly the whole kept messages, in order"
