@@ -91,3 +91,88 @@ fn a_named_prism_optional_and_getter_are_their_paths() {
     assert_eq!(name.preview(&detail).map(String::as_str), Some("db"));
     assert_eq!(name.preview(&note), None);
 }
+
+optic! {
+    /// A lens one level deep, to go on past.
+    pub lens SERVICE: Incident => Service = Incident::service;
+}
+
+/// A named optic goes on in the bytes as its path does: entered, its end not
+/// looked for, so that a read past it in bytes cut short anywhere reads what
+/// the path reads (a leaf standing whole before the cut), and `Json::enter`
+/// enters it alike.
+#[test]
+fn a_named_optic_is_entered_as_its_path_is() {
+    let whole = br#"{"type":"Incident","severity":2,"service":{"name":"db","zone":"eu"}}"#;
+    let mut read_before_the_end = 0;
+    for end in 0..=whole.len() {
+        let detail = Json::<Detail>::new(&whole[..end]);
+        let text = String::from_utf8_lossy(&whole[..end]);
+        assert_eq!(
+            detail.read(INCIDENT.then(Incident::severity)),
+            detail.read(Detail::incident.then(Incident::severity)),
+            "{text}"
+        );
+        let path = detail.read(Detail::incident.then(Incident::service).then(Service::name));
+        assert_eq!(
+            detail.read(INCIDENT.then(SERVICE).then(Service::name)),
+            path,
+            "{text}"
+        );
+        assert_eq!(
+            detail.read(Detail::incident.then(SERVICE).then(Service::name)),
+            path,
+            "{text}"
+        );
+        let named = detail
+            .enter(INCIDENT)
+            .map(|incident| incident.read(SERVICE.then(Service::name)));
+        let entered = detail
+            .enter(Detail::incident)
+            .map(|incident| incident.read(Incident::service.then(Service::name)));
+        assert_eq!(named, entered, "{text}");
+        read_before_the_end += usize::from(end < whole.len() && path.is_some());
+    }
+    // The name stands whole before the cut in some of them: the case above
+    // that tells an entered step from one walked to its end.
+    assert!(read_before_the_end > 0);
+}
+
+optic! {
+    /// The lens on a field of the root, under a name.
+    pub lens SEVERITY_OF: Incident => u8 = Incident::severity;
+}
+
+/// A strict view through a named field finds it in the validating pass as
+/// through the field itself (the names it reads are the field's), and meets
+/// the same duplicates.
+#[test]
+fn a_named_field_is_viewed_strictly_as_the_field_is() {
+    use optics_core::json::{Duplicates, JsonOptic, Strict};
+
+    assert_eq!(
+        JsonOptic::member_names(&SEVERITY_OF),
+        JsonOptic::member_names(&Incident::severity)
+    );
+    assert!(JsonOptic::member_names(&SEVERITY_OF).is_some());
+    let documents: [&[u8]; 4] = [
+        br#"{"severity":2,"service":{"name":"db"}}"#,
+        br#"{"service":{"name":"db"},"severity":3}"#,
+        br#"{"severity":2,"severity":3,"service":{"name":"db"}}"#,
+        br#"{"service":{"name":"db"}}"#,
+    ];
+    for bytes in documents {
+        let (named, path) = (Duplicates::new(), Duplicates::new());
+        let by_name = Strict::<Incident>::validated_view(bytes, &named, SEVERITY_OF)
+            .map(|view| view.map(|view| view.bytes()));
+        let by_path = Strict::<Incident>::validated_view(bytes, &path, Incident::severity)
+            .map(|view| view.map(|view| view.bytes()));
+        assert_eq!(by_name, by_path, "{}", String::from_utf8_lossy(bytes));
+        assert_eq!(
+            named.met(),
+            path.met(),
+            "{}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+}

@@ -123,8 +123,24 @@ macro_rules! optic {
             }
 
             #[inline]
+            fn member_names(&self) -> ::core::option::Option<&'static [&'static str]> {
+                $crate::json::JsonOptic::member_names(&$path)
+            }
+
+            #[inline]
             fn locate_at<'a>(&self, at: $crate::json::Spot<'a>) -> $crate::json::Located<'a> {
                 $crate::json::JsonOptic::locate_at(&$path, at)
+            }
+
+            // Every method the path has, so that the name reads as the path
+            // does: entered where a path goes on past it, not walked to its
+            // end.
+            #[inline]
+            fn locate_entered_at<'a>(
+                &self,
+                at: $crate::json::Spot<'a>,
+            ) -> $crate::json::Located<'a> {
+                $crate::json::JsonOptic::locate_entered_at(&$path, at)
             }
         }
 
