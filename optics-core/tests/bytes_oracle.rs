@@ -13,7 +13,14 @@
 //!   other;
 //! - `Json::view(path)` is bytes that parse to the JSON serde_json writes for the
 //!   focus (see [`View`] for the two places where a view is wider by design);
-//! - every enum's `kind` getter reads the same kind from the value and the bytes.
+//! - every enum's `kind` getter reads the same kind from the value and the bytes;
+//! - a focus entered (`Json::enter`, as the trusting judge enters a message's
+//!   detail), then read under, gives what the composed path's read gives.
+//!
+//! Each issue is also checked grown past 1 KiB (a long title in front of its
+//! detail, a long string inside the detail, a long label after it), so that
+//! the block walks, the walk from an object's end and the entered spots that
+//! are settled once read every path too.
 
 mod model;
 mod support;
@@ -21,7 +28,8 @@ mod support;
 use std::fmt::Debug;
 
 use model::*;
-use optics_core::json::{Found, JsonDecode};
+use optics_core::json::{Found, JsonDecode, JsonThrough};
+use optics_core::optic::Then;
 use optics_core::prelude::*;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -335,6 +343,44 @@ where
     Ok(())
 }
 
+/// A focus entered ([`Json::enter`], as the trusting judge enters a
+/// message's detail), then a read under it: what the read of the two optics
+/// composed gives, and what the value gives.
+fn check_entered<S, A, B>(doc: &Doc<'_, S>, a: A, b: B) -> Result<(), TestCaseError>
+where
+    A: Preview<Source = S> + JsonThrough + Copy + Debug,
+    B: Preview<Source = A::Focus> + for<'de> JsonDecode<'de> + Copy + Debug,
+    B::Focus: Clone + PartialEq + Debug,
+{
+    let json = Json::<S>::new(doc.bytes);
+    let text = String::from_utf8_lossy(doc.bytes);
+    let path = Then::new(a, b);
+    let entered = json.enter(a).and_then(|focus| focus.read(b));
+    prop_assert_eq!(
+        &entered,
+        &json.read(path),
+        "{:?} entered, then {:?}, in {}",
+        a,
+        b,
+        text
+    );
+    prop_assert_eq!(
+        entered.as_ref(),
+        path.preview(&doc.decoded),
+        "{:?} entered, then {:?}, in {}",
+        a,
+        b,
+        text
+    );
+    Ok(())
+}
+
+macro_rules! entered {
+    ($doc:expr; $($a:expr => [$($b:expr),* $(,)?]);+ $(;)?) => {
+        $( $( check_entered($doc, $a, $b)?; )* )+
+    };
+}
+
 macro_rules! paths {
     ($doc:expr; $($view:ident => [$($o:expr),* $(,)?]);+ $(;)?) => {
         $( $( check($doc, $o, View::$view)?; )* )+
@@ -423,6 +469,32 @@ fn issue_paths(doc: &Doc<'_, Issue>, keys: &[String]) -> Result<(), TestCaseErro
             Issue::labels.then(at(0)), Issue::labels.then(at(1)), Issue::labels.then(at(3)),
         ];
     );
+    // Entered, then read under: at every depth of the paths above.
+    entered!(doc;
+        Issue::detail => [
+            Detail::kind, Detail::unknown, Detail::incident.then(Incident::severity),
+            Detail::incident.then(Incident::impact).then(Impact::service).then(Service::tier),
+            Detail::bug.then(Bug::frames).then(at(0)).then(Frame::file_name),
+            Detail::question.then(Wrapper::note),
+        ];
+        incident => [
+            Incident::severity, Incident::started_at, Incident::resolved,
+            Incident::note.then(some()),
+            Incident::impact.then(Impact::regions).then(at(1)).then(Region::weight),
+        ];
+        impact => [Impact::users, Impact::service.then(Service::name).then(Module::_0)];
+        service => [Service::tier, Service::r#type, Service::owner_ids.then(at(1))];
+        bug => [Bug::module, Bug::line_no, Bug::frames.then(at(1)).then(Frame::line)];
+        question => [Wrapper::value, Wrapper::note.then(some())];
+        Issue::meta => [Meta::created_at, Meta::priority];
+        Issue::shape => [Shape::dot, Shape::rect_width, Shape::maybe.then(some()), Shape::nested];
+        nested => [Event::ping, Event::note, Event::moved_to_pos, Event::kind];
+        Issue::event => [Event::note, Event::moved_from_pos];
+        Issue::labels => [at(0), at(3)];
+        Issue::votes => [Votes::count];
+        Issue::span => [Span::_0, Span::_1];
+        Issue::r#type => [Category::crash, Category::other, Category::kind];
+    );
     // Maps: every key the value has, and one that it may not.
     for k in keys {
         let k = k.as_str();
@@ -433,6 +505,11 @@ fn issue_paths(doc: &Doc<'_, Issue>, keys: &[String]) -> Result<(), TestCaseErro
             Issue::counters.then(key(k)).then(Wrapper::note),
             Issue::counters.then(key(k)).then(Wrapper::note).then(some()),
         ]);
+        entered!(doc;
+            Issue::tags => [key(k)];
+            Issue::counters => [key(k), key(k).then(Wrapper::note)];
+            Issue::counters.then(key(k)) => [Wrapper::value, Wrapper::note];
+        );
     }
     check_kind(doc, Issue::detail.then(Detail::kind), DetailKind::tag)?;
     check_kind(doc, Issue::shape.then(Shape::kind), ShapeKind::tag)?;
@@ -485,6 +562,27 @@ proptest! {
         keys.push(k);
         for (bytes, exact_tags) in writings(&issue, seed) {
             let doc = Doc::new(&bytes, exact_tags, &issue)?;
+            issue_paths(&doc, &keys)?;
+        }
+        // The same issue past 1 KiB, so that the block walks read it: the
+        // root (a long title in front of the detail), the detail (a long
+        // note or frame inside it), and a list after it.
+        let mut large = issue.clone();
+        large.title_text.push_str(&"t".repeat(1100));
+        match &mut large.detail {
+            Detail::Incident(incident) => incident.note = Some("n".repeat(1100)),
+            Detail::Bug(bug) => bug.frames.push(Frame {
+                file_name: "f".repeat(1100),
+                line: 1,
+                inlined: false,
+            }),
+            Detail::Question(_) | Detail::Unknown => {}
+        }
+        if let Some(label) = large.labels.first_mut() {
+            label.push_str(&"l".repeat(1100));
+        }
+        for (bytes, exact_tags) in writings(&large, seed) {
+            let doc = Doc::new(&bytes, exact_tags, &large)?;
             issue_paths(&doc, &keys)?;
         }
     }
