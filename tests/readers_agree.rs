@@ -166,3 +166,49 @@ proptest! {
         triage::fuzzing::layout(&data);
     }
 }
+
+/// The leaves read from serde's buffer (a detail's fields come from it, the
+/// detail being internally tagged) in forms serde takes only there: a unit
+/// variant written as `{"Sev1":{}}` or `{"Sev1":null}`, a plan and a tier
+/// likewise. Every reader judges as the full decode does;
+/// strict optics decoded such a leaf as a value of its own and dropped what
+/// the others kept.
+#[test]
+fn leaves_serde_reads_from_its_buffer_are_read_alike() {
+    let policy = Policy::default();
+    let mut forms_seen = 0;
+    for seed in 0..200 {
+        let message = String::from_utf8(Issue::generate(&mut Gen::new(seed, 8)).to_json()).unwrap();
+        for (plain, buffered) in [
+            (r#""severity":"Sev1""#, r#""severity":{"Sev1":{}}"#),
+            (r#""severity":"Sev2""#, r#""severity":{"Sev2":null}"#),
+            (r#""plan":"Enterprise""#, r#""plan":{"Enterprise":{}}"#),
+            (r#""tier":"Critical""#, r#""tier":{"Critical":null}"#),
+        ] {
+            if !message.contains(plain) {
+                continue;
+            }
+            let odd = message.replacen(plain, buffered, 1);
+            let decode = by_decoding(&policy, odd.as_bytes());
+            assert!(decode.flaw.is_none(), "serde takes {buffered}");
+            assert_eq!(
+                by_optics(&policy, odd.as_bytes()),
+                decode,
+                "{buffered}, seed {seed}"
+            );
+            assert_eq!(
+                by_optics_trusting(&policy, odd.as_bytes()),
+                decode,
+                "{buffered}, seed {seed}"
+            );
+            assert_eq!(
+                by_optics_validating_kept(&policy, odd.as_bytes()),
+                decode,
+                "{buffered}, seed {seed}"
+            );
+            forms_seen += usize::from(decode.keep);
+        }
+    }
+    // Some of them are kept: the forms decide a verdict, not only a kind.
+    assert!(forms_seen > 0);
+}

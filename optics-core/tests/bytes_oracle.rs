@@ -28,7 +28,7 @@ mod support;
 use std::fmt::Debug;
 
 use model::*;
-use optics_core::json::{Found, JsonDecode, JsonThrough};
+use optics_core::json::{Duplicates, Found, JsonDecode, JsonThrough, Strict};
 use optics_core::optic::Then;
 use optics_core::prelude::*;
 use proptest::prelude::*;
@@ -264,6 +264,17 @@ where
     let expected = o.preview(&doc.decoded);
     let read = json.read(o);
     prop_assert_eq!(read.as_ref(), expected, "read {:?} in {}", o, text);
+    // A strict read of the same valid bytes reads the same, no key met twice.
+    let duplicates = Duplicates::new();
+    let strict = Strict::<S>::validated(doc.bytes, &duplicates)
+        .map_err(|error| TestCaseError::fail(format!("not valid ({error:?}): {text}")))?;
+    prop_assert_eq!(strict.read(o), read, "strict read {:?} in {}", o, text);
+    prop_assert!(
+        !duplicates.met(),
+        "strict read {:?} met a duplicate in {}",
+        o,
+        text
+    );
     match (json.view(o), expected) {
         (Some(found), Some(focus)) => {
             let got: Value = serde_json::from_slice(found.bytes()).map_err(|error| {

@@ -538,7 +538,7 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     where
         O: JsonOptic + StartsAt<T>,
     {
-        match self.locate(&optic) {
+        match self.locate_at(&optic).found() {
             Found::At(bytes) => Some(Strict {
                 json: Json::new(bytes),
                 duplicates: self.duplicates,
@@ -555,26 +555,33 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     where
         O: JsonDecode<'a> + StartsAt<T>,
     {
-        optic.decode(self.locate(&optic))
+        // Decoded where it lies, as `Json::read` decodes it (inside an
+        // internally tagged variant's payload, serde reads from its buffer),
+        // not as a value of its own.
+        optic.decode_at(self.locate_at(&optic))
     }
 
-    /// The optic's locate, watched for duplicate keys.
+    /// Where the optic's focus lies, watched for duplicate keys.
     #[inline]
-    fn locate<O: JsonOptic>(&self, optic: &O) -> Found<'a> {
+    fn locate_at<O: JsonOptic>(&self, optic: &O) -> Located<'a> {
         let bytes = self.json.bytes;
-        let mut found = Found::Miss;
+        let mut located = Located::Miss;
         let (_, met) = scan::duplicates::watch(bytes, self.validation, || {
-            found = optic.locate(bytes);
-            match found {
-                Found::At(focus) => Some(focus),
-                Found::Absent | Found::Miss => None,
+            located = match optic.locate_at(Spot::document(bytes)) {
+                // Settled once here, for the watch and the decode alike.
+                Located::At(spot) => Located::At(spot.settled()),
+                other => other,
+            };
+            match located {
+                Located::At(spot) => Some(spot.bytes()),
+                Located::Absent | Located::Miss => None,
             }
         });
         if met {
             self.duplicates.met.set(true);
-            return Found::Miss;
+            return Located::Miss;
         }
-        found
+        located
     }
 }
 

@@ -13,7 +13,7 @@ use std::fmt::Debug;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use optics_core::json::JsonDecode;
+use optics_core::json::{Duplicates, JsonDecode, Strict as StrictView};
 use optics_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -223,6 +223,18 @@ where
                 "{o:?} read {read:?}, serde_json {expected:?}, in {}",
                 String::from_utf8_lossy(bytes)
             ));
+        }
+        // Read strictly where the bytes are one valid document: the same,
+        // unless a key on the path stands twice, which strict reads refuse.
+        let duplicates = Duplicates::new();
+        if let Ok(strict) = StrictView::<Root>::validated(bytes, &duplicates) {
+            let read = strict.read(o);
+            if read != expected && !duplicates.met() {
+                return Err(format!(
+                    "{o:?} read strictly {read:?}, serde_json {expected:?}, in {}",
+                    String::from_utf8_lossy(bytes)
+                ));
+            }
         }
     }
     Ok(())

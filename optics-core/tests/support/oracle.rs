@@ -1,10 +1,11 @@
-//! The oracle the fidelity tests share: a byte read agrees with serde_json's
-//! decode of the whole document, previewed with the same optic, on the
-//! document as written and with whitespace around every token.
+//! The oracle the fidelity tests share: a byte read, trusting and strict,
+//! agrees with serde_json's decode of the whole document, previewed with the
+//! same optic, on the document as written and with whitespace around every
+//! token.
 
 use std::fmt::Debug;
 
-use optics_core::json::JsonDecode;
+use optics_core::json::{Duplicates, JsonDecode, Strict};
 use optics_core::prelude::*;
 use serde::de::DeserializeOwned;
 
@@ -60,6 +61,13 @@ where
         let expected = o.preview(&whole).cloned();
         let read = Json::<S>::new(&bytes).read(o);
         assert_eq!(read, expected, "{o:?} in {text}");
+        // Read strictly, the same: serde_json took the document, so no key
+        // on the path stands twice.
+        let duplicates = Duplicates::new();
+        let strict = Strict::<S>::validated(&bytes, &duplicates)
+            .unwrap_or_else(|error| panic!("not valid ({error:?}): {text}"));
+        assert_eq!(strict.read(o), expected, "strict {o:?} in {text}");
+        assert!(!duplicates.met(), "strict {o:?} met a duplicate in {text}");
         found = read;
     }
     found
@@ -80,5 +88,9 @@ where
         assert!(whole.is_err(), "serde_json accepts {text}: {whole:?}");
         let read = Json::<S>::new(&bytes).read(o);
         assert!(read.is_none(), "{o:?} read {read:?} in {text}");
+        if let Ok(strict) = Strict::<S>::validated(&bytes, &Duplicates::new()) {
+            let read = strict.read(o);
+            assert!(read.is_none(), "strict {o:?} read {read:?} in {text}");
+        }
     }
 }

@@ -227,7 +227,7 @@ impl<'a> Spot<'a> {
     /// The same spot, closed: an open one's bytes found (see
     /// [`bytes`](Self::bytes)).
     #[inline]
-    fn settled(self) -> Self {
+    pub(crate) fn settled(self) -> Self {
         match self.form {
             Form::Value {
                 buffered,
