@@ -176,3 +176,61 @@ fn a_named_field_is_viewed_strictly_as_the_field_is() {
         );
     }
 }
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+pub struct Outer {
+    #[serde(deserialize_with = "plus_one")]
+    pub w: Counter,
+    #[serde(deserialize_with = "with_default_k")]
+    pub inner: Inner,
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+pub struct Counter(pub u32);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+pub struct Inner {
+    pub a: u32,
+    #[serde(skip_deserializing)]
+    pub k: u32,
+}
+
+fn plus_one<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Counter, D::Error> {
+    Ok(Counter(u32::deserialize(d)? + 1))
+}
+
+fn with_default_k<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Inner, D::Error> {
+    #[derive(Deserialize)]
+    struct Raw {
+        a: u32,
+    }
+    Raw::deserialize(d).map(|raw| Inner { a: raw.a, k: 42 })
+}
+
+optic! {
+    /// A field read `with` a function, under a name a path may go on past.
+    pub lens COUNTER: Outer => Counter = Outer::w;
+}
+optic! {
+    /// The same, for a struct whose other field serde skips.
+    pub lens INNER: Outer => Inner = Outer::inner;
+}
+
+/// Past a field read `with` a function, the bytes need not hold serde's
+/// value, so every step in them misses: a newtype's field (which reads its
+/// struct's own bytes) and a skipped field (which reads no bytes) too, where
+/// they read the raw `7` and the default `0` before.
+#[test]
+fn steps_past_a_named_field_read_with_a_function_miss() {
+    let bytes = br#"{"w":7,"inner":{"a":1}}"#;
+    let value: Outer = serde_json::from_slice(bytes).unwrap();
+    assert_eq!(COUNTER.then(Counter::_0).preview(&value), Some(&8));
+    assert_eq!(INNER.then(Inner::k).preview(&value), Some(&42));
+    let json = Json::<Outer>::new(bytes);
+    assert_eq!(json.read(COUNTER.then(Counter::_0)), None);
+    assert_eq!(json.read(INNER.then(Inner::k)), None);
+    assert_eq!(json.read(INNER.then(Inner::a)), None);
+    // The field itself reads through its function.
+    assert_eq!(json.read(COUNTER), Some(Counter(8)));
+    assert_eq!(json.read(Outer::inner), Some(value.inner.clone()));
+}

@@ -166,6 +166,13 @@ pub(crate) fn locate_field(at: Spot<'_>, json: FieldJson) -> Located<'_> {
             position,
             late,
         } => at.member(names, position, late),
+        // Past a field read `with` a function (an opaque spot, reached
+        // through an `optic!` name) serde's value need not be in the bytes:
+        // every step misses there, as `member` and the others do, a
+        // newtype's field and a skipped one too.
+        FieldJson::Inline | FieldJson::Skipped if matches!(at.form(), Form::Opaque { .. }) => {
+            Located::Miss
+        }
         FieldJson::Inline => Located::At(at),
         FieldJson::Flatten { hidden } => at.flattened(hidden),
         FieldJson::Element(i) => at.tuple_element(i),
