@@ -234,3 +234,82 @@ fn steps_past_a_named_field_read_with_a_function_miss() {
     assert_eq!(json.read(COUNTER), Some(Counter(8)));
     assert_eq!(json.read(Outer::inner), Some(value.inner.clone()));
 }
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Ticket {
+    pub id: u32,
+    pub case: Case,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Case {
+    pub desk: Desk,
+    pub severity: u8,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Desk {
+    pub name: String,
+    pub tags: Vec<String>,
+}
+
+optic! {
+    /// Two steps, for traversals and writes to go on past.
+    pub lens DESK: Ticket => Desk = Ticket::case.then(Case::desk);
+}
+
+/// Traversals and writes take a path's steps as its reads do: a step that a
+/// path goes on past is entered, its end not looked for. So at every cut of
+/// a message a traversal finds the focus where a view finds it, and a name
+/// traverses and writes as its path does (a traversal through the path
+/// walked its first step to its end, and found nothing where the name and
+/// the view found the desk).
+#[test]
+fn traversals_and_writes_go_on_as_reads_do() {
+    let whole = br#"{"id":1,"case":{"desk":{"name":"db","tags":["a","b"]},"severity":2}}"#;
+    let path = Ticket::case.then(Case::desk);
+    let texts = |views: Vec<Json<'_, _>>| -> Vec<String> {
+        views
+            .into_iter()
+            .map(|view: Json<'_, String>| String::from_utf8_lossy(view.bytes()).into_owned())
+            .collect()
+    };
+    let mut found_before_the_end = 0;
+    for end in 0..=whole.len() {
+        let json = Json::<Ticket>::new(&whole[..end]);
+        let text = String::from_utf8_lossy(&whole[..end]);
+        let viewed = json.view(path).map(|view| view.bytes());
+        let iterated: Vec<&[u8]> = json.iter(path).map(|view| view.bytes()).collect();
+        assert_eq!(iterated, viewed.into_iter().collect::<Vec<_>>(), "{text}");
+        let named: Vec<&[u8]> = json.iter(DESK).map(|view| view.bytes()).collect();
+        assert_eq!(named, iterated, "{text}");
+        assert_eq!(
+            json.read_each(DESK.then(Desk::name)).collect::<Vec<_>>(),
+            json.read_each(path.then(Desk::name)).collect::<Vec<_>>(),
+            "{text}"
+        );
+        assert_eq!(
+            texts(json.iter(DESK.then(Desk::tags).then(each())).collect()),
+            texts(json.iter(path.then(Desk::tags).then(each())).collect()),
+            "{text}"
+        );
+        let name = "x".to_string();
+        assert_eq!(
+            json.set(DESK.then(Desk::name), &name),
+            json.set(path.then(Desk::name), &name),
+            "{text}"
+        );
+        found_before_the_end += usize::from(end < whole.len() && viewed.is_some());
+    }
+    assert!(found_before_the_end > 0);
+    // On the whole message, a write through the path is the value's.
+    let mut value: Ticket = serde_json::from_slice(whole).unwrap();
+    let written = Json::<Ticket>::new(whole)
+        .set(
+            Ticket::case.then(Case::desk).then(Desk::name),
+            &"x".to_string(),
+        )
+        .unwrap();
+    value.case.desk.name = "x".into();
+    assert_eq!(serde_json::from_slice::<Ticket>(&written).unwrap(), value);
+}

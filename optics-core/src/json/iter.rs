@@ -51,6 +51,17 @@ pub trait JsonTraverse: Optic {
     /// Every focus from `at`, where the source lies, reading on as serde
     /// reads there (see [`Spot`]), as [`JsonOptic::locate_at`] finds one.
     fn foci_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a>;
+
+    /// [`foci_at`](Self::foci_at) for a traversal a path goes on past (the
+    /// first optic of a [`Then`]): a single focus is found as
+    /// [`JsonOptic::locate_entered_at`] finds it, entered, its end not
+    /// looked for, so that a path's foci are where its reads find them. The
+    /// default is `foci_at`.
+    #[doc(hidden)]
+    #[inline]
+    fn foci_entered_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
+        self.foci_at(at)
+    }
 }
 
 /// A traversal a byte walk may go on past, as [`JsonThrough`] is for a
@@ -216,6 +227,8 @@ pub struct ThenFoci<'a, A: JsonTraverse, B: JsonTraverse> {
     outer: A::Foci<'a>,
     inner: Option<B::Foci<'a>>,
     second: B,
+    /// Whether `second`'s foci are entered (a path goes on past them).
+    enter: bool,
 }
 
 impl<'a, A, B> Iterator for ThenFoci<'a, A, B>
@@ -232,6 +245,9 @@ where
                 return Some(found);
             }
             match self.outer.next()? {
+                Located::At(spot) if self.enter => {
+                    self.inner = Some(self.second.foci_entered_at(spot))
+                }
                 Located::At(spot) => self.inner = Some(self.second.foci_at(spot)),
                 Located::Absent | Located::Miss => self.inner = None,
             }
@@ -246,12 +262,25 @@ where
 {
     type Foci<'a> = ThenFoci<'a, A, B>;
 
+    /// The first optic's foci entered (as [`JsonOptic::locate_at`] of a
+    /// [`Then`] enters its first), the second's found as asked.
     #[inline]
     fn foci_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
         ThenFoci {
-            outer: self.first().foci_at(at),
+            outer: self.first().foci_entered_at(at),
             inner: None,
             second: self.second().clone(),
+            enter: false,
+        }
+    }
+
+    #[inline]
+    fn foci_entered_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
+        ThenFoci {
+            outer: self.first().foci_entered_at(at),
+            inner: None,
+            second: self.second().clone(),
+            enter: true,
         }
     }
 }
@@ -318,6 +347,10 @@ macro_rules! at_most_one {
             fn foci_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
                 at_most_one(self.locate_at(at))
             }
+            #[inline]
+            fn foci_entered_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
+                at_most_one(self.locate_entered_at(at))
+            }
         }
         impl<$($gen)*> JsonTraverseThrough for $ty where Self: JsonThrough {}
         impl<'de, $($gen)*> JsonTraverseDecode<'de> for $ty
@@ -353,6 +386,10 @@ macro_rules! __json_traverse_at_most_one {
             #[inline]
             fn foci_at<'a>(&self, at: $crate::json::Spot<'a>) -> Self::Foci<'a> {
                 $crate::json::at_most_one($crate::json::JsonOptic::locate_at(self, at))
+            }
+            #[inline]
+            fn foci_entered_at<'a>(&self, at: $crate::json::Spot<'a>) -> Self::Foci<'a> {
+                $crate::json::at_most_one($crate::json::JsonOptic::locate_entered_at(self, at))
             }
         }
         impl $crate::json::JsonTraverseThrough for $name {}
