@@ -266,21 +266,29 @@ where
     /// [`Then`] enters its first), the second's found as asked.
     #[inline]
     fn foci_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
-        ThenFoci {
-            outer: self.first().foci_entered_at(at),
-            inner: None,
-            second: self.second().clone(),
-            enter: false,
-        }
+        ThenFoci::new(self, at, false)
     }
 
     #[inline]
     fn foci_entered_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
+        ThenFoci::new(self, at, true)
+    }
+}
+
+impl<'a, A, B> ThenFoci<'a, A, B>
+where
+    A: JsonTraverseThrough,
+    B: JsonTraverse<Source = A::Focus> + Clone,
+{
+    /// The foci of `then` from `at`: its first optic's entered, its
+    /// second's entered too with `enter`.
+    #[inline]
+    fn new(then: &Then<A, B>, at: Spot<'a>, enter: bool) -> Self {
         ThenFoci {
-            outer: self.first().foci_entered_at(at),
+            outer: then.first().foci_entered_at(at),
             inner: None,
-            second: self.second().clone(),
-            enter: true,
+            second: then.second().clone(),
+            enter,
         }
     }
 }
