@@ -469,6 +469,17 @@ fn a_missing_member_is_written_under_the_key_serde_writes() {
         empty.set(TwoNames::plain_field, &Some(2)).unwrap(),
         br#"{"PLAIN_FIELD":2}"#
     );
+    // serde reads `both_ways` under "in", not "out": where "out" is already
+    // there, a second member under it would make the key twice, so the
+    // write refuses (it did write `{"out":1,"out":2}`).
+    let once = Json::<TwoNames>::new(br#"{"out":1}"#);
+    assert_eq!(once.set(TwoNames::both_ways, &Some(2)), None);
+    assert_eq!(once.set(TwoNames::both_ways, &None), None);
+    // The other fields are written as before.
+    assert_eq!(
+        once.set(TwoNames::plain_field, &Some(5)).unwrap(),
+        br#"{"out":1,"PLAIN_FIELD":5}"#
+    );
     // A member that is there keeps its key: only its value is replaced.
     let read_names = Json::<TwoNames>::new(br#"{"in":1,"plainField":2}"#);
     assert_eq!(
@@ -480,4 +491,74 @@ fn a_missing_member_is_written_under_the_key_serde_writes() {
         moved.set(Moves::moved_from_pos, &Some(4)).unwrap(),
         br#"{"kind":"Moved","FromPos":4}"#
     );
+}
+
+/// Values serde writes as `null` although they are not `None`.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Nulls {
+    x: f64,
+    ox: Option<f64>,
+    oo: Option<Option<u8>>,
+}
+
+#[test]
+fn values_serde_writes_as_null_are_written_as_serde_writes_them() {
+    let json = Json::<Nulls>::new(br#"{"x":1.5,"ox":2.5,"oo":3}"#);
+    let decoded: Nulls = serde_json::from_slice(json.bytes()).unwrap();
+    // The byte write gives the bytes serde writes for the value set: the
+    // oracle is serde_json's own writing of `decode -> set`.
+    let encoded_after = |set: &dyn Fn(&mut Nulls)| {
+        let mut value = Nulls { ..decoded };
+        set(&mut value);
+        serde_json::to_vec(&value).unwrap()
+    };
+    for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let written = json.set(Nulls::x, &x).unwrap();
+        assert_eq!(written, br#"{"x":null,"ox":2.5,"oo":3}"#);
+        assert_eq!(written, encoded_after(&|v| v.x = x));
+        // Neither decodes: an `f64` does not read `null`.
+        assert!(serde_json::from_slice::<Nulls>(&written).is_err());
+        let written = json.set(Nulls::ox.then(some()), &x).unwrap();
+        assert_eq!(written, encoded_after(&|v| v.ox = Some(x)));
+        assert_eq!(Json::<Nulls>::new(&written).read(Nulls::ox), Some(None));
+    }
+    let written = json.set(Nulls::oo, &Some(None)).unwrap();
+    assert_eq!(written, encoded_after(&|v| v.oo = Some(None)));
+    // serde reads its own `Some(None)` back as `None`, and so do bytes.
+    let read = serde_json::from_slice::<Nulls>(&written).unwrap().oo;
+    assert_eq!(read, None);
+    assert_eq!(Json::<Nulls>::new(&written).read(Nulls::oo), Some(read));
+}
+
+/// Maps whose JSON may repeat a key, or hold keys out of order.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Maps {
+    by_name: BTreeMap<String, u32>,
+}
+
+#[test]
+fn each_over_a_map_visits_the_members_the_bytes_hold() {
+    let bytes = br#"{"by_name":{"b":1,"a":2,"b":3}}"#;
+    let json = Json::<Maps>::new(bytes);
+    let decoded: Maps = serde_json::from_slice(bytes).unwrap();
+    let path = Maps::by_name.then(each());
+    // serde keeps the last of a repeated key, in key order: 2, 3.
+    let values: Vec<u32> = path.iter(&decoded).copied().collect();
+    assert_eq!(values, [2, 3]);
+    // The bytes are read as they stand: every member, in their order.
+    let read: Option<Vec<u32>> = json.read_each(path).collect();
+    assert_eq!(read, Some(vec![1, 2, 3]));
+    // `key(k)` takes the last of a repeated key, as serde does.
+    let b = Maps::by_name.then(key("b"));
+    assert_eq!(json.read(b), Some(3));
+    // Writes through `each()` write every member, so the bytes decode as
+    // the value after the same write does.
+    let written = json.set_all(path, &7).unwrap();
+    let mut expected = decoded;
+    path.set_all(&mut expected, 7);
+    assert_eq!(serde_json::from_slice::<Maps>(&written).unwrap(), expected);
+    let doubled = json.modify_all(path, |n| n * 2).unwrap();
+    let mut expected: Maps = serde_json::from_slice(bytes).unwrap();
+    path.modify_all(&mut expected, |n| *n *= 2);
+    assert_eq!(serde_json::from_slice::<Maps>(&doubled).unwrap(), expected);
 }

@@ -20,6 +20,12 @@ pub trait FieldWrite<const I: usize>: FieldOf<I> {
     /// The key serde writes the field under (its serialize name); empty for
     /// a field that is not an object member (tuple, newtype, transparent).
     const KEY: &'static str;
+    /// Whether serde reads the field under [`KEY`](Self::KEY) (its name or
+    /// one of its aliases). Not so for a field renamed for writing only
+    /// (`rename(serialize = "..")`) to a name it is not read under: a member
+    /// added under that key would not read back, so a write where the
+    /// member is missing refuses.
+    const READ_BACK: bool = true;
     /// Writes the field's value as serde's derive writes it.
     fn write_field(value: &Self::Type, out: &mut Vec<u8>) -> Result<(), serde_json::Error>;
     /// Whether serde leaves the member out for this value
@@ -40,6 +46,8 @@ pub trait FieldWrite<const I: usize>: FieldOf<I> {
 pub trait VariantFieldWrite<const I: usize>: VariantFieldOf<I> {
     /// The key serde writes the field under; empty for a tuple variant's.
     const KEY: &'static str;
+    /// Whether serde reads the field under `KEY`: [`FieldWrite::READ_BACK`].
+    const READ_BACK: bool = true;
     /// Writes the field's value as serde's derive writes it.
     fn write_field(value: &Self::Type, out: &mut Vec<u8>) -> Result<(), serde_json::Error>;
     /// Whether serde leaves the member out for this value.

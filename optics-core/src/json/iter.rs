@@ -14,6 +14,11 @@
 //! `each()` then walks its array (or object) one element at a time, and the
 //! steps after it run inside each element. Nothing is decoded on the way and
 //! nothing is allocated: the iterators hold positions in the bytes.
+//!
+//! A map's members are visited as the bytes hold them: in their order (a
+//! `BTreeMap`'s value iterates by key; serde_json writes it so), and every
+//! member of a key the object repeats, where serde keeps the last (see
+//! `SERDE_ATTRIBUTES.md`; `key(k)` takes the last, as serde does).
 
 use serde::de::Deserialize;
 
@@ -454,7 +459,10 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// A view of every focus of `optic`, in document order: for a traversal
     /// (a path through [`each`](crate::optic::each)), one per element; for any
     /// other optic, at most one (what [`Json::view`] gives). A struct field
-    /// missing from its object has no bytes, so no view.
+    /// missing from its object has no bytes, so no view. Over a map, every
+    /// member the bytes hold, in their order: where the object repeats a
+    /// key, serde keeps only the last, and this visits each (telling them
+    /// apart would mean holding every key).
     ///
     /// Nothing is decoded, copied or allocated: the iterator holds positions
     /// in the bytes. Each step costs one scan of the bytes from the previous

@@ -395,17 +395,26 @@ fn field_slot<'a>(at: Spot<'a>, json: FieldJson, key: &str) -> Option<Slot<'a>> 
     Some(Slot::new(place, focus))
 }
 
-/// Writes a field's value (with `write_field`, unless `skips`) at its slot.
+/// Writes a field's value (with `write_field`, unless `skips`) at its slot;
+/// `read_back` is [`FieldWrite::READ_BACK`].
 #[inline]
 fn write_field<'a>(
     slot: Slot<'a>,
     splice: &mut Splice<'a, '_>,
     key: &str,
+    read_back: bool,
     skips: bool,
     write_field: impl FnOnce(&mut Vec<u8>) -> Result<(), serde_json::Error>,
 ) -> Option<()> {
     match slot.place {
         Place::Member { object, value } if skips => splice.remove_member(object, value),
+        // A field serde does not read back under `key`: a member already
+        // there under `key` would be written twice, so the write refuses.
+        Place::Missing { object }
+            if !read_back && scan::object_last(object, key) != scan::Lookup::Missing =>
+        {
+            None
+        }
         Place::Missing { .. } if skips => Some(()),
         Place::Missing { object } => splice.append_member(object, key, write_field),
         Place::Member { value, .. } | Place::Value(value) => {
@@ -437,7 +446,7 @@ impl<S: FieldWrite<I>, const I: usize> JsonWrite for Field<S, I> {
         slot: Slot<'a>,
         splice: &mut Splice<'a, '_>,
     ) -> Option<()> {
-        write_field(slot, splice, S::KEY, S::skips(value), |out| {
+        write_field(slot, splice, S::KEY, S::READ_BACK, S::skips(value), |out| {
             S::write_field(value, out)
         })
     }
@@ -460,7 +469,7 @@ impl<S: VariantFieldWrite<I>, const I: usize> JsonWrite for VariantField<S, I> {
         slot: Slot<'a>,
         splice: &mut Splice<'a, '_>,
     ) -> Option<()> {
-        write_field(slot, splice, S::KEY, S::skips(value), |out| {
+        write_field(slot, splice, S::KEY, S::READ_BACK, S::skips(value), |out| {
             S::write_field(value, out)
         })
     }

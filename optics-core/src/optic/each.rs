@@ -6,9 +6,11 @@ use std::collections::{btree_map, hash_map, vec_deque, BTreeMap, HashMap, VecDeq
 use super::traversal::{Traverse, TraverseMut};
 use super::{composable, zero_sized, Optic};
 
-/// A collection whose elements [`each`] visits, in the order serde writes
-/// them: `Vec<T>`, `[T]`, `[T; N]` and `VecDeque<T>` (a JSON array), and the
-/// values of `HashMap` and `BTreeMap` (the members of a JSON object).
+/// A collection whose elements [`each`] visits, in the collection's own
+/// order, which is the order serde writes them: `Vec<T>`, `[T]`, `[T; N]`
+/// and `VecDeque<T>` (a JSON array), and the values of `HashMap` and
+/// `BTreeMap` (the members of a JSON object; on bytes, in the bytes' order,
+/// every member of a repeated key included: see [`Json::iter`](crate::json::Json::iter)).
 pub trait Elements {
     /// The element type (a map's value type).
     type Element;

@@ -91,6 +91,14 @@ fn write_impl(
         }
         (None, None) => String::new(),
     };
+    // A member added under a key serde does not read would not read back.
+    let read_back = (key.is_empty() || field.json_names.contains(&key))
+        .then(TokenStream::new)
+        .unwrap_or_else(|| {
+            quote!(
+                const READ_BACK: bool = false;
+            )
+        });
     let write = match &ser.serialize_with {
         Some(with) => quote!(#p::write_with(__out, |__ser| #with(__value, __ser))),
         None => {
@@ -114,6 +122,7 @@ fn write_impl(
         #[automatically_derived]
         impl #impl_generics #p::#write_trait<#index> for #ident #ty_generics #where_clause {
             const KEY: &'static str = #key;
+            #read_back
             #[inline]
             fn write_field(
                 __value: &#ty,
