@@ -473,6 +473,77 @@ fn attr_with() {
     );
 }
 
+/// What the derive advises for a function on a newtype variant's field (or
+/// on the variant), which it refuses (`tests/ui/serde-with-in-newtype-variant.rs`):
+/// a newtype struct whose field is read with the function. Its JSON is the
+/// same, and the path reads as serde does.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct PlusOne(#[serde(deserialize_with = "plus_one")] u32);
+
+fn plus_one<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    Ok(u32::deserialize(d)? + 1)
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+enum Reading {
+    Level(PlusOne),
+    Off,
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum AdjacentReading {
+    Level(PlusOne),
+    Off,
+}
+
+/// `{"y": n}` read as `XOnly { x: n }`.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct FromY(#[serde(deserialize_with = "from_y")] XOnly);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct XOnly {
+    x: u32,
+}
+
+fn from_y<'de, D: serde::Deserializer<'de>>(d: D) -> Result<XOnly, D::Error> {
+    #[derive(Deserialize)]
+    struct Y {
+        y: u32,
+    }
+    Ok(XOnly {
+        x: Y::deserialize(d)?.y,
+    })
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t")]
+enum InternalPoint {
+    A(FromY),
+    B,
+}
+
+#[test]
+fn attr_deserialize_with_on_a_newtype_payload() {
+    assert_eq!(
+        agree(r#"{"Level":5}"#, Reading::level.then(PlusOne::_0)),
+        Some(6)
+    );
+    assert_eq!(agree(r#"{"Level":5}"#, Reading::level), Some(PlusOne(6)));
+    assert_eq!(agree(r#""Off""#, Reading::level), None);
+    for doc in [r#"{"t":"Level","c":5}"#, r#"{"c":5,"t":"Level"}"#] {
+        assert_eq!(
+            agree(doc, AdjacentReading::level.then(PlusOne::_0)),
+            Some(6)
+        );
+    }
+    let doc = r#"{"t":"A","y":1,"x":2}"#;
+    assert_eq!(
+        agree(doc, InternalPoint::a.then(FromY::_0)),
+        Some(XOnly { x: 1 })
+    );
+}
+
 // ---------------------------------------------------------------------------
 // transparent
 

@@ -7,9 +7,10 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::ast::{is_map_type, is_option_type, unraw, Data, Field, Input, Style};
+use crate::ast::{is_map_type, is_option_type, unraw, Data, Field, Input, Style, Variant};
 use crate::attr::Rejected;
 use crate::ctxt::Ctxt;
+use crate::expand::type_text;
 
 pub fn check(cx: &Ctxt, input: &Input) {
     reject_all(cx, &input.attrs.rejected);
@@ -68,6 +69,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
                          (`Variant(Payload)`)",
                     );
                 }
+                check_newtype_variant(cx, variant);
                 if variant.attrs.other && variant.style != Style::Unit {
                     cx.error_spanned_by(variant.ident, "#[serde(other)] goes on a unit variant");
                 }
@@ -128,6 +130,49 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
                  the extra members in a struct, or give the map a key of its own",
             );
         }
+    }
+}
+
+/// The one field of a newtype variant (`Variant(T)`): its prism reads the
+/// payload as `T`'s own JSON, so serde's field attributes that change how the
+/// payload is read are refused here, each at its keyword.
+fn check_newtype_variant(cx: &Ctxt, variant: &Variant) {
+    if variant.style != Style::Tuple || variant.fields.len() != 1 {
+        return;
+    }
+    // serde never reads a skipped variant: what its field says does not matter.
+    if variant.attrs.skip_deserializing {
+        return;
+    }
+    let field = &variant.fields[0];
+    let v = variant.ident;
+    let ty = type_text(field.ty);
+    if let Some(with) = &field.attrs.with_keyword {
+        let keyword = &with.value;
+        cx.syn_error(syn::Error::new(
+            with.span,
+            format!(
+                "#[derive(Optics)] does not support #[serde({keyword})] on the field of a \
+                 newtype variant: serde decodes `{v}`'s payload with the function, which the \
+                 prism `{v}` does not call, so byte optics could not find what serde_json \
+                 decodes; make the payload a newtype struct whose field is read with the \
+                 function, `{v}(Payload)` with \
+                 `struct Payload(#[serde({keyword} = \"...\")] {ty})`: its JSON is the same"
+            ),
+        ));
+    }
+    if let Some(skip) = &field.attrs.skip_keyword {
+        let keyword = &skip.value;
+        cx.syn_error(syn::Error::new(
+            skip.span,
+            format!(
+                "#[derive(Optics)] does not support #[serde({keyword})] on the field of a \
+                 newtype variant: serde then reads `{v}` as a unit variant and fills the field \
+                 with its default, which the prism `{v}` does not do, so byte optics could \
+                 not find what serde_json decodes; make `{v}` a unit variant, or remove \
+                 #[serde({keyword})]"
+            ),
+        ));
     }
 }
 
