@@ -729,6 +729,24 @@ enum SkipVariants {
     Shown(u32),
 }
 
+/// serde reads the only field of a newtype struct whatever its `skip`,
+/// `skip_deserializing` or `default` say: `5` is `SkipNewtype(5)`.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct SkipNewtype(#[serde(skip)] u8);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct SkipDeNewtype(#[serde(skip_deserializing, default = "forty_two")] u32);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct DefaultNewtype(#[serde(default)] u8);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct Newtypes {
+    skip: SkipNewtype,
+    skip_de: SkipDeNewtype,
+    default: DefaultNewtype,
+}
+
 #[test]
 fn attr_skip() {
     // A skipped member in the document is ignored.
@@ -751,6 +769,22 @@ fn attr_skip() {
     assert_eq!(agree(r#"{"Line":[1,-2]}"#, SkipVariants::line_2), Some(-2));
     assert_eq!(agree(r#"{"Pair":[6]}"#, SkipVariants::pair_0), Some(0));
     assert_eq!(agree(r#"{"Pair":[6]}"#, SkipVariants::pair_1), Some(6));
+    // A newtype struct's only field is read, skipped or not.
+    assert_eq!(agree("5", SkipNewtype::_0), Some(5));
+    assert_eq!(agree("5", SkipDeNewtype::_0), Some(5));
+    assert_eq!(agree("5", DefaultNewtype::_0), Some(5));
+    both_reject("null", SkipNewtype::_0);
+    both_reject("[5]", SkipNewtype::_0);
+    let doc = r#"{"skip":1,"skip_de":2,"default":3}"#;
+    assert_eq!(agree(doc, Newtypes::skip.then(SkipNewtype::_0)), Some(1));
+    assert_eq!(
+        agree(doc, Newtypes::skip_de.then(SkipDeNewtype::_0)),
+        Some(2)
+    );
+    assert_eq!(
+        agree(doc, Newtypes::default.then(DefaultNewtype::_0)),
+        Some(3)
+    );
     // A skipped variant is never read.
     both_reject(r#"{"Hidden":1}"#, SkipVariants::hidden);
     assert_eq!(agree(r#"{"Shown":1}"#, SkipVariants::shown), Some(1));

@@ -124,7 +124,16 @@ impl<'a> Input<'a> {
         let attrs = attr::container(cx, &input.attrs, is_enum);
         let data = match &input.data {
             syn::Data::Struct(data) => {
-                let (style, fields) = fields(cx, &data.fields, attrs.rename_all, None);
+                let (style, mut fields) = fields(cx, &data.fields, attrs.rename_all, None);
+                if let [only] = fields.as_mut_slice() {
+                    if style == Style::Tuple {
+                        // serde decodes a newtype struct's only field whatever
+                        // its `skip` or `skip_deserializing`: its
+                        // `visit_newtype_struct` does not look at them.
+                        only.attrs.skip_deserializing = false;
+                        only.attrs.skip_keyword = None;
+                    }
+                }
                 Data::Struct(style, fields)
             }
             syn::Data::Enum(data) => Data::Enum(
