@@ -118,8 +118,8 @@ pub struct ContainerAttrs {
 
 #[derive(Default)]
 pub struct FieldAttrs {
-    pub rename: Option<String>,
-    pub aliases: Vec<String>,
+    pub rename: Option<Spanned<String>>,
+    pub aliases: Vec<Spanned<String>>,
     pub default: DefaultValue,
     pub flatten: bool,
     pub skip_deserializing: bool,
@@ -136,8 +136,8 @@ pub struct FieldAttrs {
 
 #[derive(Default)]
 pub struct VariantAttrs {
-    pub rename: Option<String>,
-    pub aliases: Vec<String>,
+    pub rename: Option<Spanned<String>>,
+    pub aliases: Vec<Spanned<String>>,
     pub rename_all: Option<RenameRule>,
     pub skip_deserializing: bool,
     pub other: bool,
@@ -398,15 +398,19 @@ fn optics_member(cx: &Ctxt, attrs: &[Attribute], name: &mut Option<Ident>, skip:
 /// was one of them.
 fn serde_name(
     meta: &ParseNestedMeta,
-    rename: &mut Option<String>,
-    aliases: &mut Vec<String>,
+    rename: &mut Option<Spanned<String>>,
+    aliases: &mut Vec<Spanned<String>>,
 ) -> syn::Result<bool> {
+    let spanned = |lit: LitStr| Spanned {
+        value: lit.value(),
+        span: lit.span(),
+    };
     if meta.path.is_ident(RENAME) {
         if let Some(lit) = de_name(meta)? {
-            *rename = Some(lit.value());
+            *rename = Some(spanned(lit));
         }
     } else if meta.path.is_ident(ALIAS) {
-        aliases.push(lit_str(meta)?.value());
+        aliases.push(spanned(lit_str(meta)?));
     } else {
         return Ok(false);
     }

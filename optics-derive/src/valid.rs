@@ -22,6 +22,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
         ),
         Data::Struct(style, fields) => {
             check_fields(cx, fields);
+            check_json_names(cx, fields, "");
             if let Some(span) = input.attrs.transparent {
                 let read = fields
                     .iter()
@@ -70,6 +71,10 @@ pub fn check(cx: &Ctxt, input: &Input) {
                     );
                 }
                 check_newtype_variant(cx, variant);
+                if !variant.attrs.skip_deserializing {
+                    let of_variant = format!(" of variant `{}`", variant.ident);
+                    check_json_names(cx, &variant.fields, &of_variant);
+                }
                 if variant.attrs.other && variant.style != Style::Unit {
                     cx.error_spanned_by(variant.ident, "#[serde(other)] goes on a unit variant");
                 }
@@ -129,6 +134,80 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
                  stand among the others, so a byte optic would read the wrong map; collect \
                  the extra members in a struct, or give the map a key of its own",
             );
+        }
+    }
+}
+
+/// The keys serde reads a field from, each with where it is written and what
+/// it is: the name (the field's own, renamed by `rename` or `rename_all`),
+/// then the aliases.
+fn json_names<'f>(field: &'f Field) -> impl Iterator<Item = (&'f str, Span, &'static str)> {
+    let name_span = match (&field.attrs.rename, &field.original.ident) {
+        (Some(rename), _) => rename.span,
+        (None, Some(ident)) => ident.span(),
+        (None, None) => field.ty.span(),
+    };
+    let spans = std::iter::once((name_span, "name")).chain(
+        field
+            .attrs
+            .aliases
+            .iter()
+            .map(|alias| (alias.span, "alias")),
+    );
+    field
+        .json_names
+        .iter()
+        .zip(spans)
+        .map(|(name, (span, what))| (name.as_str(), span, what))
+}
+
+/// A key two fields of one struct (or struct variant) read: serde gives it to
+/// the first of them only (the others' match arms are unreachable), while a
+/// byte optic would find it for each. Refused at the later field's name.
+/// `owner` ends the fields' description (" of variant `V`").
+fn check_json_names(cx: &Ctxt, fields: &[Field], owner: &str) {
+    let mut seen: BTreeMap<&str, (&Field, Span, &'static str)> = BTreeMap::new();
+    // A skipped field reads no key; a flattened one reads its fields' keys,
+    // which `flatten.rs` checks against these.
+    for field in fields
+        .iter()
+        .filter(|f| !f.attrs.skip_deserializing && !f.attrs.flatten)
+    {
+        for (name, span, what) in json_names(field) {
+            let Some(&(first, first_span, first_what)) = seen.get(name) else {
+                seen.insert(name, (field, span, what));
+                continue;
+            };
+            if std::ptr::eq(first, field) {
+                continue;
+            }
+            let fix = if what == "name" && first_what == "name" {
+                "give each field a name of its own (#[serde(rename = \"...\")])"
+            } else {
+                "give each field names of its own (remove the alias, or rename one \
+                 field with #[serde(rename = \"...\")])"
+            };
+            let first_what = if first_what == "name" {
+                "the name"
+            } else {
+                "an alias"
+            };
+            let this_field = field.member.to_token_stream();
+            let first_field = first.member.to_token_stream();
+            let mut error = syn::Error::new(
+                span,
+                format!(
+                    "#[derive(Optics)] cannot read field `{this_field}`{owner} as serde does: \
+                     its {what} `\"{name}\"` is also {first_what} of field \
+                     `{first_field}` before it, and serde gives that key to `{first_field}` \
+                     only, so `{this_field}` never reads it, where a byte optic would; {fix}"
+                ),
+            );
+            error.combine(syn::Error::new(
+                first_span,
+                format!("field `{first_field}`{owner} reads `\"{name}\"` here"),
+            ));
+            cx.syn_error(error);
         }
     }
 }
