@@ -388,6 +388,54 @@ fn attr_default() {
     assert_eq!(Json::<Defaults>::new(doc).read(through), None);
 }
 
+/// Defaults of a type parameter: serde infers `T: Default` for `w`, `s` and
+/// `b`, and `Self: Default` for the container's; so do the byte reads.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct GenericDefaults<T> {
+    v: T,
+    #[serde(default)]
+    w: T,
+    #[serde(skip)]
+    s: T,
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq, Default)]
+#[serde(default)]
+struct GenericContainerDefault<T> {
+    a: T,
+    b: Vec<T>,
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+enum GenericVariants<T> {
+    Pair {
+        a: T,
+        #[serde(skip)]
+        b: T,
+    },
+    None,
+}
+
+#[test]
+fn attr_default_of_a_type_parameter() {
+    let doc = r#"{"v":5,"s":6}"#;
+    assert_eq!(agree(doc, GenericDefaults::<u8>::v), Some(5));
+    assert_eq!(agree(doc, GenericDefaults::<u8>::w), Some(0));
+    assert_eq!(agree(doc, GenericDefaults::<u8>::s), Some(0));
+    assert_eq!(
+        agree(r#"{"v":"x","w":"y"}"#, GenericDefaults::<String>::w),
+        Some("y".to_owned())
+    );
+    assert_eq!(agree("{}", GenericContainerDefault::<u8>::a), Some(0));
+    assert_eq!(
+        agree(r#"{"a":1}"#, GenericContainerDefault::<u8>::b),
+        Some(Vec::new())
+    );
+    let doc = r#"{"Pair":{"a":1,"b":2}}"#;
+    assert_eq!(agree(doc, GenericVariants::<u8>::pair_a), Some(1));
+    assert_eq!(agree(doc, GenericVariants::<u8>::pair_b), Some(0));
+}
+
 // ---------------------------------------------------------------------------
 // deserialize_with and with
 
