@@ -388,6 +388,54 @@ fn attr_default() {
     assert_eq!(Json::<Defaults>::new(doc).read(through), None);
 }
 
+/// Defaults of a type parameter: serde infers `T: Default` for `w`, `s` and
+/// `b`, and `Self: Default` for the container's; so do the byte reads.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct GenericDefaults<T> {
+    v: T,
+    #[serde(default)]
+    w: T,
+    #[serde(skip)]
+    s: T,
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq, Default)]
+#[serde(default)]
+struct GenericContainerDefault<T> {
+    a: T,
+    b: Vec<T>,
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+enum GenericVariants<T> {
+    Pair {
+        a: T,
+        #[serde(skip)]
+        b: T,
+    },
+    None,
+}
+
+#[test]
+fn attr_default_of_a_type_parameter() {
+    let doc = r#"{"v":5,"s":6}"#;
+    assert_eq!(agree(doc, GenericDefaults::<u8>::v), Some(5));
+    assert_eq!(agree(doc, GenericDefaults::<u8>::w), Some(0));
+    assert_eq!(agree(doc, GenericDefaults::<u8>::s), Some(0));
+    assert_eq!(
+        agree(r#"{"v":"x","w":"y"}"#, GenericDefaults::<String>::w),
+        Some("y".to_owned())
+    );
+    assert_eq!(agree("{}", GenericContainerDefault::<u8>::a), Some(0));
+    assert_eq!(
+        agree(r#"{"a":1}"#, GenericContainerDefault::<u8>::b),
+        Some(Vec::new())
+    );
+    let doc = r#"{"Pair":{"a":1,"b":2}}"#;
+    assert_eq!(agree(doc, GenericVariants::<u8>::pair_a), Some(1));
+    assert_eq!(agree(doc, GenericVariants::<u8>::pair_b), Some(0));
+}
+
 // ---------------------------------------------------------------------------
 // deserialize_with and with
 
@@ -470,6 +518,77 @@ fn attr_with() {
     assert_eq!(
         agree(&issue, Issue::meta.then(model::Meta::big_number)),
         Some(1 << 60)
+    );
+}
+
+/// What the derive advises for a function on a newtype variant's field (or
+/// on the variant), which it refuses (`tests/ui/serde-with-in-newtype-variant.rs`):
+/// a newtype struct whose field is read with the function. Its JSON is the
+/// same, and the path reads as serde does.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct PlusOne(#[serde(deserialize_with = "plus_one")] u32);
+
+fn plus_one<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    Ok(u32::deserialize(d)? + 1)
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+enum Reading {
+    Level(PlusOne),
+    Off,
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum AdjacentReading {
+    Level(PlusOne),
+    Off,
+}
+
+/// `{"y": n}` read as `XOnly { x: n }`.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct FromY(#[serde(deserialize_with = "from_y")] XOnly);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct XOnly {
+    x: u32,
+}
+
+fn from_y<'de, D: serde::Deserializer<'de>>(d: D) -> Result<XOnly, D::Error> {
+    #[derive(Deserialize)]
+    struct Y {
+        y: u32,
+    }
+    Ok(XOnly {
+        x: Y::deserialize(d)?.y,
+    })
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t")]
+enum InternalPoint {
+    A(FromY),
+    B,
+}
+
+#[test]
+fn attr_deserialize_with_on_a_newtype_payload() {
+    assert_eq!(
+        agree(r#"{"Level":5}"#, Reading::level.then(PlusOne::_0)),
+        Some(6)
+    );
+    assert_eq!(agree(r#"{"Level":5}"#, Reading::level), Some(PlusOne(6)));
+    assert_eq!(agree(r#""Off""#, Reading::level), None);
+    for doc in [r#"{"t":"Level","c":5}"#, r#"{"c":5,"t":"Level"}"#] {
+        assert_eq!(
+            agree(doc, AdjacentReading::level.then(PlusOne::_0)),
+            Some(6)
+        );
+    }
+    let doc = r#"{"t":"A","y":1,"x":2}"#;
+    assert_eq!(
+        agree(doc, InternalPoint::a.then(FromY::_0)),
+        Some(XOnly { x: 1 })
     );
 }
 
@@ -658,6 +777,24 @@ enum SkipVariants {
     Shown(u32),
 }
 
+/// serde reads the only field of a newtype struct whatever its `skip`,
+/// `skip_deserializing` or `default` say: `5` is `SkipNewtype(5)`.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct SkipNewtype(#[serde(skip)] u8);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct SkipDeNewtype(#[serde(skip_deserializing, default = "forty_two")] u32);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct DefaultNewtype(#[serde(default)] u8);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct Newtypes {
+    skip: SkipNewtype,
+    skip_de: SkipDeNewtype,
+    default: DefaultNewtype,
+}
+
 #[test]
 fn attr_skip() {
     // A skipped member in the document is ignored.
@@ -680,6 +817,22 @@ fn attr_skip() {
     assert_eq!(agree(r#"{"Line":[1,-2]}"#, SkipVariants::line_2), Some(-2));
     assert_eq!(agree(r#"{"Pair":[6]}"#, SkipVariants::pair_0), Some(0));
     assert_eq!(agree(r#"{"Pair":[6]}"#, SkipVariants::pair_1), Some(6));
+    // A newtype struct's only field is read, skipped or not.
+    assert_eq!(agree("5", SkipNewtype::_0), Some(5));
+    assert_eq!(agree("5", SkipDeNewtype::_0), Some(5));
+    assert_eq!(agree("5", DefaultNewtype::_0), Some(5));
+    both_reject("null", SkipNewtype::_0);
+    both_reject("[5]", SkipNewtype::_0);
+    let doc = r#"{"skip":1,"skip_de":2,"default":3}"#;
+    assert_eq!(agree(doc, Newtypes::skip.then(SkipNewtype::_0)), Some(1));
+    assert_eq!(
+        agree(doc, Newtypes::skip_de.then(SkipDeNewtype::_0)),
+        Some(2)
+    );
+    assert_eq!(
+        agree(doc, Newtypes::default.then(DefaultNewtype::_0)),
+        Some(3)
+    );
     // A skipped variant is never read.
     both_reject(r#"{"Hidden":1}"#, SkipVariants::hidden);
     assert_eq!(agree(r#"{"Shown":1}"#, SkipVariants::shown), Some(1));

@@ -99,11 +99,11 @@ fn fields<'a>(
             let mut json_names = Vec::new();
             if original.ident.is_some() {
                 json_names.push(match (&attrs.rename, rename_all) {
-                    (Some(rename), _) => rename.clone(),
+                    (Some(rename), _) => rename.value.clone(),
                     (None, Some(rule)) => rule.apply_to_field(&base_name),
                     (None, None) => base_name.clone(),
                 });
-                json_names.extend(attrs.aliases.iter().cloned());
+                json_names.extend(attrs.aliases.iter().map(|alias| alias.value.clone()));
             }
             Field {
                 original,
@@ -124,7 +124,16 @@ impl<'a> Input<'a> {
         let attrs = attr::container(cx, &input.attrs, is_enum);
         let data = match &input.data {
             syn::Data::Struct(data) => {
-                let (style, fields) = fields(cx, &data.fields, attrs.rename_all, None);
+                let (style, mut fields) = fields(cx, &data.fields, attrs.rename_all, None);
+                if let [only] = fields.as_mut_slice() {
+                    if style == Style::Tuple {
+                        // serde decodes a newtype struct's only field whatever
+                        // its `skip` or `skip_deserializing`: its
+                        // `visit_newtype_struct` does not look at them.
+                        only.attrs.skip_deserializing = false;
+                        only.attrs.skip_keyword = None;
+                    }
+                }
                 Data::Struct(style, fields)
             }
             syn::Data::Enum(data) => Data::Enum(
@@ -145,13 +154,14 @@ impl<'a> Input<'a> {
                         let mut tag_names = Vec::new();
                         if !vattrs.skip_deserializing {
                             tag_names.push(match (&vattrs.rename, attrs.rename_all) {
-                                (Some(rename), _) => rename.clone(),
+                                (Some(rename), _) => rename.value.clone(),
                                 (None, Some(rule)) => {
                                     rule.apply_to_variant(&unraw(&original.ident))
                                 }
                                 (None, None) => unraw(&original.ident),
                             });
-                            tag_names.extend(vattrs.aliases.iter().cloned());
+                            tag_names
+                                .extend(vattrs.aliases.iter().map(|alias| alias.value.clone()));
                         }
                         Variant {
                             original,

@@ -118,12 +118,16 @@ pub struct ContainerAttrs {
 
 #[derive(Default)]
 pub struct FieldAttrs {
-    pub rename: Option<String>,
-    pub aliases: Vec<String>,
+    pub rename: Option<Spanned<String>>,
+    pub aliases: Vec<Spanned<String>>,
     pub default: DefaultValue,
     pub flatten: bool,
     pub skip_deserializing: bool,
     pub deserialize_with: Option<syn::ExprPath>,
+    /// The keywords that set `skip_deserializing` and `deserialize_with`
+    /// (`skip`, `with`, ...), where they are written: for errors about them.
+    pub skip_keyword: Option<Spanned<String>>,
+    pub with_keyword: Option<Spanned<String>>,
     pub borrow: bool,
     pub rejected: Vec<Rejected>,
     pub optic_name: Option<Ident>,
@@ -132,8 +136,8 @@ pub struct FieldAttrs {
 
 #[derive(Default)]
 pub struct VariantAttrs {
-    pub rename: Option<String>,
-    pub aliases: Vec<String>,
+    pub rename: Option<Spanned<String>>,
+    pub aliases: Vec<Spanned<String>>,
     pub rename_all: Option<RenameRule>,
     pub skip_deserializing: bool,
     pub other: bool,
@@ -147,6 +151,18 @@ fn keyword_span(meta: &ParseNestedMeta) -> Span {
     meta.path
         .get_ident()
         .map_or_else(Span::call_site, Ident::span)
+}
+
+/// The attribute's keyword, where it is written.
+fn keyword(meta: &ParseNestedMeta) -> Spanned<String> {
+    Spanned {
+        value: meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
+        span: keyword_span(meta),
+    }
 }
 
 fn lit_str(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
@@ -382,15 +398,19 @@ fn optics_member(cx: &Ctxt, attrs: &[Attribute], name: &mut Option<Ident>, skip:
 /// was one of them.
 fn serde_name(
     meta: &ParseNestedMeta,
-    rename: &mut Option<String>,
-    aliases: &mut Vec<String>,
+    rename: &mut Option<Spanned<String>>,
+    aliases: &mut Vec<Spanned<String>>,
 ) -> syn::Result<bool> {
+    let spanned = |lit: LitStr| Spanned {
+        value: lit.value(),
+        span: lit.span(),
+    };
     if meta.path.is_ident(RENAME) {
         if let Some(lit) = de_name(meta)? {
-            *rename = Some(lit.value());
+            *rename = Some(spanned(lit));
         }
     } else if meta.path.is_ident(ALIAS) {
-        aliases.push(lit_str(meta)?.value());
+        aliases.push(spanned(lit_str(meta)?));
     } else {
         return Ok(false);
     }
@@ -409,10 +429,13 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             out.flatten = true;
         } else if meta.path.is_ident(SKIP) || meta.path.is_ident(SKIP_DESERIALIZING) {
             out.skip_deserializing = true;
+            out.skip_keyword = Some(keyword(&meta));
         } else if meta.path.is_ident(WITH) {
+            out.with_keyword = Some(keyword(&meta));
             let module: syn::Path = lit_str(&meta)?.parse()?;
             out.deserialize_with = Some(syn::parse_quote!(#module::deserialize));
         } else if meta.path.is_ident(DESERIALIZE_WITH) {
+            out.with_keyword = Some(keyword(&meta));
             out.deserialize_with = Some(lit_str(&meta)?.parse()?);
         } else if meta.path.is_ident(BORROW) {
             out.borrow = true;
@@ -445,8 +468,10 @@ pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
                 span: keyword_span(&meta),
                 keyword: meta.path.get_ident().map(ToString::to_string).unwrap_or_default(),
                 why: "the variant's payload would be decoded by a function the byte reader cannot follow",
-                fix: "move the function to a field of the payload's type \
-                      (`#[serde(deserialize_with = \"...\")]` on a field is supported)"
+                fix: "give the variant one field, a newtype struct whose field is read with \
+                      the function: `Variant(Payload)` with \
+                      `struct Payload(#[serde(deserialize_with = \"...\")] T)`, `T` what the \
+                      function returns; its JSON is the same"
                     .to_owned(),
             });
             skip_rest(&meta)?;

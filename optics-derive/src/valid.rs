@@ -7,9 +7,10 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::ast::{is_map_type, is_option_type, unraw, Data, Field, Input, Style};
+use crate::ast::{is_map_type, is_option_type, unraw, Data, Field, Input, Style, Variant};
 use crate::attr::Rejected;
 use crate::ctxt::Ctxt;
+use crate::expand::type_text;
 
 pub fn check(cx: &Ctxt, input: &Input) {
     reject_all(cx, &input.attrs.rejected);
@@ -21,6 +22,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
         ),
         Data::Struct(style, fields) => {
             check_fields(cx, fields);
+            check_json_names(cx, fields, "");
             if let Some(span) = input.attrs.transparent {
                 let read = fields
                     .iter()
@@ -67,6 +69,11 @@ pub fn check(cx: &Ctxt, input: &Input) {
                          into a struct that flattens, and make it the variant's payload \
                          (`Variant(Payload)`)",
                     );
+                }
+                check_newtype_variant(cx, variant);
+                if !variant.attrs.skip_deserializing {
+                    let of_variant = format!(" of variant `{}`", variant.ident);
+                    check_json_names(cx, &variant.fields, &of_variant);
                 }
                 if variant.attrs.other && variant.style != Style::Unit {
                     cx.error_spanned_by(variant.ident, "#[serde(other)] goes on a unit variant");
@@ -128,6 +135,123 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
                  the extra members in a struct, or give the map a key of its own",
             );
         }
+    }
+}
+
+/// The keys serde reads a field from, each with where it is written and what
+/// it is: the name (the field's own, renamed by `rename` or `rename_all`),
+/// then the aliases.
+fn json_names<'f>(field: &'f Field) -> impl Iterator<Item = (&'f str, Span, &'static str)> {
+    let name_span = match (&field.attrs.rename, &field.original.ident) {
+        (Some(rename), _) => rename.span,
+        (None, Some(ident)) => ident.span(),
+        (None, None) => field.ty.span(),
+    };
+    let spans = std::iter::once((name_span, "name")).chain(
+        field
+            .attrs
+            .aliases
+            .iter()
+            .map(|alias| (alias.span, "alias")),
+    );
+    field
+        .json_names
+        .iter()
+        .zip(spans)
+        .map(|(name, (span, what))| (name.as_str(), span, what))
+}
+
+/// A key two fields of one struct (or struct variant) read: serde gives it to
+/// the first of them only (the others' match arms are unreachable), while a
+/// byte optic would find it for each. Refused at the later field's name.
+/// `owner` ends the fields' description (" of variant `V`").
+fn check_json_names(cx: &Ctxt, fields: &[Field], owner: &str) {
+    let mut seen: BTreeMap<&str, (&Field, Span, &'static str)> = BTreeMap::new();
+    // A skipped field reads no key; a flattened one reads its fields' keys,
+    // which `flatten.rs` checks against these.
+    for field in fields
+        .iter()
+        .filter(|f| !f.attrs.skip_deserializing && !f.attrs.flatten)
+    {
+        for (name, span, what) in json_names(field) {
+            let Some(&(first, first_span, first_what)) = seen.get(name) else {
+                seen.insert(name, (field, span, what));
+                continue;
+            };
+            if std::ptr::eq(first, field) {
+                continue;
+            }
+            let fix = if what == "name" && first_what == "name" {
+                "give each field a name of its own (#[serde(rename = \"...\")])"
+            } else {
+                "give each field names of its own (remove the alias, or rename one \
+                 field with #[serde(rename = \"...\")])"
+            };
+            let first_what = if first_what == "name" {
+                "the name"
+            } else {
+                "an alias"
+            };
+            let this_field = field.member.to_token_stream();
+            let first_field = first.member.to_token_stream();
+            let mut error = syn::Error::new(
+                span,
+                format!(
+                    "#[derive(Optics)] cannot read field `{this_field}`{owner} as serde does: \
+                     its {what} `\"{name}\"` is also {first_what} of field \
+                     `{first_field}` before it, and serde gives that key to `{first_field}` \
+                     only, so `{this_field}` never reads it, where a byte optic would; {fix}"
+                ),
+            );
+            error.combine(syn::Error::new(
+                first_span,
+                format!("field `{first_field}`{owner} reads `\"{name}\"` here"),
+            ));
+            cx.syn_error(error);
+        }
+    }
+}
+
+/// The one field of a newtype variant (`Variant(T)`): its prism reads the
+/// payload as `T`'s own JSON, so serde's field attributes that change how the
+/// payload is read are refused here, each at its keyword.
+fn check_newtype_variant(cx: &Ctxt, variant: &Variant) {
+    if variant.style != Style::Tuple || variant.fields.len() != 1 {
+        return;
+    }
+    // serde never reads a skipped variant: what its field says does not matter.
+    if variant.attrs.skip_deserializing {
+        return;
+    }
+    let field = &variant.fields[0];
+    let v = variant.ident;
+    let ty = type_text(field.ty);
+    if let Some(with) = &field.attrs.with_keyword {
+        let keyword = &with.value;
+        cx.syn_error(syn::Error::new(
+            with.span,
+            format!(
+                "#[derive(Optics)] does not support #[serde({keyword})] on the field of a \
+                 newtype variant: serde decodes `{v}`'s payload with the function, which the \
+                 prism `{v}` does not call, so byte optics could not find what serde_json \
+                 decodes; make the payload a newtype struct whose field is read with the \
+                 function, `{v}(Payload)` with \
+                 `struct Payload(#[serde({keyword} = \"...\")] {ty})`: its JSON is the same"
+            ),
+        ));
+    }
+    if let Some(skip) = &field.attrs.skip_keyword {
+        let keyword = &skip.value;
+        cx.syn_error(syn::Error::new(
+            skip.span,
+            format!(
+                "#[derive(Optics)] does not support #[serde({keyword})] on the field of a \
+                 newtype variant: serde then reads `{v}` as a unit variant and fills the field \
+                 with its default, which the prism `{v}` does not do, so byte optics could \
+                 not find what serde_json decodes; make `{v}` a unit variant, or remove \
+                 #[serde({keyword})]"
+            ),
+        ));
     }
 }
 

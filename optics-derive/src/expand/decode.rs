@@ -4,7 +4,8 @@
 //! `deserialize_with`, its default, a borrowed `Cow`).
 
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 
 use super::private;
 use crate::ast::{Field, Input, Style};
@@ -128,10 +129,15 @@ pub fn decode_impl(
     let generics = with_de_lifetime(&input.original.generics);
     let (de_impl_generics, _, _) = generics.split_for_impl();
     let (_, ty_generics, _) = input.original.generics.split_for_impl();
-    let (body, bound) = decode_body(field, container_default);
-    let mut de_where = de_where_clause(&input.original.generics, bound);
-    for extra in extra_bounds {
-        de_where.predicates.push(syn::parse_quote!(#extra));
+    let (body, bounds) = decode_body(field, container_default);
+    let mut de_where = input
+        .original
+        .generics
+        .where_clause
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(where));
+    for bound in bounds.iter().chain(extra_bounds) {
+        de_where.predicates.push(syn::parse_quote!(#bound));
     }
     quote! {
         #[automatically_derived]
@@ -149,18 +155,6 @@ fn with_de_lifetime(generics: &syn::Generics) -> syn::Generics {
     let mut generics = generics.clone();
     generics.params.insert(0, syn::parse_quote!('__de));
     generics
-}
-
-/// The type's where-clause with `bound`, what decoding one field needs, added.
-fn de_where_clause(generics: &syn::Generics, bound: Option<TokenStream>) -> syn::WhereClause {
-    let mut de_where = generics
-        .where_clause
-        .clone()
-        .unwrap_or_else(|| syn::parse_quote!(where));
-    if let Some(bound) = bound {
-        de_where.predicates.push(syn::parse_quote!(#bound));
-    }
-    de_where
 }
 
 /// `Cow<'x, str>` or `Cow<'x, [u8]>` under `#[serde(borrow)]`, without a
@@ -211,15 +205,23 @@ fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
 }
 
 /// The body of a field's `decode_field`: present, absent, or missed; and the
-/// bound the impl needs for it.
+/// bounds the impl needs for it. Like serde's derive, which infers them, a
+/// field that is decoded needs `Deserialize`, one that takes its type's
+/// default needs `Default`, one that takes the container's needs `Self:
+/// Default`; each only on this field's impl, so a type that lacks one loses
+/// only the byte reads that need it, as it lacks serde's `Deserialize`.
 fn decode_body(
     field: &Field,
     container_default: Option<&DefaultValue>,
-) -> (TokenStream, Option<TokenStream>) {
+) -> (TokenStream, Vec<TokenStream>) {
     let p = private();
     let ty = field.ty;
     let member = &field.member;
     let mut needs_bound = false;
+    let mut bounds = Vec::new();
+    // Spanned on the field's type, so that a missing `Default` points there.
+    let type_default = quote_spanned!(ty.span()=> #ty: ::core::default::Default);
+    let self_default = quote_spanned!(ty.span()=> Self: ::core::default::Default);
     let cow = borrowed_cow(field);
     let with = match (&field.attrs.deserialize_with, &cow) {
         (Some(with), _) => Some(with.to_token_stream()),
@@ -236,17 +238,24 @@ fn decode_body(
         }
     };
     let absent = match (&field.attrs.default, container_default) {
-        (DefaultValue::Trait, _) => quote!(#p::Option::Some(::core::default::Default::default())),
+        (DefaultValue::Trait, _) => {
+            bounds.push(type_default);
+            quote!(#p::Option::Some(::core::default::Default::default()))
+        }
         (DefaultValue::Path(path), _) => quote!(#p::Option::Some(#path())),
-        (DefaultValue::None, Some(DefaultValue::Trait)) => quote!({
-            let __whole: Self = ::core::default::Default::default();
-            #p::Option::Some(__whole.#member)
-        }),
+        (DefaultValue::None, Some(DefaultValue::Trait)) => {
+            bounds.push(self_default);
+            quote!({
+                let __whole: Self = ::core::default::Default::default();
+                #p::Option::Some(__whole.#member)
+            })
+        }
         (DefaultValue::None, Some(DefaultValue::Path(path))) => quote!({
             let __whole: Self = #path();
             #p::Option::Some(__whole.#member)
         }),
         (DefaultValue::None, _) if field.attrs.skip_deserializing => {
+            bounds.push(type_default);
             quote!(#p::Option::Some(::core::default::Default::default()))
         }
         (DefaultValue::None, _) if with.is_some() => quote!(#p::Option::None),
@@ -262,9 +271,10 @@ fn decode_body(
             #p::Located::Miss => #p::Option::None,
         }
     };
-    let bound = match cow {
-        Some((_, lifetime)) => Some(quote!('__de: #lifetime)),
-        None => needs_bound.then(|| quote!(#ty: #p::serde::Deserialize<'__de>)),
-    };
-    (body, bound)
+    match cow {
+        Some((_, lifetime)) => bounds.push(quote!('__de: #lifetime)),
+        None if needs_bound => bounds.push(quote!(#ty: #p::serde::Deserialize<'__de>)),
+        None => {}
+    }
+    (body, bounds)
 }

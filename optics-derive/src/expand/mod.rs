@@ -97,7 +97,7 @@ fn optic_name(input: &Input, optic: &Ident) -> String {
     format!("{}::{}", input.ident, unraw(optic))
 }
 
-fn type_text(ty: &syn::Type) -> String {
+pub(crate) fn type_text(ty: &syn::Type) -> String {
     ty.to_token_stream()
         .to_string()
         .replace(" < ", "<")
