@@ -562,3 +562,38 @@ fn each_over_a_map_visits_the_members_the_bytes_hold() {
     path.modify_all(&mut expected, |n| *n *= 2);
     assert_eq!(serde_json::from_slice::<Maps>(&doubled).unwrap(), expected);
 }
+
+fn plus_one<S: serde::Serializer>(value: &u32, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u32(value + 1)
+}
+
+/// Payloads serde writes otherwise than their own `Serialize` does.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+enum Written {
+    Plus(#[serde(serialize_with = "plus_one")] u32),
+    Plain(u32),
+    #[serde(serialize_with = "plus_one")]
+    Whole(u32),
+}
+
+#[test]
+fn a_prism_whose_payload_serde_writes_with_a_function_refuses_to_write() {
+    let json = Json::<Written>::new(br#"{"Plus":1}"#);
+    // serde writes `{"Plus":6}` for `Plus(5)`; the prism would have written
+    // `{"Plus":5}`, so it refuses.
+    assert_eq!(
+        serde_json::to_vec(&Written::Plus(5)).unwrap(),
+        br#"{"Plus":6}"#
+    );
+    assert_eq!(json.set(Written::plus, &5), None);
+    assert_eq!(json.read(Written::plus), Some(1));
+    // A function for the whole variant: serde writes what it writes.
+    let json = Json::<Written>::new(br#"{"Whole":1}"#);
+    assert_eq!(
+        serde_json::to_vec(&Written::Whole(5)).unwrap(),
+        br#"{"Whole":6}"#
+    );
+    assert_eq!(json.set(Written::whole, &5), None);
+    let json = Json::<Written>::new(br#"{"Plain":1}"#);
+    assert_eq!(json.set(Written::plain, &5).unwrap(), br#"{"Plain":5}"#);
+}

@@ -50,6 +50,9 @@ pub struct SerField {
 #[derive(Default)]
 pub struct SerVariant {
     pub rename_all: Option<RenameRule>,
+    /// `serialize_with` (or `with`), `skip` or `skip_serializing`: serde does
+    /// not write the variant as its payload's `Serialize` would.
+    pub written_otherwise: bool,
 }
 
 /// `key = "x"`, or `key(serialize = "a", deserialize = "b")`: the name serde
@@ -138,6 +141,13 @@ pub fn variant(attrs: &[Attribute]) -> SerVariant {
         if meta.path.is_ident(RENAME_ALL) {
             out.rename_all = ser_rule(meta)?.or(out.rename_all);
             Ok(true)
+        } else if [SERIALIZE_WITH, WITH, SKIP, SKIP_SERIALIZING]
+            .iter()
+            .any(|name| meta.path.is_ident(name))
+        {
+            // Only the name counts here: the rest is skipped.
+            out.written_otherwise = true;
+            Ok(false)
         } else {
             Ok(false)
         }

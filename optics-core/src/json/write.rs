@@ -481,6 +481,9 @@ where
 {
     #[inline]
     fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
+        if !S::PLAIN_PAYLOAD {
+            return true;
+        }
         let focus = locate_variant::<S>(at, I, S::JSON);
         let Located::At(payload) = focus else {
             return true;

@@ -31,6 +31,11 @@ pub trait VariantOf<const I: usize>: Tagged {
     const NAME: &'static str;
     /// How the payload is laid out in JSON.
     const JSON: VariantJson;
+    /// Whether serde writes the payload as the payload's own `Serialize`
+    /// writes it. Not so for a newtype variant whose field has
+    /// `serialize_with` or `skip_serializing`, or an enum with
+    /// `#[serde(into)]`: a byte write through the prism refuses there.
+    const PLAIN_PAYLOAD: bool = true;
     /// The payload if `self` is this variant.
     fn payload(&self) -> Option<&Self::Payload>;
     /// `k` applied to the payload if `self` is this variant: one `match`.

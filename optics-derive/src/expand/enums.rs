@@ -139,12 +139,26 @@ fn variant_of_impl(input: &Input, index: usize, variant: &Variant) -> TokenStrea
         review_arg,
         review,
     } = Payload::of(variant);
+    // serde writes the payload otherwise than its own `Serialize` does: a
+    // byte write through the prism would not write what serde writes.
+    let written_otherwise = crate::ser_attr::container(&input.original.attrs).into
+        || crate::ser_attr::variant(&variant.original.attrs).written_otherwise
+        || variant.fields.first().is_some_and(|field| {
+            let ser = crate::ser_attr::field(&field.original.attrs);
+            ser.serialize_with.is_some() || ser.skip_serializing
+        });
+    let plain_payload = written_otherwise.then(|| {
+        quote!(
+            const PLAIN_PAYLOAD: bool = false;
+        )
+    });
     quote! {
         #[automatically_derived]
         impl #impl_generics #p::VariantOf<#index> for #ident #ty_generics #where_clause {
             type Payload = #ty;
             const NAME: &'static str = #name;
             const JSON: #p::VariantJson = #json;
+            #plain_payload
             #[inline]
             fn payload(&self) -> #p::Option<&#ty> {
                 #[allow(unreachable_patterns)]
