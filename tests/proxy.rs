@@ -624,19 +624,44 @@ async fn raw_call(
     addr: SocketAddr,
     timeout: Option<&'static str>,
 ) -> (http::response::Parts, Bytes, HeaderMap) {
+    let mut headers = vec![
+        ("content-type", "application/grpc+json"),
+        ("te", "trailers"),
+    ];
+    if let Some(timeout) = timeout {
+        headers.push(("grpc-timeout", timeout));
+    }
+    raw_call_with(addr, &headers, br#"{"count":1}"#).await
+}
+
+/// [`raw_call`] with the request headers and message given; the message
+/// goes as one gRPC frame whatever the headers say.
+async fn raw_call_with(
+    addr: SocketAddr,
+    headers: &[(&'static str, &'static str)],
+    message: &[u8],
+) -> (http::response::Parts, Bytes, HeaderMap) {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
         .handshake(TokioIo::new(stream))
         .await
         .unwrap();
     tokio::spawn(connection);
+    raw_call_on(sender, addr, headers, message).await
+}
+
+/// One hand-made call on an open connection: `message` as one gRPC frame.
+async fn raw_call_on(
+    mut sender: hyper::client::conn::http2::SendRequest<http_body_util::Full<Bytes>>,
+    addr: SocketAddr,
+    headers: &[(&'static str, &'static str)],
+    message: &[u8],
+) -> (http::response::Parts, Bytes, HeaderMap) {
     let mut body = BytesMut::new();
-    triage::frames::encode(br#"{"count":1}"#, &mut body).unwrap();
-    let mut request = Request::post(format!("http://{addr}{}", grpc::SUBSCRIBE))
-        .header("content-type", "application/grpc+json")
-        .header("te", "trailers");
-    if let Some(timeout) = timeout {
-        request = request.header("grpc-timeout", timeout);
+    triage::frames::encode(message, &mut body).unwrap();
+    let mut request = Request::post(format!("http://{addr}{}", grpc::SUBSCRIBE));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
     }
     let request = request
         .body(http_body_util::Full::new(body.freeze()))
@@ -646,6 +671,52 @@ async fn raw_call(
     let collected = body.collect().await.unwrap();
     let trailers = collected.trailers().cloned().unwrap_or_default();
     (parts, collected.to_bytes(), trailers)
+}
+
+/// The messages of a response body of whole gRPC frames.
+fn messages_of(body: &Bytes) -> Vec<Bytes> {
+    use tokio_util::codec::Decoder;
+    let mut decoder = triage::frames::FrameDecoder::new();
+    let mut wire = BytesMut::from(&body[..]);
+    let mut messages = Vec::new();
+    while let Some(frame) = decoder.decode(&mut wire).expect("whole frames") {
+        messages.push(Bytes::copy_from_slice(frame.message()));
+    }
+    assert!(wire.is_empty(), "the body ends with a whole frame");
+    messages
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grpc_response_is_judged_whatever_the_request_content_type_says() {
+    // tonic's server does not look at the request's content-type: it answers
+    // any POST to its path with gRPC frames, so what the client reads is
+    // what counts.
+    let pool = pool();
+    let running = start(Upstream::new(pool.clone()), Judge::Optics).await;
+    let want = expected(&pool, 0, 100, Judge::Optics);
+    assert!(want.len() < 100, "the policy drops some of these");
+    for content_type in [
+        "application/grpc+json",
+        "application/json",
+        "application/octet-stream",
+        "text/plain",
+    ] {
+        let (parts, body, trailers) = raw_call_with(
+            running.addr,
+            &[("content-type", content_type), ("te", "trailers")],
+            br#"{"count":100}"#,
+        )
+        .await;
+        assert_eq!(parts.status, 200, "{content_type}");
+        assert_eq!(parts.headers["content-type"], "application/grpc+json");
+        assert_eq!(trailers["grpc-status"], "0", "{content_type}");
+        assert!(
+            messages_of(&body) == want,
+            "{content_type}: only the kept messages"
+        );
+    }
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 400, "every call was judged");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

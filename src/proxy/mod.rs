@@ -14,11 +14,14 @@
 //! chunks h2 reads them into, and are never re-encoded. The proxy knows
 //! nothing of the message type beyond what the [`Judge`] reads.
 //!
-//! - **What is judged:** the response messages of calls whose request has
-//!   `content-type: application/grpc` or `application/grpc+<format>`, and
-//!   whose response is `200` with a body (not trailers-only). Each is judged
-//!   with [`Judge::judge`]; dropped messages are not sent. Request messages,
-//!   and every other call, pass through untouched.
+//! - **What is judged:** every response a gRPC client would read messages
+//!   from: a `200` to a request with `content-type: application/grpc` or
+//!   `application/grpc+<format>`, and any response whose own content-type
+//!   is gRPC, whatever the request said and whatever its status (a server
+//!   may answer gRPC to a request that did not ask for it; tonic's does).
+//!   A trailers-only response (no body) is passed on. Each message is
+//!   judged with [`Judge::judge`]; dropped messages are not sent. Request
+//!   messages, and every other response, pass through untouched.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
 //!   with one exception: on a judged call, `grpc-accept-encoding` is sent
 //!   upstream as `identity`, so that a conforming upstream never compresses
@@ -370,9 +373,11 @@ impl Proxy {
             }
         };
         let (mut parts, body) = response.into_parts();
-        let judged =
-            grpc && parts.status == StatusCode::OK && !parts.headers.contains_key(GRPC_STATUS);
-        if !judged {
+        // Judged when a gRPC client would read messages from it: what the
+        // response says counts, not only what the request said (tonic's
+        // server answers gRPC whatever the request's content-type).
+        let read_as_grpc = (grpc && parts.status == StatusCode::OK) || is_grpc(&parts.headers);
+        if !read_as_grpc || parts.headers.contains_key(GRPC_STATUS) {
             return Ok(Response::from_parts(parts, ProxyBody::Through(body)));
         }
         // Dropped frames change the length: a length the upstream gave
