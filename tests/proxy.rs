@@ -440,6 +440,12 @@ impl Body for Scripted {
             End::Nothing => Poll::Ready(None),
         }
     }
+
+    /// True for no chunks and no trailers: hyper then ends the stream with
+    /// the response's HEADERS (a trailers-only response, in gRPC).
+    fn is_end_stream(&self) -> bool {
+        self.chunks.is_empty() && matches!(self.end, End::Nothing)
+    }
 }
 
 /// What the raw upstream answers to every call.
@@ -717,6 +723,71 @@ async fn a_grpc_response_is_judged_whatever_the_request_content_type_says() {
     }
     let tally = running.stop().await;
     assert_eq!(tally.messages, 400, "every call was judged");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_after_grpc_status_in_the_headers_is_refused_not_passed_on() {
+    // Frames the policy would never keep: a malformed message and one with
+    // a duplicate key. Sent after headers that already carry a status, they
+    // must not reach the client unjudged.
+    let mut wire = BytesMut::new();
+    triage::frames::encode(b"{not json at all", &mut wire).unwrap();
+    triage::frames::encode(br#"{"detail":{"type":"Incident"},"detail":1}"#, &mut wire).unwrap();
+    let mut script = grpc_script(wire.freeze(), 65536);
+    script.headers.push(("grpc-status", "0"));
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, Judge::Optics).await;
+    let (parts, body, trailers) = raw_call(running.addr, None).await;
+    assert_eq!(parts.status, 200);
+    assert_eq!(parts.headers["grpc-status"], "13", "{:?}", parts.headers);
+    let message = parts.headers["grpc-message"].to_str().unwrap();
+    assert!(message.contains("grpc-status"), "{message}");
+    assert!(
+        body.is_empty() && trailers.is_empty(),
+        "{body:?} {trailers:?}"
+    );
+    // A tonic client sees the same: the call fails, no message arrives.
+    let received = call(&running.uri(), subscribe(1, 0)).await;
+    assert_eq!(
+        received.status.code(),
+        Code::Internal,
+        "{:?}",
+        received.status
+    );
+    assert!(received.messages.is_empty());
+    running.stop().await;
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_trailers_only_response_passes_through_unchanged() {
+    let script = Script {
+        headers: vec![
+            ("content-type", "application/grpc+json"),
+            ("grpc-status", "5"),
+            ("grpc-message", "no%20such%20project"),
+            ("x-reason", "archived"),
+        ],
+        body: Bytes::new(),
+        chunk: 1,
+        end: End::Nothing,
+        delay: Duration::ZERO,
+    };
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, Judge::Optics).await;
+    let (parts, body, trailers) = raw_call(running.addr, None).await;
+    assert_eq!(parts.status, 200);
+    assert_eq!(parts.headers["grpc-status"], "5");
+    assert_eq!(parts.headers["grpc-message"], "no%20such%20project");
+    assert_eq!(parts.headers["x-reason"], "archived");
+    assert!(body.is_empty() && trailers.is_empty());
+    let received = call(&running.uri(), subscribe(1, 0)).await;
+    assert_eq!(received.status.code(), Code::NotFound);
+    assert_eq!(received.status.message(), "no such project");
+    running.stop().await;
+    stop.cancel();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

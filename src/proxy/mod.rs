@@ -19,7 +19,9 @@
 //!   `application/grpc+<format>`, and any response whose own content-type
 //!   is gRPC, whatever the request said and whatever its status (a server
 //!   may answer gRPC to a request that did not ask for it; tonic's does).
-//!   A trailers-only response (no body) is passed on. Each message is
+//!   A trailers-only response (HEADERS that end the stream) is passed on as
+//!   it is; headers that carry `grpc-status` and are followed by a body are
+//!   refused with INTERNAL (13), the body never sent. Each message is
 //!   judged with [`Judge::judge`]; dropped messages are not sent. Request
 //!   messages, and every other response, pass through untouched.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
@@ -35,7 +37,8 @@
 //!   INTERNAL (13), a message over the limit (4 MiB by default)
 //!   RESOURCE_EXHAUSTED (8), a response that ends inside a frame INTERNAL,
 //!   each with a `grpc-message` that says what and where; the kept messages
-//!   before it are delivered first. An upstream that cannot be reached gives
+//!   before it are delivered first. A `grpc-status` in the response headers
+//!   followed by a body gives INTERNAL before any message. An upstream that cannot be reached gives
 //!   UNAVAILABLE (14).
 //! - **Memory:** each client connection gets its own upstream connection
 //!   (so a slow client holds back only its own upstream connection). A call
@@ -66,6 +69,7 @@ use std::time::Duration;
 use http::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{Request, Response, StatusCode, Uri};
+use http_body::Body as _;
 use hyper::body::Incoming;
 use hyper::client::conn::http2::SendRequest;
 use hyper::service::service_fn;
@@ -377,8 +381,22 @@ impl Proxy {
         // response says counts, not only what the request said (tonic's
         // server answers gRPC whatever the request's content-type).
         let read_as_grpc = (grpc && parts.status == StatusCode::OK) || is_grpc(&parts.headers);
-        if !read_as_grpc || parts.headers.contains_key(GRPC_STATUS) {
+        // Trailers-only: HEADERS that end the stream (h2's END_STREAM).
+        if !read_as_grpc || body.is_end_stream() {
             return Ok(Response::from_parts(parts, ProxyBody::Through(body)));
+        }
+        if let Some(status) = parts.headers.get(GRPC_STATUS) {
+            // A status in the headers and then a body: no gRPC client knows
+            // what to make of it, and the body must not go on unjudged.
+            // Dropping the body cancels the upstream stream.
+            drop(body);
+            let message = format!(
+                "proxy: upstream {} sent grpc-status {} in its response headers \
+                 and then a body; a trailers-only response must end with its headers",
+                self.upstream.addr,
+                String::from_utf8_lossy(status.as_bytes())
+            );
+            return Ok(refuse(true, Code::Internal, &message));
         }
         // Dropped frames change the length: a length the upstream gave
         // (rare in gRPC) no longer holds.
