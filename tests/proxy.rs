@@ -92,6 +92,11 @@ async fn start_proxy(upstream: SocketAddr, judge: Judge) -> Running {
 
 async fn start_proxy_until(upstream: SocketAddr, judge: Judge, stop: CancellationToken) -> Running {
     let proxy = Proxy::new(&format!("http://{upstream}"), judge, Policy::default()).unwrap();
+    serve_proxy(proxy, stop).await
+}
+
+/// Serves `proxy` on 127.0.0.1 until `stop`.
+async fn serve_proxy(proxy: Proxy, stop: CancellationToken) -> Running {
     let (listener, addr) = listener().await;
     let task = {
         let proxy = proxy.clone();
@@ -308,6 +313,113 @@ async fn an_unreachable_upstream_gives_unavailable() {
         received.status
     );
     assert!(received.status.message().starts_with("proxy: upstream"));
+    running.stop().await;
+}
+
+/// A listener whose accept queue is full, so that the kernel drops the SYNs
+/// of further connects: an upstream that never answers a connect. Holds
+/// the listener and the connections that fill its queue.
+async fn blackhole() -> (
+    SocketAddr,
+    tokio::net::TcpListener,
+    Vec<tokio::net::TcpStream>,
+) {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(1).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut fillers = Vec::new();
+    while let Ok(Ok(stream)) = tokio::time::timeout(
+        Duration::from_millis(200),
+        tokio::net::TcpStream::connect(addr),
+    )
+    .await
+    {
+        fillers.push(stream);
+        assert!(fillers.len() < 64, "the accept queue never filled");
+    }
+    (addr, listener, fillers)
+}
+
+/// `calls` concurrent hand-made calls on one client connection, with
+/// `headers`: when each was answered (from the start of all), its
+/// grpc-status and grpc-message.
+async fn concurrent_raw_calls(
+    addr: SocketAddr,
+    calls: usize,
+    headers: &'static [(&'static str, &'static str)],
+) -> Vec<(Duration, String, String)> {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let started = Instant::now();
+    let calls: Vec<_> = (0..calls)
+        .map(|_| {
+            let sender = sender.clone();
+            tokio::spawn(async move {
+                let (parts, _, _) = raw_call_on(sender, addr, headers, br#"{"count":1}"#).await;
+                let header = |name: &str| {
+                    parts
+                        .headers
+                        .get(name)
+                        .map_or(String::new(), |value| value.to_str().unwrap().to_owned())
+                };
+                (
+                    started.elapsed(),
+                    header("grpc-status"),
+                    header("grpc-message"),
+                )
+            })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for call in calls {
+        answers.push(call.await.unwrap());
+    }
+    answers
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_deadline_bounds_the_connect_and_waiting_calls_share_one_attempt() {
+    const CONNECT: Duration = Duration::from_millis(600);
+    let (up, _listener, _fillers) = blackhole().await;
+    let proxy = Proxy::new(&format!("http://{up}"), Judge::Optics, Policy::default())
+        .unwrap()
+        .with_connect_timeout(CONNECT);
+    let running = serve_proxy(proxy, CancellationToken::new()).await;
+    const GRPC: &[(&str, &str)] = &[
+        ("content-type", "application/grpc+json"),
+        ("te", "trailers"),
+    ];
+    const GRPC_200MS: &[(&str, &str)] = &[
+        ("content-type", "application/grpc+json"),
+        ("te", "trailers"),
+        ("grpc-timeout", "200m"),
+    ];
+
+    // Each call's deadline passes while the proxy connects: DEADLINE_EXCEEDED
+    // at the deadline, for every call, not one after another's connect.
+    for (took, status, message) in concurrent_raw_calls(running.addr, 3, GRPC_200MS).await {
+        assert_eq!(status, "4", "{message}");
+        assert!(message.contains("deadline exceeded"), "{message}");
+        assert!(
+            took >= Duration::from_millis(200) && took < CONNECT,
+            "answered after {took:?}"
+        );
+    }
+    // No deadline: the calls that waited on one attempt all get its
+    // failure when it times out, not one connect timeout each.
+    for (took, status, message) in concurrent_raw_calls(running.addr, 3, GRPC).await {
+        assert_eq!(status, "14", "{message}");
+        assert!(message.contains("connect timed out"), "{message}");
+        assert!(
+            took >= CONNECT && took < CONNECT + Duration::from_millis(500),
+            "answered after {took:?}"
+        );
+    }
     running.stop().await;
 }
 
