@@ -458,6 +458,55 @@ async fn a_hundred_concurrent_calls_on_one_connection_and_on_ten_each_get_their_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_and_fifty_open_calls_on_one_connection_all_flow() {
+    // Long-lived calls (a subscription that stays open): hyper's server
+    // would allow 200 at once by default, tonic's any number; the proxy
+    // must not hold back what the upstream allows.
+    const CALLS: u64 = 250;
+    let pool = pool();
+    let upstream = Upstream::new(pool.clone()).ending(Ending::Stall);
+    let log = upstream.log().clone();
+    let running = start(upstream, Judge::ForwardAll).await;
+    let channel = grpc::connect(&running.uri()).await.unwrap();
+    let calls: Vec<_> = (0..CALLS)
+        .map(|i| {
+            let channel = channel.clone();
+            tokio::spawn(async move {
+                let mut client = tonic::client::Grpc::new(grpc::JsonContentType(channel));
+                client.ready().await.unwrap();
+                let codec = grpc::codec::PairCodec::<
+                    grpc::codec::JsonEncoder<SubscribeRequest>,
+                    grpc::codec::RawDecoder,
+                >::default();
+                let path = http::uri::PathAndQuery::from_static(grpc::SUBSCRIBE);
+                let response = client
+                    .server_streaming(subscribe(1, i), path, codec)
+                    .await
+                    .unwrap();
+                let mut stream = response.into_inner();
+                let first = stream.message().await.unwrap().expect("a message");
+                // Kept open: the upstream stalls after its one message.
+                (first, stream)
+            })
+        })
+        .collect();
+    let mut open = Vec::new();
+    for (i, call) in calls.into_iter().enumerate() {
+        let (first, stream) = tokio::time::timeout(10 * SECOND, call)
+            .await
+            .unwrap_or_else(|_| panic!("call {i} of {CALLS} got no message within 10 s"))
+            .unwrap();
+        assert!(first == pool.message(i as u64), "call {i}");
+        open.push(stream);
+    }
+    drop(open);
+    tokio::time::timeout(10 * SECOND, log.wait_cancelled(CALLS))
+        .await
+        .expect("every upstream call is cancelled");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_client_holds_the_upstream_back_and_the_proxy_holds_little() {
     // The proxy holds at most one upstream DATA chunk (64 KiB at most) and
     // one message that straddles chunks (under 16 KiB here) per call.

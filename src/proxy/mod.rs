@@ -53,7 +53,10 @@
 //!   chunks; h2 holds at most [`UPSTREAM_STREAM_WINDOW`] per call and
 //!   [`UPSTREAM_CONNECTION_WINDOW`] per connection from the upstream, and
 //!   [`CLIENT_SEND_BUFFER`] per call towards the client. A slow client
-//!   holds the upstream back through HTTP/2 flow control.
+//!   holds the upstream back through HTTP/2 flow control. The proxy sets no
+//!   limit of its own on concurrent calls per client connection (hyper's
+//!   default is 200; tonic's server has none), so it takes as many as the
+//!   upstream does: those bounds are per call.
 //! - **Counting:** each call tallies in its own [`Tally`] and adds it to the
 //!   proxy's once, when it ends: one lock per call, none per message.
 //! - **Limits:** h2c only (no TLS, no HTTP/1.1 upgrade), one upstream, no
@@ -330,7 +333,11 @@ impl Proxy {
             builder
                 .timer(TokioTimer::new())
                 .max_frame_size(MAX_FRAME_SIZE)
-                .max_send_buf_size(CLIENT_SEND_BUFFER);
+                .max_send_buf_size(CLIENT_SEND_BUFFER)
+                // As many concurrent calls as the upstream takes (tonic's
+                // server sets no limit), not hyper's default of 200: long
+                // subscriptions past 200 would hang behind the others.
+                .max_concurrent_streams(None);
             let conn = builder.serve_connection(TokioIo::new(stream), service);
             let mut conn = std::pin::pin!(conn);
             tokio::select! {
