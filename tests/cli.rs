@@ -371,6 +371,52 @@ fn bad_arguments_name_the_argument_and_what_was_expected() {
     );
 }
 
+#[test]
+fn a_proxy_upstream_the_proxy_cannot_use_is_a_usage_error_naming_the_flag() {
+    let cases = [
+        (
+            "https://127.0.0.1:1",
+            "TLS is not supported; use http:// (h2c)",
+        ),
+        ("127.0.0.1:1", "expected http://HOST:PORT"),
+        ("ftp://127.0.0.1:1", "expected http://HOST:PORT"),
+        ("http://", "expected http://HOST:PORT"),
+        (
+            "http://127.0.0.1:1/prefix",
+            "a path (`/prefix`) is not supported",
+        ),
+        (
+            "http://127.0.0.1:1/?x=1",
+            "a path (`/?x=1`) is not supported",
+        ),
+    ];
+    for (upstream, want) in cases {
+        let line = format!("proxy --listen 127.0.0.1:0 --upstream {upstream}");
+        let err = parse(args(&line)).expect_err(&line);
+        assert_eq!(err.exit_code(), i32::from(EXIT_USAGE), "{line}");
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!(
+                "invalid value '{upstream}' for '--upstream <URI>'"
+            )),
+            "{line}: {text}"
+        );
+        assert!(text.contains(want), "{line}: {text}");
+    }
+    // What the proxy can use is taken as given.
+    for upstream in [
+        "http://127.0.0.1:1",
+        "http://127.0.0.1:1/",
+        "http://localhost",
+    ] {
+        let line = format!("proxy --listen 127.0.0.1:0 --upstream {upstream}");
+        match parse(args(&line)).expect(&line) {
+            Command::Proxy { upstream: got, .. } => assert_eq!(got, upstream),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn an_argument_that_is_not_utf8_is_a_usage_error() {

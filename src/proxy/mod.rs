@@ -59,8 +59,9 @@
 //!   upstream does: those bounds are per call.
 //! - **Counting:** each call tallies in its own [`Tally`] and adds it to the
 //!   proxy's once, when it ends: one lock per call, none per message.
-//! - **Limits:** h2c only (no TLS, no HTTP/1.1 upgrade), one upstream, no
-//!   retries, no load balancing; `grpc-timeout` is forwarded unchanged (the
+//! - **Limits:** h2c only (no TLS, no HTTP/1.1 upgrade), one upstream with
+//!   no path prefix ([`parse_upstream`] refuses one), no retries, no load
+//!   balancing; `grpc-timeout` is forwarded unchanged (the
 //!   proxy adds no time of its own worth counting).
 
 pub mod body;
@@ -166,11 +167,10 @@ impl Proxy {
     /// # Errors
     ///
     /// [`ProxyError::Upstream`] when `upstream` is not an `http://` URI with
-    /// a host.
+    /// a host and no path (see [`parse_upstream`]).
     pub fn new(upstream: &str, judge: Judge, policy: Policy) -> Result<Proxy, ProxyError> {
-        let uri: Uri = upstream
-            .parse()
-            .map_err(|err| ProxyError::Upstream(format!("`{upstream}`: {err}")))?;
+        let uri = parse_upstream(upstream)
+            .map_err(|why| ProxyError::Upstream(format!("`{upstream}`: {why}")))?;
         Proxy::with_uri(uri, judge, policy)
     }
 
@@ -179,30 +179,12 @@ impl Proxy {
     /// # Errors
     ///
     /// [`ProxyError::Upstream`] when `upstream` is not an `http://` URI with
-    /// a host.
+    /// a host and no path.
     pub fn with_uri(upstream: Uri, judge: Judge, policy: Policy) -> Result<Proxy, ProxyError> {
-        let bad = |why: &str| ProxyError::Upstream(format!("`{upstream}`: {why}"));
-        match upstream.scheme_str() {
-            Some("http") => {}
-            Some("https") => return Err(bad("TLS is not supported; use http:// (h2c)")),
-            _ => return Err(bad("expected http://HOST:PORT")),
-        }
-        let authority = upstream
-            .authority()
-            .cloned()
-            .ok_or_else(|| bad("no host"))?;
-        let addr = format!(
-            "{}:{}",
-            authority.host(),
-            authority.port_u16().unwrap_or(80)
-        );
+        let target = Target::of(&upstream)
+            .map_err(|why| ProxyError::Upstream(format!("`{upstream}`: {why}")))?;
         Ok(Proxy {
-            upstream: Arc::new(Target {
-                scheme: Scheme::HTTP,
-                authority,
-                addr,
-                connect_timeout: CONNECT_TIMEOUT,
-            }),
+            upstream: Arc::new(target),
             judging: Judging {
                 judge,
                 policy: Arc::new(policy),
@@ -453,6 +435,66 @@ impl Proxy {
                     .unwrap_or_else(|| PathAndQuery::from_static("/")),
             )
             .build()
+    }
+}
+
+/// Parses `upstream` and checks that the proxy can forward to it:
+/// `http://HOST[:PORT]` (h2c; the port defaults to 80), with no path but
+/// `/`, since calls go to the client's own path. The command line's
+/// `--upstream` runs this, so a bad value is a usage error that names the
+/// flag. O(length of `upstream`); connects to nothing.
+///
+/// # Errors
+///
+/// Why the proxy cannot forward there, in words for a person.
+///
+/// ```
+/// use triage::proxy::parse_upstream;
+///
+/// assert!(parse_upstream("http://127.0.0.1:50052").is_ok());
+/// assert!(parse_upstream("https://127.0.0.1:50052").unwrap_err().contains("TLS"));
+/// assert!(parse_upstream("http://127.0.0.1:50052/v1").unwrap_err().contains("path"));
+/// ```
+pub fn parse_upstream(upstream: &str) -> Result<Uri, String> {
+    let uri: Uri = upstream
+        .parse()
+        .map_err(|err| format!("expected http://HOST:PORT: {err}"))?;
+    Target::of(&uri)?;
+    Ok(uri)
+}
+
+impl Target {
+    /// Where `upstream` says to connect, with the default connect timeout;
+    /// or why the proxy cannot forward there.
+    fn of(upstream: &Uri) -> Result<Target, String> {
+        match upstream.scheme_str() {
+            Some("http") => {}
+            Some("https") => return Err("TLS is not supported; use http:// (h2c)".into()),
+            _ => return Err("expected http://HOST:PORT".into()),
+        }
+        let authority = upstream
+            .authority()
+            .cloned()
+            .ok_or_else(|| "expected http://HOST:PORT, with a host".to_owned())?;
+        if let Some(path) = upstream.path_and_query() {
+            if !matches!(path.as_str(), "" | "/") {
+                return Err(format!(
+                    "a path (`{path}`) is not supported: calls go to the client's own \
+                     path; give http://HOST:PORT"
+                ));
+            }
+        }
+        let addr = format!(
+            "{}:{}",
+            authority.host(),
+            authority.port_u16().unwrap_or(80)
+        );
+        Ok(Target {
+            scheme: Scheme::HTTP,
+            authority,
+            addr,
+            connect_timeout: CONNECT_TIMEOUT,
+        })
     }
 }
 
