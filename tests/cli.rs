@@ -417,6 +417,37 @@ fn a_proxy_upstream_the_proxy_cannot_use_is_a_usage_error_naming_the_flag() {
     }
 }
 
+#[tokio::test]
+async fn downstream_http2_says_what_failed_and_where() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let cases = [
+        (refused.as_str(), "Connection refused"),
+        ("nope", "invalid URL, scheme is missing"),
+        ("http://", "invalid URI"),
+        ("https://127.0.0.1:1", "https://127.0.0.1:1"),
+    ];
+    let shutdown = triage::shutdown::Shutdown::manual();
+    for (uri, want) in cases {
+        let err = triage::roles::http2::downstream(uri, 1, &shutdown)
+            .await
+            .expect_err(uri);
+        assert_eq!(err.code, EXIT_FAILURE, "{uri}");
+        let text = err.to_string();
+        assert!(text.starts_with("downstream: "), "{uri}: {text}");
+        assert!(
+            text.contains(&format!("`{uri}`")),
+            "{uri}: names the URI: {text}"
+        );
+        assert!(text.contains(want), "{uri}: says what failed: {text}");
+        assert!(
+            text.trim_end() != "downstream: transport: transport error",
+            "{text}"
+        );
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn an_argument_that_is_not_utf8_is_a_usage_error() {
