@@ -157,7 +157,7 @@ pub enum Command {
         #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
         listen: String,
         /// The gRPC server to forward to: http://HOST:PORT.
-        #[arg(long, value_name = "URI")]
+        #[arg(long, value_name = "URI", value_parser = parse_upstream)]
         upstream: String,
         /// How messages are judged.
         #[command(flatten)]
@@ -361,6 +361,12 @@ fn parse_timeout(value: &str) -> Result<Timeout, String> {
             "expects a time such as 500ms, 30s or 2m (or `off`), got `{value}`"
         )),
     }
+}
+
+/// The proxy's upstream, `http://HOST:PORT`, checked as the proxy checks it
+/// ([`crate::proxy::parse_upstream`]).
+fn parse_upstream(value: &str) -> Result<String, String> {
+    crate::proxy::parse_upstream(value).map(|_| value.to_owned())
 }
 
 /// An address `HOST:PORT`; the host is resolved when it is used.

@@ -225,7 +225,10 @@ impl Filter {
     /// the reporter's email is replaced through a byte lens
     /// ([`crate::redact::Redactor`]), every other byte stays as it was, and
     /// the frame gets a new header. Costs a scan to the email and a copy of
-    /// the message per kept message, and one buffer per batch.
+    /// the message per kept message, and one buffer per batch. A kept
+    /// message with no reporter's email to redact is dropped, never sent as
+    /// it was: the tally counts it under its kind (seen, not kept) and in
+    /// [`Tally::unredactable`], and the report shows a `not redactable` row.
     pub fn redacting(mut self) -> Filter {
         self.redact = true;
         self
@@ -544,7 +547,7 @@ struct Judging {
 /// kept frames on: as they arrived, or redacted (one buffer per batch holds
 /// every redacted frame; each is a view of it). A kept message that cannot
 /// be redacted (it has no reporter's email) is dropped, never forwarded as
-/// it was. Every batch is passed on, an empty one too, so that the writer
+/// it was, and counted in [`Tally::unredactable`] as well as its kind. Every batch is passed on, an empty one too, so that the writer
 /// knows when each batch's turn has passed. Returns the tally of the batches
 /// this judge judged (without bytes out).
 async fn judge_stage(
@@ -590,7 +593,10 @@ async fn judge_stage(
                         if redactor.redact_into(frame.message(), &mut redacted) {
                             ranges.push(from..redacted.len());
                         } else {
-                            verdict = Verdict::DROPPED;
+                            // Never forwarded unredacted; counted under its
+                            // kind, and apart, so the report says why.
+                            verdict.keep = false;
+                            tally.unredactable += 1;
                         }
                     }
                 }

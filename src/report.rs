@@ -141,7 +141,9 @@ fn cores() -> usize {
 
 /// The per-kind table: a header and one row per kind, then `none` (messages
 /// without a kind) and one row per flaw (`malformed`, `duplicate key`),
-/// indented by two spaces.
+/// indented by two spaces; then, when a redacting filter dropped kept
+/// messages it could not redact, a `not redactable` row that says so
+/// (those messages are in their kinds' rows too, as seen and not kept).
 ///
 /// ```
 /// use triage::tally::Tally;
@@ -158,6 +160,13 @@ pub fn kind_table(tally: &Tally) -> String {
         let row = tally.row(row);
         // Writing to a String cannot fail.
         let _ = writeln!(out, "  {name:<14}{:>10}{:>10}", row.seen, row.kept);
+    }
+    if tally.unredactable > 0 {
+        let _ = writeln!(
+            out,
+            "  not redactable{:>10}{:>10}   (kept by the policy, dropped: no reporter's email to redact; counted in their kinds too)",
+            tally.unredactable, 0
+        );
     }
     out
 }

@@ -103,6 +103,10 @@ pub struct Tally {
     pub bytes_in: u64,
     /// Bytes of kept frames written to the downstream.
     pub bytes_out: u64,
+    /// Messages the policy kept that a redacting filter dropped because
+    /// they had no reporter's email to redact. Each is also counted in its
+    /// kind's row, as seen and not kept.
+    pub unredactable: u64,
     /// Time spent judging, measured around each batch.
     pub judging: Duration,
 }
@@ -127,6 +131,7 @@ impl Tally {
         self.messages += other.messages;
         self.bytes_in += other.bytes_in;
         self.bytes_out += other.bytes_out;
+        self.unredactable += other.unredactable;
         self.judging += other.judging;
     }
 

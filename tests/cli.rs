@@ -371,6 +371,83 @@ fn bad_arguments_name_the_argument_and_what_was_expected() {
     );
 }
 
+#[test]
+fn a_proxy_upstream_the_proxy_cannot_use_is_a_usage_error_naming_the_flag() {
+    let cases = [
+        (
+            "https://127.0.0.1:1",
+            "TLS is not supported; use http:// (h2c)",
+        ),
+        ("127.0.0.1:1", "expected http://HOST:PORT"),
+        ("ftp://127.0.0.1:1", "expected http://HOST:PORT"),
+        ("http://", "expected http://HOST:PORT"),
+        (
+            "http://127.0.0.1:1/prefix",
+            "a path (`/prefix`) is not supported",
+        ),
+        (
+            "http://127.0.0.1:1/?x=1",
+            "a path (`/?x=1`) is not supported",
+        ),
+    ];
+    for (upstream, want) in cases {
+        let line = format!("proxy --listen 127.0.0.1:0 --upstream {upstream}");
+        let err = parse(args(&line)).expect_err(&line);
+        assert_eq!(err.exit_code(), i32::from(EXIT_USAGE), "{line}");
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!(
+                "invalid value '{upstream}' for '--upstream <URI>'"
+            )),
+            "{line}: {text}"
+        );
+        assert!(text.contains(want), "{line}: {text}");
+    }
+    // What the proxy can use is taken as given.
+    for upstream in [
+        "http://127.0.0.1:1",
+        "http://127.0.0.1:1/",
+        "http://localhost",
+    ] {
+        let line = format!("proxy --listen 127.0.0.1:0 --upstream {upstream}");
+        match parse(args(&line)).expect(&line) {
+            Command::Proxy { upstream: got, .. } => assert_eq!(got, upstream),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn downstream_http2_says_what_failed_and_where() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let cases = [
+        (refused.as_str(), "Connection refused"),
+        ("nope", "invalid URL, scheme is missing"),
+        ("http://", "invalid URI"),
+        ("https://127.0.0.1:1", "https://127.0.0.1:1"),
+    ];
+    let shutdown = triage::shutdown::Shutdown::manual();
+    for (uri, want) in cases {
+        let err = triage::roles::http2::downstream(uri, 1, &shutdown)
+            .await
+            .expect_err(uri);
+        assert_eq!(err.code, EXIT_FAILURE, "{uri}");
+        let text = err.to_string();
+        assert!(text.starts_with("downstream: "), "{uri}: {text}");
+        assert!(
+            text.contains(&format!("`{uri}`")),
+            "{uri}: names the URI: {text}"
+        );
+        assert!(text.contains(want), "{uri}: says what failed: {text}");
+        assert!(
+            text.trim_end() != "downstream: transport: transport error",
+            "{text}"
+        );
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn an_argument_that_is_not_utf8_is_a_usage_error() {

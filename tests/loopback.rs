@@ -424,6 +424,55 @@ fn a_redacting_filter_forwards_each_kept_message_with_only_the_email_replaced() 
 }
 
 #[test]
+fn a_kept_message_that_cannot_be_redacted_is_dropped_and_counted_as_such() {
+    let policy = Policy::default();
+    let pool = Pool::generate(18, 7, 400).unwrap();
+    let original = (0..400)
+        .map(|i| pool.message(i))
+        .find(|m| oracle(&policy, m).keep)
+        .expect("the policy keeps one");
+    let kind = oracle(&policy, &original).kind;
+    assert!(kind.is_some());
+    // The kept issue without its reporter: well-formed, the same detail,
+    // and no email to redact.
+    let mut object: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&original).unwrap();
+    object.remove("reporter").expect("a reporter");
+    let unredactable = serde_json::to_vec(&object).unwrap();
+    let mut wire = BytesMut::new();
+    encode(&original, &mut wire).unwrap();
+    encode(&unredactable, &mut wire).unwrap();
+    let wire = wire.freeze();
+
+    let plain = Filter::new(Judge::Optics, policy.clone());
+    let (result, got) = filter_in_memory(&plain, wire.clone());
+    let tally = result.unwrap();
+    assert_eq!(tally.kind(kind).kept, 2, "without --redact both go on");
+    assert_eq!(got, wire);
+    assert_eq!(tally.unredactable, 0);
+
+    let redacting = plain.redacting();
+    let (result, got) = filter_in_memory(&redacting, wire.clone());
+    let tally = result.unwrap();
+    let kind_row = tally.kind(kind);
+    assert_eq!((kind_row.seen, kind_row.kept), (2, 1), "its kind is kept");
+    assert_eq!(tally.kind(None).seen, 0, "not counted as `none`");
+    assert_eq!(tally.unredactable, 1);
+    let mut buf = BytesMut::from(&got[..]);
+    let mut decoder = triage::frames::FrameDecoder::new();
+    let frame = tokio_util::codec::Decoder::decode_eof(&mut decoder, &mut buf)
+        .unwrap()
+        .expect("the redactable message");
+    assert!(triage::redact::verify(&original, frame.message()));
+    assert!(buf.is_empty(), "only that one");
+    let report = triage::report::tally("redacting", &tally, None);
+    assert!(
+        report.contains("not redactable"),
+        "the report says why one was dropped:\n{report}"
+    );
+}
+
+#[test]
 fn any_number_of_judges_forwards_the_kept_frames_in_the_order_they_came() {
     let policy = Policy::default();
     let pool = Pool::generate(19, 7, 300).unwrap();

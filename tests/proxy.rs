@@ -92,6 +92,11 @@ async fn start_proxy(upstream: SocketAddr, judge: Judge) -> Running {
 
 async fn start_proxy_until(upstream: SocketAddr, judge: Judge, stop: CancellationToken) -> Running {
     let proxy = Proxy::new(&format!("http://{upstream}"), judge, Policy::default()).unwrap();
+    serve_proxy(proxy, stop).await
+}
+
+/// Serves `proxy` on 127.0.0.1 until `stop`.
+async fn serve_proxy(proxy: Proxy, stop: CancellationToken) -> Running {
     let (listener, addr) = listener().await;
     let task = {
         let proxy = proxy.clone();
@@ -311,6 +316,113 @@ async fn an_unreachable_upstream_gives_unavailable() {
     running.stop().await;
 }
 
+/// A listener whose accept queue is full, so that the kernel drops the SYNs
+/// of further connects: an upstream that never answers a connect. Holds
+/// the listener and the connections that fill its queue.
+async fn blackhole() -> (
+    SocketAddr,
+    tokio::net::TcpListener,
+    Vec<tokio::net::TcpStream>,
+) {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(1).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut fillers = Vec::new();
+    while let Ok(Ok(stream)) = tokio::time::timeout(
+        Duration::from_millis(200),
+        tokio::net::TcpStream::connect(addr),
+    )
+    .await
+    {
+        fillers.push(stream);
+        assert!(fillers.len() < 64, "the accept queue never filled");
+    }
+    (addr, listener, fillers)
+}
+
+/// `calls` concurrent hand-made calls on one client connection, with
+/// `headers`: when each was answered (from the start of all), its
+/// grpc-status and grpc-message.
+async fn concurrent_raw_calls(
+    addr: SocketAddr,
+    calls: usize,
+    headers: &'static [(&'static str, &'static str)],
+) -> Vec<(Duration, String, String)> {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let started = Instant::now();
+    let calls: Vec<_> = (0..calls)
+        .map(|_| {
+            let sender = sender.clone();
+            tokio::spawn(async move {
+                let (parts, _, _) = raw_call_on(sender, addr, headers, br#"{"count":1}"#).await;
+                let header = |name: &str| {
+                    parts
+                        .headers
+                        .get(name)
+                        .map_or(String::new(), |value| value.to_str().unwrap().to_owned())
+                };
+                (
+                    started.elapsed(),
+                    header("grpc-status"),
+                    header("grpc-message"),
+                )
+            })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for call in calls {
+        answers.push(call.await.unwrap());
+    }
+    answers
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_deadline_bounds_the_connect_and_waiting_calls_share_one_attempt() {
+    const CONNECT: Duration = Duration::from_millis(600);
+    let (up, _listener, _fillers) = blackhole().await;
+    let proxy = Proxy::new(&format!("http://{up}"), Judge::Optics, Policy::default())
+        .unwrap()
+        .with_connect_timeout(CONNECT);
+    let running = serve_proxy(proxy, CancellationToken::new()).await;
+    const GRPC: &[(&str, &str)] = &[
+        ("content-type", "application/grpc+json"),
+        ("te", "trailers"),
+    ];
+    const GRPC_200MS: &[(&str, &str)] = &[
+        ("content-type", "application/grpc+json"),
+        ("te", "trailers"),
+        ("grpc-timeout", "200m"),
+    ];
+
+    // Each call's deadline passes while the proxy connects: DEADLINE_EXCEEDED
+    // at the deadline, for every call, not one after another's connect.
+    for (took, status, message) in concurrent_raw_calls(running.addr, 3, GRPC_200MS).await {
+        assert_eq!(status, "4", "{message}");
+        assert!(message.contains("deadline exceeded"), "{message}");
+        assert!(
+            took >= Duration::from_millis(200) && took < CONNECT,
+            "answered after {took:?}"
+        );
+    }
+    // No deadline: the calls that waited on one attempt all get its
+    // failure when it times out, not one connect timeout each.
+    for (took, status, message) in concurrent_raw_calls(running.addr, 3, GRPC).await {
+        assert_eq!(status, "14", "{message}");
+        assert!(message.contains("connect timed out"), "{message}");
+        assert!(
+            took >= CONNECT && took < CONNECT + Duration::from_millis(500),
+            "answered after {took:?}"
+        );
+    }
+    running.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_concurrent_calls_on_one_connection_and_on_ten_each_get_their_own() {
     let pool = pool();
@@ -343,6 +455,55 @@ async fn a_hundred_concurrent_calls_on_one_connection_and_on_ten_each_get_their_
     }
     let tally = running.stop().await;
     assert_eq!(tally.messages, want, "every call's tally is in the total");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_and_fifty_open_calls_on_one_connection_all_flow() {
+    // Long-lived calls (a subscription that stays open): hyper's server
+    // would allow 200 at once by default, tonic's any number; the proxy
+    // must not hold back what the upstream allows.
+    const CALLS: u64 = 250;
+    let pool = pool();
+    let upstream = Upstream::new(pool.clone()).ending(Ending::Stall);
+    let log = upstream.log().clone();
+    let running = start(upstream, Judge::ForwardAll).await;
+    let channel = grpc::connect(&running.uri()).await.unwrap();
+    let calls: Vec<_> = (0..CALLS)
+        .map(|i| {
+            let channel = channel.clone();
+            tokio::spawn(async move {
+                let mut client = tonic::client::Grpc::new(grpc::JsonContentType(channel));
+                client.ready().await.unwrap();
+                let codec = grpc::codec::PairCodec::<
+                    grpc::codec::JsonEncoder<SubscribeRequest>,
+                    grpc::codec::RawDecoder,
+                >::default();
+                let path = http::uri::PathAndQuery::from_static(grpc::SUBSCRIBE);
+                let response = client
+                    .server_streaming(subscribe(1, i), path, codec)
+                    .await
+                    .unwrap();
+                let mut stream = response.into_inner();
+                let first = stream.message().await.unwrap().expect("a message");
+                // Kept open: the upstream stalls after its one message.
+                (first, stream)
+            })
+        })
+        .collect();
+    let mut open = Vec::new();
+    for (i, call) in calls.into_iter().enumerate() {
+        let (first, stream) = tokio::time::timeout(10 * SECOND, call)
+            .await
+            .unwrap_or_else(|_| panic!("call {i} of {CALLS} got no message within 10 s"))
+            .unwrap();
+        assert!(first == pool.message(i as u64), "call {i}");
+        open.push(stream);
+    }
+    drop(open);
+    tokio::time::timeout(10 * SECOND, log.wait_cancelled(CALLS))
+        .await
+        .expect("every upstream call is cancelled");
+    running.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -439,6 +600,12 @@ impl Body for Scripted {
             End::Reset(reason) => Poll::Ready(Some(Err(h2::Error::from(reason)))),
             End::Nothing => Poll::Ready(None),
         }
+    }
+
+    /// True for no chunks and no trailers: hyper then ends the stream with
+    /// the response's HEADERS (a trailers-only response, in gRPC).
+    fn is_end_stream(&self) -> bool {
+        self.chunks.is_empty() && matches!(self.end, End::Nothing)
     }
 }
 
@@ -624,19 +791,44 @@ async fn raw_call(
     addr: SocketAddr,
     timeout: Option<&'static str>,
 ) -> (http::response::Parts, Bytes, HeaderMap) {
+    let mut headers = vec![
+        ("content-type", "application/grpc+json"),
+        ("te", "trailers"),
+    ];
+    if let Some(timeout) = timeout {
+        headers.push(("grpc-timeout", timeout));
+    }
+    raw_call_with(addr, &headers, br#"{"count":1}"#).await
+}
+
+/// [`raw_call`] with the request headers and message given; the message
+/// goes as one gRPC frame whatever the headers say.
+async fn raw_call_with(
+    addr: SocketAddr,
+    headers: &[(&'static str, &'static str)],
+    message: &[u8],
+) -> (http::response::Parts, Bytes, HeaderMap) {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
         .handshake(TokioIo::new(stream))
         .await
         .unwrap();
     tokio::spawn(connection);
+    raw_call_on(sender, addr, headers, message).await
+}
+
+/// One hand-made call on an open connection: `message` as one gRPC frame.
+async fn raw_call_on(
+    mut sender: hyper::client::conn::http2::SendRequest<http_body_util::Full<Bytes>>,
+    addr: SocketAddr,
+    headers: &[(&'static str, &'static str)],
+    message: &[u8],
+) -> (http::response::Parts, Bytes, HeaderMap) {
     let mut body = BytesMut::new();
-    triage::frames::encode(br#"{"count":1}"#, &mut body).unwrap();
-    let mut request = Request::post(format!("http://{addr}{}", grpc::SUBSCRIBE))
-        .header("content-type", "application/grpc+json")
-        .header("te", "trailers");
-    if let Some(timeout) = timeout {
-        request = request.header("grpc-timeout", timeout);
+    triage::frames::encode(message, &mut body).unwrap();
+    let mut request = Request::post(format!("http://{addr}{}", grpc::SUBSCRIBE));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
     }
     let request = request
         .body(http_body_util::Full::new(body.freeze()))
@@ -646,6 +838,117 @@ async fn raw_call(
     let collected = body.collect().await.unwrap();
     let trailers = collected.trailers().cloned().unwrap_or_default();
     (parts, collected.to_bytes(), trailers)
+}
+
+/// The messages of a response body of whole gRPC frames.
+fn messages_of(body: &Bytes) -> Vec<Bytes> {
+    use tokio_util::codec::Decoder;
+    let mut decoder = triage::frames::FrameDecoder::new();
+    let mut wire = BytesMut::from(&body[..]);
+    let mut messages = Vec::new();
+    while let Some(frame) = decoder.decode(&mut wire).expect("whole frames") {
+        messages.push(Bytes::copy_from_slice(frame.message()));
+    }
+    assert!(wire.is_empty(), "the body ends with a whole frame");
+    messages
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grpc_response_is_judged_whatever_the_request_content_type_says() {
+    // tonic's server does not look at the request's content-type: it answers
+    // any POST to its path with gRPC frames, so what the client reads is
+    // what counts.
+    let pool = pool();
+    let running = start(Upstream::new(pool.clone()), Judge::Optics).await;
+    let want = expected(&pool, 0, 100, Judge::Optics);
+    assert!(want.len() < 100, "the policy drops some of these");
+    for content_type in [
+        "application/grpc+json",
+        "application/json",
+        "application/octet-stream",
+        "text/plain",
+    ] {
+        let (parts, body, trailers) = raw_call_with(
+            running.addr,
+            &[("content-type", content_type), ("te", "trailers")],
+            br#"{"count":100}"#,
+        )
+        .await;
+        assert_eq!(parts.status, 200, "{content_type}");
+        assert_eq!(parts.headers["content-type"], "application/grpc+json");
+        assert_eq!(trailers["grpc-status"], "0", "{content_type}");
+        assert!(
+            messages_of(&body) == want,
+            "{content_type}: only the kept messages"
+        );
+    }
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 400, "every call was judged");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_after_grpc_status_in_the_headers_is_refused_not_passed_on() {
+    // Frames the policy would never keep: a malformed message and one with
+    // a duplicate key. Sent after headers that already carry a status, they
+    // must not reach the client unjudged.
+    let mut wire = BytesMut::new();
+    triage::frames::encode(b"{not json at all", &mut wire).unwrap();
+    triage::frames::encode(br#"{"detail":{"type":"Incident"},"detail":1}"#, &mut wire).unwrap();
+    let mut script = grpc_script(wire.freeze(), 65536);
+    script.headers.push(("grpc-status", "0"));
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, Judge::Optics).await;
+    let (parts, body, trailers) = raw_call(running.addr, None).await;
+    assert_eq!(parts.status, 200);
+    assert_eq!(parts.headers["grpc-status"], "13", "{:?}", parts.headers);
+    let message = parts.headers["grpc-message"].to_str().unwrap();
+    assert!(message.contains("grpc-status"), "{message}");
+    assert!(
+        body.is_empty() && trailers.is_empty(),
+        "{body:?} {trailers:?}"
+    );
+    // A tonic client sees the same: the call fails, no message arrives.
+    let received = call(&running.uri(), subscribe(1, 0)).await;
+    assert_eq!(
+        received.status.code(),
+        Code::Internal,
+        "{:?}",
+        received.status
+    );
+    assert!(received.messages.is_empty());
+    running.stop().await;
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_trailers_only_response_passes_through_unchanged() {
+    let script = Script {
+        headers: vec![
+            ("content-type", "application/grpc+json"),
+            ("grpc-status", "5"),
+            ("grpc-message", "no%20such%20project"),
+            ("x-reason", "archived"),
+        ],
+        body: Bytes::new(),
+        chunk: 1,
+        end: End::Nothing,
+        delay: Duration::ZERO,
+    };
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, Judge::Optics).await;
+    let (parts, body, trailers) = raw_call(running.addr, None).await;
+    assert_eq!(parts.status, 200);
+    assert_eq!(parts.headers["grpc-status"], "5");
+    assert_eq!(parts.headers["grpc-message"], "no%20such%20project");
+    assert_eq!(parts.headers["x-reason"], "archived");
+    assert!(body.is_empty() && trailers.is_empty());
+    let received = call(&running.uri(), subscribe(1, 0)).await;
+    assert_eq!(received.status.code(), Code::NotFound);
+    assert_eq!(received.status.message(), "no such project");
+    running.stop().await;
+    stop.cancel();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -88,12 +88,19 @@ impl Received {
 /// # Errors
 ///
 /// [`GrpcError::Address`] for a URI tonic cannot use,
-/// [`GrpcError::Transport`] when connecting fails.
+/// [`GrpcError::Connect`] when connecting fails, with the URI and why.
 pub fn connect(uri: &str) -> impl Future<Output = Result<Channel, GrpcError>> {
     // Parsed now, so that the future borrows nothing and can be spawned.
     let endpoint = Endpoint::from_shared(uri.to_owned())
         .map_err(|err| GrpcError::Address(format!("`{uri}`: {err}")));
-    async move { Ok(endpoint?.tcp_nodelay(true).connect().await?) }
+    let uri = uri.to_owned();
+    async move {
+        let endpoint = endpoint?.tcp_nodelay(true);
+        endpoint
+            .connect()
+            .await
+            .map_err(|err| GrpcError::Connect { uri, err })
+    }
 }
 
 /// Subscribes to `count` issues at `uri` on a new connection and receives

@@ -104,24 +104,59 @@ impl<S: tonic::server::NamedService> tonic::server::NamedService for JsonContent
 pub enum GrpcError {
     /// The address is not a URI tonic can connect to.
     Address(String),
-    /// Connecting, serving or a call's transport failed.
+    /// Connecting to `uri` failed.
+    Connect {
+        /// Where.
+        uri: String,
+        /// Why: tonic's error, whose causes say what happened.
+        err: tonic::transport::Error,
+    },
+    /// Serving or a call's transport failed.
     Transport(tonic::transport::Error),
 }
 
 impl fmt::Display for GrpcError {
+    /// The error and its causes, since tonic's own text is only "transport
+    /// error": `connecting to `http://127.0.0.1:1`: transport error:
+    /// tcp connect error: Connection refused (os error 111)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GrpcError::Address(why) => write!(f, "address {why}"),
-            GrpcError::Transport(err) => write!(f, "transport: {err}"),
+            GrpcError::Connect { uri, err } => {
+                write!(f, "connecting to `{uri}`: ")?;
+                write_chain(f, err)
+            }
+            GrpcError::Transport(err) => {
+                f.write_str("transport: ")?;
+                write_chain(f, err)
+            }
         }
     }
+}
+
+/// Writes `err` and each of its causes, `: ` between them, leaving out a
+/// cause whose text the one before already ends with (hyper and tonic
+/// often repeat it).
+fn write_chain(f: &mut fmt::Formatter<'_>, err: &dyn std::error::Error) -> fmt::Result {
+    let mut last = err.to_string();
+    f.write_str(&last)?;
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !last.ends_with(&text) {
+            write!(f, ": {text}")?;
+        }
+        last = text;
+        source = cause.source();
+    }
+    Ok(())
 }
 
 impl std::error::Error for GrpcError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             GrpcError::Address(_) => None,
-            GrpcError::Transport(err) => Some(err),
+            GrpcError::Connect { err, .. } | GrpcError::Transport(err) => Some(err),
         }
     }
 }

@@ -14,11 +14,16 @@
 //! chunks h2 reads them into, and are never re-encoded. The proxy knows
 //! nothing of the message type beyond what the [`Judge`] reads.
 //!
-//! - **What is judged:** the response messages of calls whose request has
-//!   `content-type: application/grpc` or `application/grpc+<format>`, and
-//!   whose response is `200` with a body (not trailers-only). Each is judged
-//!   with [`Judge::judge`]; dropped messages are not sent. Request messages,
-//!   and every other call, pass through untouched.
+//! - **What is judged:** every response a gRPC client would read messages
+//!   from: a `200` to a request with `content-type: application/grpc` or
+//!   `application/grpc+<format>`, and any response whose own content-type
+//!   is gRPC, whatever the request said and whatever its status (a server
+//!   may answer gRPC to a request that did not ask for it; tonic's does).
+//!   A trailers-only response (HEADERS that end the stream) is passed on as
+//!   it is; headers that carry `grpc-status` and are followed by a body are
+//!   refused with INTERNAL (13), the body never sent. Each message is
+//!   judged with [`Judge::judge`]; dropped messages are not sent. Request
+//!   messages, and every other response, pass through untouched.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
 //!   with one exception: on a judged call, `grpc-accept-encoding` is sent
 //!   upstream as `identity`, so that a conforming upstream never compresses
@@ -26,25 +31,37 @@
 //!   never forwarded unjudged: the call ends with INTERNAL (13). A client
 //!   cancel resets the upstream stream; an upstream reset resets the
 //!   client's stream with the same reason. A `grpc-timeout` is forwarded
-//!   and also kept by the proxy: when it passes, the upstream call is
-//!   cancelled and the client gets DEADLINE_EXCEEDED (4).
+//!   and also kept by the proxy, from the moment the call arrives: when it
+//!   passes, whether the proxy is still connecting upstream or waiting for
+//!   the response, the upstream call is cancelled and the client gets
+//!   DEADLINE_EXCEEDED (4).
 //! - **Errors as gRPC reports them:** a compressed frame or a bad flag gives
 //!   INTERNAL (13), a message over the limit (4 MiB by default)
 //!   RESOURCE_EXHAUSTED (8), a response that ends inside a frame INTERNAL,
 //!   each with a `grpc-message` that says what and where; the kept messages
-//!   before it are delivered first. An upstream that cannot be reached gives
-//!   UNAVAILABLE (14).
+//!   before it are delivered first. A `grpc-status` in the response headers
+//!   followed by a body gives INTERNAL before any message. An upstream that
+//!   cannot be reached within [`CONNECT_TIMEOUT`] gives UNAVAILABLE (14).
+//! - **Connecting:** a client connection's upstream connection is made on
+//!   its first call, in a task of its own, under one short lock. Calls that
+//!   arrive while it is being made wait for that one attempt and share its
+//!   outcome, failure included: N calls to a dead upstream fail after one
+//!   connect timeout, not N.
 //! - **Memory:** each client connection gets its own upstream connection
 //!   (so a slow client holds back only its own upstream connection). A call
 //!   holds at most one upstream DATA chunk and one message that straddles
 //!   chunks; h2 holds at most [`UPSTREAM_STREAM_WINDOW`] per call and
 //!   [`UPSTREAM_CONNECTION_WINDOW`] per connection from the upstream, and
 //!   [`CLIENT_SEND_BUFFER`] per call towards the client. A slow client
-//!   holds the upstream back through HTTP/2 flow control.
+//!   holds the upstream back through HTTP/2 flow control. The proxy sets no
+//!   limit of its own on concurrent calls per client connection (hyper's
+//!   default is 200; tonic's server has none), so it takes as many as the
+//!   upstream does: those bounds are per call.
 //! - **Counting:** each call tallies in its own [`Tally`] and adds it to the
 //!   proxy's once, when it ends: one lock per call, none per message.
-//! - **Limits:** h2c only (no TLS, no HTTP/1.1 upgrade), one upstream, no
-//!   retries, no load balancing; `grpc-timeout` is forwarded unchanged (the
+//! - **Limits:** h2c only (no TLS, no HTTP/1.1 upgrade), one upstream with
+//!   no path prefix ([`parse_upstream`] refuses one), no retries, no load
+//!   balancing; `grpc-timeout` is forwarded unchanged (the
 //!   proxy adds no time of its own worth counting).
 
 pub mod body;
@@ -57,17 +74,19 @@ use std::fmt;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use http::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{Request, Response, StatusCode, Uri};
+use http_body::Body as _;
 use hyper::body::Incoming;
 use hyper::client::conn::http2::SendRequest;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -85,7 +104,9 @@ use crate::judge::Judge;
 use crate::policy::Policy;
 pub use crate::tally::{SharedTally, Tally};
 
-/// How long connecting to the upstream may take.
+/// How long connecting to the upstream may take, TCP connect and HTTP/2
+/// handshake together (a call's `grpc-timeout`, when shorter, ends its own
+/// wait sooner).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a shutdown waits for the calls in flight before it cuts them.
@@ -128,12 +149,14 @@ pub struct Proxy {
     drain_timeout: Duration,
 }
 
-/// The upstream's scheme and authority, and the address to connect to.
+/// The upstream's scheme and authority, the address to connect to, and how
+/// long connecting may take.
 #[derive(Debug)]
 struct Target {
     scheme: Scheme,
     authority: Authority,
     addr: String,
+    connect_timeout: Duration,
 }
 
 impl Proxy {
@@ -144,11 +167,10 @@ impl Proxy {
     /// # Errors
     ///
     /// [`ProxyError::Upstream`] when `upstream` is not an `http://` URI with
-    /// a host.
+    /// a host and no path (see [`parse_upstream`]).
     pub fn new(upstream: &str, judge: Judge, policy: Policy) -> Result<Proxy, ProxyError> {
-        let uri: Uri = upstream
-            .parse()
-            .map_err(|err| ProxyError::Upstream(format!("`{upstream}`: {err}")))?;
+        let uri = parse_upstream(upstream)
+            .map_err(|why| ProxyError::Upstream(format!("`{upstream}`: {why}")))?;
         Proxy::with_uri(uri, judge, policy)
     }
 
@@ -157,29 +179,12 @@ impl Proxy {
     /// # Errors
     ///
     /// [`ProxyError::Upstream`] when `upstream` is not an `http://` URI with
-    /// a host.
+    /// a host and no path.
     pub fn with_uri(upstream: Uri, judge: Judge, policy: Policy) -> Result<Proxy, ProxyError> {
-        let bad = |why: &str| ProxyError::Upstream(format!("`{upstream}`: {why}"));
-        match upstream.scheme_str() {
-            Some("http") => {}
-            Some("https") => return Err(bad("TLS is not supported; use http:// (h2c)")),
-            _ => return Err(bad("expected http://HOST:PORT")),
-        }
-        let authority = upstream
-            .authority()
-            .cloned()
-            .ok_or_else(|| bad("no host"))?;
-        let addr = format!(
-            "{}:{}",
-            authority.host(),
-            authority.port_u16().unwrap_or(80)
-        );
+        let target = Target::of(&upstream)
+            .map_err(|why| ProxyError::Upstream(format!("`{upstream}`: {why}")))?;
         Ok(Proxy {
-            upstream: Arc::new(Target {
-                scheme: Scheme::HTTP,
-                authority,
-                addr,
-            }),
+            upstream: Arc::new(target),
             judging: Judging {
                 judge,
                 policy: Arc::new(policy),
@@ -195,6 +200,19 @@ impl Proxy {
     /// RESOURCE_EXHAUSTED.
     pub fn with_max_message(mut self, bytes: usize) -> Proxy {
         self.judging.max_message = bytes;
+        self
+    }
+
+    /// The same proxy, giving up on connecting to the upstream (TCP connect
+    /// and HTTP/2 handshake) after `timeout` instead of [`CONNECT_TIMEOUT`].
+    /// The calls waiting on that connect then get UNAVAILABLE.
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Proxy {
+        self.upstream = Arc::new(Target {
+            scheme: self.upstream.scheme.clone(),
+            authority: self.upstream.authority.clone(),
+            addr: self.upstream.addr.clone(),
+            connect_timeout: timeout,
+        });
         self
     }
 
@@ -282,7 +300,7 @@ impl Proxy {
             let _ = stream.set_nodelay(true);
             let upstream = Arc::new(UpstreamConnection {
                 target: self.upstream.clone(),
-                sender: tokio::sync::Mutex::new(None),
+                slot: std::sync::Mutex::new(Slot::Empty),
             });
             let proxy = Arc::new(self);
             let service = {
@@ -297,7 +315,11 @@ impl Proxy {
             builder
                 .timer(TokioTimer::new())
                 .max_frame_size(MAX_FRAME_SIZE)
-                .max_send_buf_size(CLIENT_SEND_BUFFER);
+                .max_send_buf_size(CLIENT_SEND_BUFFER)
+                // As many concurrent calls as the upstream takes (tonic's
+                // server sets no limit), not hyper's default of 200: long
+                // subscriptions past 200 would hang behind the others.
+                .max_concurrent_streams(None);
             let conn = builder.serve_connection(TokioIo::new(stream), service);
             let mut conn = std::pin::pin!(conn);
             tokio::select! {
@@ -315,7 +337,7 @@ impl Proxy {
     /// body's box; nothing per message.
     async fn forward(
         &self,
-        upstream: &UpstreamConnection,
+        upstream: &Arc<UpstreamConnection>,
         request: Request<Incoming>,
     ) -> Result<Response<ProxyBody>, hyper::Error> {
         let grpc = is_grpc(request.headers());
@@ -335,16 +357,13 @@ impl Proxy {
                 .headers
                 .insert(GRPC_ACCEPT_ENCODING, HeaderValue::from_static("identity"));
         }
-        let mut sender = match upstream.sender().await {
-            Ok(sender) => sender,
-            Err(err) => {
-                let message = format!("proxy: upstream {}: {err}", self.upstream.addr);
-                return Ok(refuse(grpc, Code::Unavailable, &message));
-            }
-        };
+        // The deadline bounds the connect too: a call does not wait out an
+        // upstream that drops SYNs.
         let call = async move {
-            sender.ready().await?;
-            sender.send_request(Request::from_parts(parts, body)).await
+            let mut sender = upstream.sender().await.map_err(Failed::Connect)?;
+            sender.ready().await.map_err(Failed::Call)?;
+            let request = Request::from_parts(parts, body);
+            sender.send_request(request).await.map_err(Failed::Call)
         };
         let response = match deadline {
             Some((at, timeout)) => match tokio::time::timeout_at(at, call).await {
@@ -363,17 +382,33 @@ impl Proxy {
             Ok(response) => response,
             // The upstream reset the stream: so does the client's, with the
             // same reason.
-            Err(err) if is_reset(&err) => return Err(err),
+            Err(Failed::Call(err)) if is_reset(&err) => return Err(err),
             Err(err) => {
                 let message = format!("proxy: upstream {}: {err}", self.upstream.addr);
                 return Ok(refuse(grpc, Code::Unavailable, &message));
             }
         };
         let (mut parts, body) = response.into_parts();
-        let judged =
-            grpc && parts.status == StatusCode::OK && !parts.headers.contains_key(GRPC_STATUS);
-        if !judged {
+        // Judged when a gRPC client would read messages from it: what the
+        // response says counts, not only what the request said (tonic's
+        // server answers gRPC whatever the request's content-type).
+        let read_as_grpc = (grpc && parts.status == StatusCode::OK) || is_grpc(&parts.headers);
+        // Trailers-only: HEADERS that end the stream (h2's END_STREAM).
+        if !read_as_grpc || body.is_end_stream() {
             return Ok(Response::from_parts(parts, ProxyBody::Through(body)));
+        }
+        if let Some(status) = parts.headers.get(GRPC_STATUS) {
+            // A status in the headers and then a body: no gRPC client knows
+            // what to make of it, and the body must not go on unjudged.
+            // Dropping the body cancels the upstream stream.
+            drop(body);
+            let message = format!(
+                "proxy: upstream {} sent grpc-status {} in its response headers \
+                 and then a body; a trailers-only response must end with its headers",
+                self.upstream.addr,
+                String::from_utf8_lossy(status.as_bytes())
+            );
+            return Ok(refuse(true, Code::Internal, &message));
         }
         // Dropped frames change the length: a length the upstream gave
         // (rare in gRPC) no longer holds.
@@ -400,6 +435,66 @@ impl Proxy {
                     .unwrap_or_else(|| PathAndQuery::from_static("/")),
             )
             .build()
+    }
+}
+
+/// Parses `upstream` and checks that the proxy can forward to it:
+/// `http://HOST[:PORT]` (h2c; the port defaults to 80), with no path but
+/// `/`, since calls go to the client's own path. The command line's
+/// `--upstream` runs this, so a bad value is a usage error that names the
+/// flag. O(length of `upstream`); connects to nothing.
+///
+/// # Errors
+///
+/// Why the proxy cannot forward there, in words for a person.
+///
+/// ```
+/// use triage::proxy::parse_upstream;
+///
+/// assert!(parse_upstream("http://127.0.0.1:50052").is_ok());
+/// assert!(parse_upstream("https://127.0.0.1:50052").unwrap_err().contains("TLS"));
+/// assert!(parse_upstream("http://127.0.0.1:50052/v1").unwrap_err().contains("path"));
+/// ```
+pub fn parse_upstream(upstream: &str) -> Result<Uri, String> {
+    let uri: Uri = upstream
+        .parse()
+        .map_err(|err| format!("expected http://HOST:PORT: {err}"))?;
+    Target::of(&uri)?;
+    Ok(uri)
+}
+
+impl Target {
+    /// Where `upstream` says to connect, with the default connect timeout;
+    /// or why the proxy cannot forward there.
+    fn of(upstream: &Uri) -> Result<Target, String> {
+        match upstream.scheme_str() {
+            Some("http") => {}
+            Some("https") => return Err("TLS is not supported; use http:// (h2c)".into()),
+            _ => return Err("expected http://HOST:PORT".into()),
+        }
+        let authority = upstream
+            .authority()
+            .cloned()
+            .ok_or_else(|| "expected http://HOST:PORT, with a host".to_owned())?;
+        if let Some(path) = upstream.path_and_query() {
+            if !matches!(path.as_str(), "" | "/") {
+                return Err(format!(
+                    "a path (`{path}`) is not supported: calls go to the client's own \
+                     path; give http://HOST:PORT"
+                ));
+            }
+        }
+        let addr = format!(
+            "{}:{}",
+            authority.host(),
+            authority.port_u16().unwrap_or(80)
+        );
+        Ok(Target {
+            scheme: Scheme::HTTP,
+            authority,
+            addr,
+            connect_timeout: CONNECT_TIMEOUT,
+        })
     }
 }
 
@@ -437,40 +532,113 @@ pub fn serve(
 type ForwardFuture =
     std::pin::Pin<Box<dyn Future<Output = Result<Response<ProxyBody>, hyper::Error>> + Send>>;
 
+/// Why a call got no response from the upstream.
+enum Failed {
+    /// No connection: refused, timed out, handshake failed.
+    Connect(Arc<io::Error>),
+    /// The connection failed or the upstream reset the stream.
+    Call(hyper::Error),
+}
+
+impl fmt::Display for Failed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failed::Connect(err) => err.fmt(f),
+            Failed::Call(err) => err.fmt(f),
+        }
+    }
+}
+
+/// The outcome of one connect attempt, shared by every call that waited on
+/// it.
+type Connected = Result<SendRequest<Incoming>, Arc<io::Error>>;
+
 /// The upstream connection of one client connection, made on its first call
-/// and again after it closes. One lock per call.
+/// and again after it closes (or after a connect failed).
 struct UpstreamConnection {
     target: Arc<Target>,
-    sender: tokio::sync::Mutex<Option<SendRequest<Incoming>>>,
+    slot: std::sync::Mutex<Slot>,
+}
+
+/// Where a client connection's upstream connection stands.
+enum Slot {
+    /// None yet, or the last attempt failed.
+    Empty,
+    /// An attempt is under way; its outcome will be sent here.
+    Connecting(watch::Receiver<Option<Connected>>),
+    /// Connected (closed once `is_closed` says so).
+    Open(SendRequest<Incoming>),
 }
 
 impl UpstreamConnection {
     /// A handle to send a call on, connecting first if there is no open
-    /// connection.
-    async fn sender(&self) -> Result<SendRequest<Incoming>, io::Error> {
-        let mut slot = self.sender.lock().await;
-        if let Some(sender) = slot.as_ref().filter(|sender| !sender.is_closed()) {
-            return Ok(sender.clone());
+    /// connection. One short lock per call, never held across an await.
+    /// Calls that come while a connect is under way wait for that attempt
+    /// and share its outcome, error included: N calls to a dead upstream
+    /// fail after one connect timeout, not N. The attempt runs in its own
+    /// task, so a call that gives up waiting (its deadline) does not cancel
+    /// it for the others.
+    async fn sender(self: &Arc<Self>) -> Result<SendRequest<Incoming>, Arc<io::Error>> {
+        let mut outcome = {
+            let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+            match &*slot {
+                Slot::Open(sender) if !sender.is_closed() => return Ok(sender.clone()),
+                Slot::Connecting(outcome) => outcome.clone(),
+                Slot::Open(_) | Slot::Empty => {
+                    let (send, outcome) = watch::channel(None);
+                    *slot = Slot::Connecting(outcome.clone());
+                    tokio::spawn(self.clone().connect(send));
+                    outcome
+                }
+            }
+        };
+        let shared = outcome.wait_for(Option::is_some).await;
+        match shared.as_deref() {
+            Ok(Some(connected)) => connected.clone(),
+            // The attempt's task ended without an outcome: the runtime is
+            // shutting down.
+            Ok(None) | Err(_) => Err(Arc::new(io::Error::other("connect abandoned"))),
         }
-        let stream = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(&self.target.addr))
-            .await
-            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "connect timed out"))??;
-        let _ = stream.set_nodelay(true);
-        let mut builder = hyper::client::conn::http2::Builder::new(TokioExecutor::new());
-        builder
-            .timer(TokioTimer::new())
-            .initial_stream_window_size(UPSTREAM_STREAM_WINDOW)
-            .initial_connection_window_size(UPSTREAM_CONNECTION_WINDOW)
-            .max_frame_size(MAX_FRAME_SIZE);
-        let (sender, connection) = builder
-            .handshake(TokioIo::new(stream))
-            .await
-            .map_err(io::Error::other)?;
-        // Runs until every handle to it is dropped and its calls are done.
-        tokio::spawn(connection);
-        *slot = Some(sender.clone());
-        Ok(sender)
     }
+
+    /// One connect attempt, bounded by the connect timeout: leaves the
+    /// outcome in the slot for later calls and sends it to the calls that
+    /// waited on it.
+    async fn connect(self: Arc<Self>, waiting: watch::Sender<Option<Connected>>) {
+        let timeout = self.target.connect_timeout;
+        let connected = match tokio::time::timeout(timeout, handshake(&self.target.addr)).await {
+            Ok(connected) => connected.map_err(Arc::new),
+            Err(_) => Err(Arc::new(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("connect timed out after {} ms", timeout.as_millis()),
+            ))),
+        };
+        let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
+        *slot = match &connected {
+            Ok(sender) => Slot::Open(sender.clone()),
+            Err(_) => Slot::Empty,
+        };
+        waiting.send_replace(Some(connected));
+    }
+}
+
+/// Connects to `addr` and starts an HTTP/2 connection on it.
+async fn handshake(addr: &str) -> Result<SendRequest<Incoming>, io::Error> {
+    let stream = TcpStream::connect(addr).await?;
+    let _ = stream.set_nodelay(true);
+    let mut builder = hyper::client::conn::http2::Builder::new(TokioExecutor::new());
+    builder
+        .timer(TokioTimer::new())
+        .initial_stream_window_size(UPSTREAM_STREAM_WINDOW)
+        .initial_connection_window_size(UPSTREAM_CONNECTION_WINDOW)
+        .max_frame_size(MAX_FRAME_SIZE);
+    let (sender, connection) = builder
+        .handshake(TokioIo::new(stream))
+        .await
+        .map_err(io::Error::other)?;
+    // Runs until every handle to it is dropped and its calls are done.
+    tokio::spawn(connection);
+    Ok(sender)
 }
 
 /// Whether a client error is the upstream resetting the stream (rather than
