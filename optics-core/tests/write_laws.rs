@@ -597,3 +597,55 @@ fn a_prism_whose_payload_serde_writes_with_a_function_refuses_to_write() {
     let json = Json::<Written>::new(br#"{"Plain":1}"#);
     assert_eq!(json.set(Written::plain, &5).unwrap(), br#"{"Plain":5}"#);
 }
+
+/// A struct serde writes with a function that changes it.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Bumped {
+    x: u32,
+}
+
+fn bump<S: serde::Serializer>(value: &Bumped, serializer: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&Bumped { x: value.x + 100 }, serializer)
+}
+
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct HoldsBumped {
+    #[serde(serialize_with = "bump")]
+    bumped: Bumped,
+    plain: Bumped,
+}
+
+optic! {
+    /// The field serde writes with `bump`, by name.
+    lens BUMPED: HoldsBumped => Bumped = HoldsBumped::bumped;
+}
+
+#[test]
+fn a_write_past_a_field_serde_writes_with_a_function_refuses() {
+    let json = Json::<HoldsBumped>::new(br#"{"bumped":{"x":1},"plain":{"x":2}}"#);
+    // serde writes the field through `bump`: a splice of `x` alone would
+    // write 5 where serde writes 105, so the write refuses, by path or name.
+    assert_eq!(
+        serde_json::to_vec(&HoldsBumped {
+            bumped: Bumped { x: 5 },
+            plain: Bumped { x: 2 }
+        })
+        .unwrap(),
+        br#"{"bumped":{"x":105},"plain":{"x":2}}"#
+    );
+    assert_eq!(json.set(HoldsBumped::bumped.then(Bumped::x), &5), None);
+    assert_eq!(json.set(BUMPED.then(Bumped::x), &5), None);
+    assert_eq!(json.modify(HoldsBumped::bumped.then(Bumped::x), |x| x + 1), None);
+    // The field itself is written with the function, as serde writes it;
+    // a plain field's leaf is spliced.
+    assert_eq!(
+        json.set(HoldsBumped::bumped, &Bumped { x: 5 }).unwrap(),
+        br#"{"bumped":{"x":105},"plain":{"x":2}}"#
+    );
+    assert_eq!(
+        json.set(HoldsBumped::plain.then(Bumped::x), &5).unwrap(),
+        br#"{"bumped":{"x":1},"plain":{"x":5}}"#
+    );
+    // Reads past it are as they were.
+    assert_eq!(json.read(HoldsBumped::bumped.then(Bumped::x)), Some(1));
+}

@@ -67,6 +67,20 @@ pub trait JsonTraverse: Optic {
     fn foci_entered_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
         self.foci_at(at)
     }
+
+    /// Whether a byte write may go on past this optic's foci, splicing a
+    /// leaf inside them: not past a field or variant serde writes with a
+    /// function (`serialize_with`), whose bytes a splice of one leaf cannot
+    /// write as serde would. `JsonWrite` of a [`Then`] refuses there.
+    #[doc(hidden)]
+    const WRITES_THROUGH: bool = true;
+}
+
+/// [`JsonTraverse::WRITES_THROUGH`] of `optic`, for the `optic!` names.
+#[doc(hidden)]
+pub const fn writes_through<O: JsonTraverse>(optic: &O) -> bool {
+    let _ = optic;
+    O::WRITES_THROUGH
 }
 
 /// A traversal a byte walk may go on past, as [`JsonThrough`] is for a
@@ -267,6 +281,8 @@ where
 {
     type Foci<'a> = ThenFoci<'a, A, B>;
 
+    const WRITES_THROUGH: bool = A::WRITES_THROUGH && B::WRITES_THROUGH;
+
     /// The first optic's foci entered (as [`JsonOptic::locate_at`] of a
     /// [`Then`] enters its first), the second's found as asked.
     #[inline]
@@ -353,9 +369,10 @@ pub fn at_most_one(found: Located<'_>) -> core::option::IntoIter<Located<'_>> {
 /// [`JsonTraverse`] and [`JsonTraverseDecode`] for optics of at most one focus,
 /// through their [`JsonOptic::locate`] and [`JsonDecode::decode`].
 macro_rules! at_most_one {
-    ($(impl[$($gen:tt)*] $ty:ty;)*) => {$(
+    ($(impl[$($gen:tt)*] $ty:ty $(=> $through:expr)?;)*) => {$(
         impl<$($gen)*> JsonTraverse for $ty {
             type Foci<'a> = core::option::IntoIter<Located<'a>>;
+            $(const WRITES_THROUGH: bool = $through;)?
             #[inline]
             fn foci_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
                 at_most_one(self.locate_at(at))
@@ -379,9 +396,9 @@ macro_rules! at_most_one {
 }
 
 at_most_one! {
-    impl[S: FieldOf<I>, const I: usize] Field<S, I>;
-    impl[S: VariantOf<I>, const I: usize] Variant<S, I>;
-    impl[S: VariantFieldOf<I>, const I: usize] VariantField<S, I>;
+    impl[S: FieldOf<I>, const I: usize] Field<S, I> => S::WRITTEN_PLAIN;
+    impl[S: VariantOf<I>, const I: usize] Variant<S, I> => S::WRITTEN_PLAIN;
+    impl[S: VariantFieldOf<I>, const I: usize] VariantField<S, I> => S::WRITTEN_PLAIN;
     impl[C: ?Sized + Indexed] At<C>;
     impl[M: Keyed<Q>, Q: ?Sized + JsonKey] Key<'_, M, Q>;
     impl[T] Some_<T>;
@@ -393,9 +410,10 @@ at_most_one! {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __json_traverse_at_most_one {
-    ($name:ident : $source:ty => $focus:ty) => {
+    ($name:ident : $source:ty => $focus:ty = $path:expr) => {
         impl $crate::json::JsonTraverse for $name {
             type Foci<'a> = ::core::option::IntoIter<$crate::json::Located<'a>>;
+            const WRITES_THROUGH: bool = $crate::json::writes_through(&$path);
             #[inline]
             fn foci_at<'a>(&self, at: $crate::json::Spot<'a>) -> Self::Foci<'a> {
                 $crate::json::at_most_one($crate::json::JsonOptic::locate_at(self, at))

@@ -93,7 +93,7 @@ use crate::optic::{Preview, StartsAt};
 use crate::Reader;
 
 #[doc(hidden)]
-pub use iter::at_most_one;
+pub use iter::{at_most_one, writes_through};
 pub use iter::{
     EachFoci, JsonTraverse, JsonTraverseDecode, JsonTraverseThrough, ReadEach, ThenFoci, Views,
 };

@@ -20,6 +20,10 @@ pub trait FieldOf<const I: usize> {
     const NAME: &'static str;
     /// Where the field's value stands in the struct's JSON, as serde reads it.
     const JSON: FieldJson;
+    /// Whether serde writes the field as its type's own `Serialize` does
+    /// (not with `serialize_with`, not in a type with `#[serde(into)]`): a
+    /// byte write that goes on past the field refuses otherwise.
+    const WRITTEN_PLAIN: bool = true;
     /// The field.
     fn field(&self) -> &Self::Type;
     /// The field, mutably.

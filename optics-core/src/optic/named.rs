@@ -162,7 +162,7 @@ macro_rules! optic {
         }
 
         $crate::__traverse_at_most_one!($name : $source => $focus);
-        $crate::__json_traverse_at_most_one!($name : $source => $focus);
+        $crate::__json_traverse_at_most_one!($name : $source => $focus = $path);
     };
     (@preview_mut $name:ident : $source:ty => $focus:ty = $path:expr) => {
         impl $crate::optic::PreviewMut for $name {

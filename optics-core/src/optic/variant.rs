@@ -33,9 +33,10 @@ pub trait VariantOf<const I: usize>: Tagged {
     const JSON: VariantJson;
     /// Whether serde writes the payload as the payload's own `Serialize`
     /// writes it. Not so for a newtype variant whose field has
-    /// `serialize_with` or `skip_serializing`, or an enum with
-    /// `#[serde(into)]`: a byte write through the prism refuses there.
-    const PLAIN_PAYLOAD: bool = true;
+    /// `serialize_with` or `skip_serializing`, a variant with
+    /// `serialize_with`, or an enum with `#[serde(into)]`: a byte write
+    /// through the prism, or on past it, refuses there.
+    const WRITTEN_PLAIN: bool = true;
     /// The payload if `self` is this variant.
     fn payload(&self) -> Option<&Self::Payload>;
     /// `k` applied to the payload if `self` is this variant: one `match`.
@@ -66,6 +67,9 @@ pub trait VariantFieldOf<const I: usize>: Tagged {
     const VARIANT: usize;
     /// Where the field stands in the variant's JSON payload.
     const JSON: FieldJson;
+    /// Whether serde writes the field as its type's own `Serialize` does:
+    /// [`FieldOf::WRITTEN_PLAIN`](crate::optic::FieldOf::WRITTEN_PLAIN).
+    const WRITTEN_PLAIN: bool = true;
     /// The field, if `self` is its variant.
     fn field(&self) -> Option<&Self::Type>;
     /// The field, mutably, if `self` is its variant.

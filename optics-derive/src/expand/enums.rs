@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use super::decode::{decode_impl, field_json, through_impl, Layout};
 use super::flatten::enum_keys;
 use super::kind::{kind_enum, kind_getter, tagged_impl};
-use super::write::Writes;
+use super::write::{field_written_plain, written_plain, Writes};
 use super::{names_text, optic_mod, optic_name, private, type_text, Optics};
 use crate::ast::{Field, Input, Style, Variant};
 
@@ -141,17 +141,14 @@ fn variant_of_impl(input: &Input, index: usize, variant: &Variant) -> TokenStrea
     } = Payload::of(variant);
     // serde writes the payload otherwise than its own `Serialize` does: a
     // byte write through the prism would not write what serde writes.
-    let written_otherwise = crate::ser_attr::container(&input.original.attrs).into
-        || crate::ser_attr::variant(&variant.original.attrs).written_otherwise
-        || variant.fields.first().is_some_and(|field| {
-            let ser = crate::ser_attr::field(&field.original.attrs);
-            ser.serialize_with.is_some() || ser.skip_serializing
-        });
-    let plain_payload = written_otherwise.then(|| {
-        quote!(
-            const PLAIN_PAYLOAD: bool = false;
-        )
-    });
+    let plain_payload = written_plain(
+        !crate::ser_attr::container(&input.original.attrs).into
+            && !crate::ser_attr::variant(&variant.original.attrs).written_otherwise
+            && variant
+                .fields
+                .first()
+                .is_none_or(|field| field_written_plain(input, field)),
+    );
     quote! {
         #[automatically_derived]
         impl #impl_generics #p::VariantOf<#index> for #ident #ty_generics #where_clause {
@@ -293,6 +290,11 @@ fn variant_field_of_impl(
     let ty = field.ty;
     let member = &field.member;
     let name = optic_name(input, &field.optic);
+    // A variant serde writes with a function writes its fields with it too.
+    let written_plain = written_plain(
+        !crate::ser_attr::variant(&variant.original.attrs).written_otherwise
+            && field_written_plain(input, field),
+    );
     quote! {
         #[automatically_derived]
         impl #impl_generics #p::VariantFieldOf<#number> for #ident #ty_generics #where_clause {
@@ -300,6 +302,7 @@ fn variant_field_of_impl(
             const NAME: &'static str = #name;
             const VARIANT: usize = #index;
             const JSON: #p::FieldJson = #json;
+            #written_plain
             #[inline]
             fn field(&self) -> #p::Option<&#ty> {
                 #[allow(unreachable_patterns)]

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 
 use super::decode::{decode_impl, field_json, through_impl, Layout};
 use super::flatten::{self, where_with};
-use super::write::Writes;
+use super::write::{field_written_plain, written_plain, Writes};
 use super::{names_text, optic_mod, optic_name, private, type_text, Optics};
 use crate::ast::{Field, Input, Style};
 
@@ -120,12 +120,14 @@ fn field_of_impl(
     let ty = field.ty;
     let member = &field.member;
     let name = optic_name(input, &field.optic);
+    let written_plain = written_plain(field_written_plain(input, field));
     quote! {
         #[automatically_derived]
         impl #impl_generics #p::FieldOf<#index> for #ident #ty_generics #where_clause {
             type Type = #ty;
             const NAME: &'static str = #name;
             const JSON: #p::FieldJson = #json;
+            #written_plain
             #[inline]
             fn field(&self) -> &#ty {
                 &self.#member

@@ -134,3 +134,26 @@ fn write_impl(
         }
     })
 }
+
+/// Whether serde writes `field` as its type's own `Serialize` does: not with
+/// `serialize_with` or `with`, not `skip` or `skip_serializing`, not in a
+/// container with `into`. A byte write that goes on past a field that is
+/// not refuses (and a prism's write, for a newtype variant's field).
+pub fn field_written_plain(input: &Input, field: &Field) -> bool {
+    let ser = ser_attr::field(&field.original.attrs);
+    ser.serialize_with.is_none()
+        && !ser.skip_serializing
+        && !ser_attr::container(&input.original.attrs).into
+}
+
+/// The `WRITTEN_PLAIN` item of a `FieldOf`, `VariantFieldOf` or `VariantOf`
+/// impl: nothing where it keeps its default, `true`.
+pub fn written_plain(plain: bool) -> TokenStream {
+    if plain {
+        TokenStream::new()
+    } else {
+        quote!(
+            const WRITTEN_PLAIN: bool = false;
+        )
+    }
+}
