@@ -349,12 +349,7 @@ async fn concurrent_raw_calls(
     calls: usize,
     headers: &'static [(&'static str, &'static str)],
 ) -> Vec<(Duration, String, String)> {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
-        .handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let sender = h2_client(addr).await;
     let started = Instant::now();
     let calls: Vec<_> = (0..calls)
         .map(|_| {
@@ -808,13 +803,22 @@ async fn raw_call_with(
     headers: &[(&'static str, &'static str)],
     message: &[u8],
 ) -> (http::response::Parts, Bytes, HeaderMap) {
+    let sender = h2_client(addr).await;
+    raw_call_on(sender, addr, headers, message).await
+}
+
+/// An h2c client connection to `addr`, made by hand with hyper (no client
+/// library's codec or deadline in the way), its connection task spawned.
+async fn h2_client(
+    addr: SocketAddr,
+) -> hyper::client::conn::http2::SendRequest<http_body_util::Full<Bytes>> {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
         .handshake(TokioIo::new(stream))
         .await
         .unwrap();
     tokio::spawn(connection);
-    raw_call_on(sender, addr, headers, message).await
+    sender
 }
 
 /// One hand-made call on an open connection: `message` as one gRPC frame.
@@ -1032,12 +1036,7 @@ async fn a_call_that_is_not_grpc_passes_through_untouched() {
     let addr = raw_upstream(script, stop.clone()).await;
     let running = start_proxy(addr, Judge::Optics).await;
 
-    let stream = tokio::net::TcpStream::connect(running.addr).await.unwrap();
-    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
-        .handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
+    let mut sender = h2_client(running.addr).await;
     // Not a gRPC frame at all: judging it would fail the call.
     let payload = Bytes::from_static(b"\x07{\"not\":\"grpc\",\"flag\":7}");
     let request = Request::post(format!("{}/api/issues?x=1", running.uri()))

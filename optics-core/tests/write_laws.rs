@@ -635,7 +635,10 @@ fn a_write_past_a_field_serde_writes_with_a_function_refuses() {
     );
     assert_eq!(json.set(HoldsBumped::bumped.then(Bumped::x), &5), None);
     assert_eq!(json.set(BUMPED.then(Bumped::x), &5), None);
-    assert_eq!(json.modify(HoldsBumped::bumped.then(Bumped::x), |x| x + 1), None);
+    assert_eq!(
+        json.modify(HoldsBumped::bumped.then(Bumped::x), |x| x + 1),
+        None
+    );
     // The field itself is written with the function, as serde writes it;
     // a plain field's leaf is spliced.
     assert_eq!(
