@@ -1086,3 +1086,66 @@ async fn the_tonic_decode_proxy_keeps_the_same_issues() {
     up.await.unwrap().unwrap();
     proxy.await.unwrap().unwrap();
 }
+
+/// A response body: one chunk, then nothing, ever.
+struct ThenSilent(Option<Bytes>);
+
+impl Body for ThenSilent {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut().0.take() {
+            Some(chunk) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
+            None => Poll::Pending,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_connection_lost_mid_call_gives_unavailable_after_the_kept_messages() {
+    let pool = pool();
+    let body = stream_with(&pool, 50, &[]);
+    let (listener, addr) = listener().await;
+    // Sends fifty messages, then its connection is dropped under the call.
+    let upstream = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let service = service_fn(move |request: Request<Incoming>| {
+            let body = body.clone();
+            async move {
+                let _ = request.into_body().collect().await;
+                let mut response = Response::new(ThenSilent(Some(body)));
+                response.headers_mut().insert(
+                    "content-type",
+                    HeaderValue::from_static("application/grpc+json"),
+                );
+                Ok::<_, Infallible>(response)
+            }
+        });
+        let connection = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+            .serve_connection(TokioIo::new(stream), service);
+        // Dropping the connection closes its socket.
+        let _ = tokio::time::timeout(Duration::from_millis(500), connection).await;
+    });
+    let running = start_proxy(addr, Judge::Optics).await;
+    let received = tokio::time::timeout(10 * SECOND, call(&running.uri(), subscribe(50, 0)))
+        .await
+        .expect("the call ends");
+    // It was reset with INTERNAL_ERROR, which tonic reads as INTERNAL.
+    assert_eq!(
+        received.status.code(),
+        Code::Unavailable,
+        "{:?}",
+        received.status
+    );
+    assert!(received
+        .status
+        .message()
+        .contains("upstream connection lost"));
+    assert!(received.messages == expected(&pool, 0, 50, Judge::Optics));
+    running.stop().await;
+    upstream.await.unwrap();
+}

@@ -340,12 +340,19 @@ impl Body for JudgedBody {
                         this.fail(code, &message);
                     }
                 },
-                Some(Err(err)) => {
-                    // A reset or a broken connection: passed on as an error,
+                Some(Err(err)) if super::is_reset(&err) => {
+                    // The upstream reset the stream: passed on as an error,
                     // so the client's stream is reset with the upstream's
                     // reason (hyper finds it in the error's chain).
                     this.end(None);
                     return Poll::Ready(Some(Err(err)));
+                }
+                Some(Err(err)) => {
+                    // The upstream's connection broke under the call: what
+                    // gRPC calls a lost upstream, UNAVAILABLE, after the
+                    // kept messages before it (a reset would read INTERNAL).
+                    let message = format!("proxy: upstream connection lost: {err}");
+                    this.fail(Code::Unavailable, &message);
                 }
             }
         }

@@ -39,9 +39,11 @@
 //!   INTERNAL (13), a message over the limit (4 MiB by default)
 //!   RESOURCE_EXHAUSTED (8), a response that ends inside a frame INTERNAL,
 //!   each with a `grpc-message` that says what and where; the kept messages
-//!   before it are delivered first. A `grpc-status` in the response headers
-//!   followed by a body gives INTERNAL before any message. An upstream that
-//!   cannot be reached within [`CONNECT_TIMEOUT`] gives UNAVAILABLE (14).
+//!   before it are delivered first; an upstream connection lost under a
+//!   call gives UNAVAILABLE (14) after them. A `grpc-status` in the
+//!   response headers followed by a body gives INTERNAL before any
+//!   message. An upstream that cannot be reached within
+//!   [`CONNECT_TIMEOUT`] gives UNAVAILABLE (14).
 //! - **Connecting:** a client connection's upstream connection is made on
 //!   its first call, in a task of its own, under one short lock. Calls that
 //!   arrive while it is being made wait for that one attempt and share its
