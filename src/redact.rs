@@ -3,6 +3,7 @@
 //! of the message stays as it was; the frame gets a new header for the new
 //! length.
 
+use optics_core::json::Duplicates;
 use optics_core::prelude::*;
 
 use crate::frames::header;
@@ -32,12 +33,23 @@ impl Default for Redactor {
 impl Redactor {
     /// Appends to `out` the frame of `message` with its reporter's email
     /// redacted (a new header, then the message as a byte lens writes it).
-    /// O(message): one scan to the email and one copy. Returns `false`, and
-    /// appends nothing, when the message has no reporter's email to redact
-    /// (bytes that are not an issue).
+    /// Returns `false`, and appends nothing, when the message has no
+    /// reporter's email to redact (bytes that are not an issue), or when
+    /// `reporter` or its `email` stands twice in its object: the byte lens
+    /// writes the first, and a parser that takes the last (many do) would
+    /// read the email left in the other, so such a message is never
+    /// forwarded half redacted, whatever the judge checked.
+    ///
+    /// O(message): the root and reporter objects walked to their ends for
+    /// repeated keys (a strict view), one scan to the email and one copy.
     pub fn redact_into(&mut self, message: &[u8], out: &mut Vec<u8>) -> bool {
         let email = Issue::reporter.then(Person::email);
-        if !Json::<Issue>::new(message).set_into(email, &self.email, &mut self.scratch) {
+        let duplicates = Duplicates::new();
+        let json = Json::<Issue>::new(message);
+        if json.strict(&duplicates).view(email).is_none() {
+            return false;
+        }
+        if !json.set_into(email, &self.email, &mut self.scratch) {
             return false;
         }
         let Ok(head) = header(self.scratch.len()) else {
@@ -94,5 +106,37 @@ mod tests {
         let mut out = Vec::new();
         assert!(!redactor.redact_into(b"[1,2]", &mut out));
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_reporter_or_email_given_twice_is_never_half_redacted() {
+        let mut g = Gen::new(13, 7);
+        let mut redactor = Redactor::default();
+        let message = Issue::generate(&mut g).to_json();
+        let text = String::from_utf8(message).unwrap();
+        let reporter = text.find("\"reporter\":{").unwrap();
+        let email = reporter + text[reporter..].find("\"email\":").unwrap();
+        let twice = [
+            // The email twice, plainly or with its key escaped: the lens
+            // would write the first, and a last-wins parser read the second.
+            format!("{}\"email\":\"first@x\",{}", &text[..email], &text[email..]),
+            format!("{}\"\\u0065mail\":\"first@x\",{}", &text[..email], &text[email..]),
+            // The reporter twice.
+            format!(
+                "{}\"reporter\":{{\"name\":\"a\",\"email\":\"a@x\"}},{}",
+                &text[..reporter],
+                &text[reporter..]
+            ),
+        ];
+        for message in twice {
+            assert!(serde_json::from_str::<serde_json::Value>(&message).is_ok());
+            let mut out = Vec::new();
+            assert!(!redactor.redact_into(message.as_bytes(), &mut out), "{message}");
+            assert!(out.is_empty());
+        }
+        // Keys repeated elsewhere are none of its business.
+        let elsewhere = format!("{{\"x\":1,\"x\":2,{}", &text[1..]);
+        let mut out = Vec::new();
+        assert!(redactor.redact_into(elsewhere.as_bytes(), &mut out));
     }
 }
