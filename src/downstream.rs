@@ -89,7 +89,10 @@ pub enum Verify {
 /// an [`Issue`], and how many of those the policy keeps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Check {
-    /// Of the messages received, the ones that decode as an `Issue`.
+    /// Of the messages received, the ones that decode as an `Issue`, as the
+    /// filter's full decode does ([`checked::from_slice`](crate::checked::from_slice):
+    /// the values the issue ignores checked too, so a message strict mode
+    /// calls malformed does not count).
     pub decoded: u64,
     /// Of those, the ones the policy keeps.
     pub kept: u64,
@@ -153,7 +156,7 @@ pub async fn receive<R: AsyncRead + Unpin>(
         for frame in &batch {
             digest.add(frame.frame());
             if let Verify::Decode(policy) = verify {
-                if let Ok(issue) = serde_json::from_slice::<Issue>(frame.message()) {
+                if let Ok(issue) = crate::checked::from_slice::<Issue>(frame.message()) {
                     check.decoded += 1;
                     check.kept += u64::from(policy.keep(&issue.detail));
                 }
@@ -225,4 +228,38 @@ pub fn expected(
         }
     }
     Ok(digest.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::BytesMut;
+
+    use super::*;
+    use crate::frames::encode;
+    use crate::generate::{Gen, Generate};
+
+    #[tokio::test]
+    async fn the_check_counts_only_what_the_full_decode_takes() {
+        let issue = Issue::generate(&mut Gen::new(3, 7)).to_json();
+        let text = String::from_utf8(issue).unwrap();
+        // An unknown field holding what serde_json's typed decode skips
+        // unchecked and the filter's full decode refuses.
+        let with = |extra: &str| format!("{{\"extra\":{extra},{}", &text[1..]);
+        let mut wire = BytesMut::new();
+        for message in [
+            text.clone(),
+            with("1e400"),
+            with(r#""\ud800""#),
+            with(&format!("{}{}", "[".repeat(200), "]".repeat(200))),
+        ] {
+            assert!(serde_json::from_str::<Issue>(&message).is_ok());
+            encode(message.as_bytes(), &mut wire).unwrap();
+        }
+        let verify = Verify::Decode(Policy::default());
+        let received = receive(&wire[..], &verify, &CancellationToken::new())
+            .await
+            .unwrap();
+        assert_eq!(received.frames(), 4);
+        assert_eq!(received.check.unwrap().decoded, 1);
+    }
 }

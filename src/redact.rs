@@ -120,7 +120,11 @@ mod tests {
             // The email twice, plainly or with its key escaped: the lens
             // would write the first, and a last-wins parser read the second.
             format!("{}\"email\":\"first@x\",{}", &text[..email], &text[email..]),
-            format!("{}\"\\u0065mail\":\"first@x\",{}", &text[..email], &text[email..]),
+            format!(
+                "{}\"\\u0065mail\":\"first@x\",{}",
+                &text[..email],
+                &text[email..]
+            ),
             // The reporter twice.
             format!(
                 "{}\"reporter\":{{\"name\":\"a\",\"email\":\"a@x\"}},{}",
@@ -131,7 +135,10 @@ mod tests {
         for message in twice {
             assert!(serde_json::from_str::<serde_json::Value>(&message).is_ok());
             let mut out = Vec::new();
-            assert!(!redactor.redact_into(message.as_bytes(), &mut out), "{message}");
+            assert!(
+                !redactor.redact_into(message.as_bytes(), &mut out),
+                "{message}"
+            );
             assert!(out.is_empty());
         }
         // Keys repeated elsewhere are none of its business.

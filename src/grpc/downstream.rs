@@ -50,13 +50,14 @@ impl Received {
         self.status.code() == Code::Ok
     }
 
-    /// Decodes every message as an [`Issue`] with serde_json and asks the
-    /// policy about its detail, as the TCP demo's downstream does. O(total
-    /// bytes): a full decode per message.
+    /// Decodes every message as an [`Issue`] as the filter's full decode
+    /// does ([`checked::from_slice`](crate::checked::from_slice)) and asks
+    /// the policy about its detail, as the TCP demo's downstream does.
+    /// O(total bytes): a full decode per message.
     pub fn check(&self, policy: &Policy) -> Check {
         let mut check = Check::default();
         for message in &self.messages {
-            if let Ok(issue) = serde_json::from_slice::<Issue>(message) {
+            if let Ok(issue) = crate::checked::from_slice::<Issue>(message) {
                 check.decoded += 1;
                 check.kept += u64::from(policy.keep(&issue.detail));
             }
