@@ -82,13 +82,14 @@ pub enum Command {
         /// Serve gRPC over HTTP/2 (tonic) instead of bare frames over TCP.
         #[arg(long)]
         http2: bool,
-        /// Frames per connection.
-        #[arg(long, value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_count)]
+        /// Frames per connection (bare TCP; over HTTP/2 each call asks for
+        /// its own count).
+        #[arg(long, value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_count, conflicts_with = "http2")]
         count: u64,
         /// How long one write to a client (a cycle of about 4 MB) may take
         /// before the client is dropped as stalled: `500ms`, `30s`, `2m` or
-        /// `off`.
-        #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_timeout)]
+        /// `off` (bare TCP).
+        #[arg(long, value_name = "TIME", default_value = "30s", value_parser = parse_timeout, conflicts_with = "http2")]
         write_timeout: Timeout,
     },
     /// Reads frames from the upstream, judges each message and writes the
@@ -141,8 +142,9 @@ pub enum Command {
         /// With --http2: the server (or proxy) to call, http://HOST:PORT.
         #[arg(long, value_name = "URI", requires = "http2")]
         connect: Option<String>,
-        /// With --http2: how many issues to ask for.
-        #[arg(long, value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_count)]
+        /// With --http2: how many issues to ask for (a bare TCP downstream
+        /// reads what the filter sends).
+        #[arg(long, value_name = "N", default_value_t = DEFAULT_COUNT, value_parser = parse_count, requires = "http2")]
         count: u64,
     },
     /// A gRPC proxy (HTTP/2 without TLS, prior knowledge): forwards every

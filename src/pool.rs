@@ -35,6 +35,7 @@ pub const SEED: u64 = 7;
 /// // Frames cycle: the fourth is the first again.
 /// assert_eq!(pool.frame(3), pool.frame(0));
 /// assert_eq!(pool.wire_len(4), pool.wire_len(3) + pool.frame(0).len() as u64);
+/// assert_eq!(pool.wire_len(u64::MAX), u64::MAX);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Pool {
@@ -92,12 +93,16 @@ impl Pool {
         (self.wire.len() - headers) as f64 / self.ends.len() as f64
     }
 
-    /// The bytes of a stream of `count` frames. O(1).
+    /// The bytes of a stream of `count` frames, `u64::MAX` where they are
+    /// more (a count no stream reaches, but one the command line takes).
+    /// O(1).
     pub fn wire_len(&self, count: u64) -> u64 {
         let distinct = self.ends.len() as u64;
         let rest = (count % distinct) as usize;
         let partial = if rest == 0 { 0 } else { self.ends[rest - 1] };
-        count / distinct * self.wire.len() as u64 + partial as u64
+        (count / distinct)
+            .saturating_mul(self.wire.len() as u64)
+            .saturating_add(partial as u64)
     }
 
     /// Writes a stream of `count` frames to `w`: the whole pool as often as

@@ -560,3 +560,26 @@ fn judge_names_a_file_it_cannot_read() {
         err.message
     );
 }
+
+#[test]
+fn an_option_a_role_would_not_use_is_a_usage_error() {
+    for line in [
+        "upstream --listen 127.0.0.1:0 --http2 --count 5",
+        "upstream --listen 127.0.0.1:0 --http2 --write-timeout 1s",
+        "downstream --listen 127.0.0.1:0 --count 5",
+    ] {
+        let err = parse(args(line)).expect_err(line);
+        assert_eq!(err.exit_code(), i32::from(EXIT_USAGE), "{line}");
+        // clap names the option that goes only with --http2, or without it.
+        assert!(err.to_string().contains("--http2"), "{line}: {err}");
+    }
+    // Their defaults, and each used where it counts, still parse.
+    for line in [
+        "upstream --listen 127.0.0.1:0 --http2",
+        "upstream --listen 127.0.0.1:0 --count 5 --write-timeout 1s",
+        "downstream --listen 127.0.0.1:0",
+        "downstream --http2 --connect http://127.0.0.1:1 --count 5",
+    ] {
+        assert!(parse(args(line)).is_ok(), "{line}");
+    }
+}
