@@ -230,12 +230,24 @@ pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
             tally.judging.as_secs_f64() * 1e3
         ),
     };
-    let _ = writeln!(
-        out,
-        "  kept {} messages, {:.1} MB out",
-        tally.kept(),
-        mb(tally.bytes_out)
-    );
+    if tally.unwritten == 0 {
+        let _ = writeln!(
+            out,
+            "  kept {} messages, {:.1} MB out",
+            tally.kept(),
+            mb(tally.bytes_out)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  kept {} messages by the policy, {} written before the downstream failed \
+             ({} never written), {:.1} MB out",
+            tally.kept(),
+            tally.written(),
+            tally.unwritten,
+            mb(tally.bytes_out)
+        );
+    }
     out.push_str(&kind_table(tally));
     out
 }
