@@ -13,7 +13,7 @@ use tokio_util::codec::Decoder;
 use tokio_util::sync::CancellationToken;
 use triage::exit::EXIT_INTERRUPTED;
 use triage::filter::{Failure, Filter};
-use triage::frames::{encode, FrameDecoder, FrameError};
+use triage::frames::{encode, BatchReader, FrameDecoder, FrameError, FramePart};
 use triage::generate::{Gen, Generate};
 use triage::judge::{
     by_decoding, by_optics, by_optics_trusting, by_optics_validating_kept, judge_bytes, Judge,
@@ -455,6 +455,62 @@ fn after_a_write_failure_the_tally_says_how_many_kept_messages_were_written() {
             tally.unwritten
         )),
         "{report}"
+    );
+}
+
+#[test]
+fn an_upstream_reset_inside_a_frame_says_where_like_a_clean_end_there() {
+    let framed = |message: &[u8]| {
+        let mut out = BytesMut::new();
+        encode(message, &mut out).unwrap();
+        out.freeze()
+    };
+    let (first, second) = (framed(&[b'x'; 100]), framed(&[b'y'; 3888]));
+    let err = runtime().block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (first, part) = (first.clone(), second.slice(..5 + 95));
+        let peer = tokio::spawn(async move {
+            let (mut conn, _) = listener.accept().await.unwrap();
+            conn.write_all(&first).await.unwrap();
+            conn.write_all(&part).await.unwrap();
+            // Read by the filter's side before the reset comes.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            #[allow(deprecated)] // A zero linger: the close resets at once.
+            conn.set_linger(Some(Duration::ZERO)).unwrap();
+            drop(conn);
+        });
+        let mut frames = BatchReader::new(TcpStream::connect(addr).await.unwrap());
+        let batch = frames.next_batch().await.unwrap().unwrap();
+        assert_eq!(batch.len(), 1);
+        let err = frames.next_batch().await.unwrap_err();
+        peer.await.unwrap();
+        err
+    });
+    let FrameError::ReadFailed {
+        error,
+        part,
+        received,
+        expected,
+        index,
+        offset,
+    } = &err
+    else {
+        panic!("expected a read failure inside a frame, got {err}");
+    };
+    assert_eq!(error.kind(), std::io::ErrorKind::ConnectionReset);
+    assert_eq!(
+        (*part, *received, *expected, *index, *offset),
+        (FramePart::Message, 95, 3888, 1, first.len() as u64)
+    );
+    let text = err.to_string();
+    assert!(text.starts_with("i/o error inside a frame: "), "{text}");
+    assert!(
+        text.ends_with(&format!(
+            "; 95 of 3888 message bytes arrived (frame 1 at byte {})",
+            first.len()
+        )),
+        "{text}"
     );
 }
 
