@@ -14,6 +14,14 @@ use std::time::Duration;
 /// 100 on Linux for user space).
 const TICKS_PER_SECOND: u64 = 100;
 
+/// The resolution of the CPU times read: one clock tick. A span's CPU time
+/// is a whole number of ticks, off by up to one either way.
+pub const TICK: Duration = Duration::from_millis(1000 / TICKS_PER_SECOND);
+
+/// The fewest ticks of CPU time a span needs for its figure to mean
+/// something: below, one tick is over a tenth of it.
+pub const MIN_TICKS: u32 = 10;
+
 /// What the process has used so far, or over a span (see
 /// [`Usage::since`]): its CPU time (user and system, every thread, exited
 /// ones included) and its minor page faults (pages the kernel mapped in at

@@ -365,8 +365,11 @@ impl Filter {
             return Err(FilterError::new(Failure::Panicked("judge"), tally));
         }
         let write_error = match written {
-            Ok((bytes, error)) => {
-                tally.bytes_out = bytes;
+            Ok((written, error)) => {
+                tally.bytes_out = written.bytes;
+                // Judged and kept, but the downstream failed before them:
+                // counted apart, so that no kept frame goes unaccounted.
+                tally.unwritten = tally.kept().saturating_sub(written.frames);
                 error
             }
             Err(_) => return Err(FilterError::new(Failure::Panicked("write"), tally)),
@@ -624,14 +627,14 @@ async fn judge_stage(
 
 /// Writes the kept frames in the order they were read (the judges' batches
 /// put back in order by [`InOrder`]), then flushes and shuts down; each
-/// batch's write must end within `timeout`. Returns the bytes of the
-/// batches written whole, and the error that stopped it, if any.
+/// batch's write must end within `timeout`. Returns what the batches
+/// written whole held, and the error that stopped it, if any.
 async fn write_stage<W: AsyncWrite + Unpin>(
     mut w: W,
     mut judged: mpsc::Receiver<InFlight<Bytes>>,
     timeout: Option<Duration>,
-) -> (u64, Option<io::Error>) {
-    let mut written = 0u64;
+) -> (Written, Option<io::Error>) {
+    let mut written = Written::default();
     let stalled = || "writing kept frames to the downstream (it stopped reading)".to_owned();
     let mut order = InOrder::default();
     while let Some(batch) = judged.recv().await {
@@ -643,7 +646,8 @@ async fn write_stage<W: AsyncWrite + Unpin>(
             if let Err(err) = within(timeout, stalled, write_frames(&mut w, &batch.frames)).await {
                 return (written, Some(err));
             }
-            written += batch
+            written.frames += batch.frames.len() as u64;
+            written.bytes += batch
                 .frames
                 .iter()
                 .map(|frame| frame.len() as u64)
@@ -657,6 +661,14 @@ async fn write_stage<W: AsyncWrite + Unpin>(
         return (written, Some(err));
     }
     (written, None)
+}
+
+/// What the write stage wrote: the frames and bytes of the batches written
+/// whole.
+#[derive(Clone, Copy, Debug, Default)]
+struct Written {
+    frames: u64,
+    bytes: u64,
 }
 
 /// Why a filter stopped before the end of its upstream.
@@ -711,6 +723,8 @@ impl FilterError {
 }
 
 impl fmt::Display for FilterError {
+    /// After a write failure the text says how many kept messages were
+    /// written before it: the policy's count alone would claim them all.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -718,7 +732,15 @@ impl fmt::Display for FilterError {
             self.failure,
             self.tally.messages,
             self.tally.kept()
-        )
+        )?;
+        if matches!(self.failure, Failure::Write(_)) {
+            write!(
+                f,
+                " by the policy, {} written before the failure",
+                self.tally.written()
+            )?;
+        }
+        Ok(())
     }
 }
 

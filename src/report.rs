@@ -22,6 +22,7 @@
 use std::fmt::Write;
 use std::time::Duration;
 
+use crate::cpu;
 use crate::downstream::StreamDigest;
 use crate::judge::{Judge, Judged};
 use crate::net::Run;
@@ -78,7 +79,9 @@ pub fn throughput(name: &str, tally: &Tally, elapsed: Duration) -> String {
 /// What a run cost the whole process in CPU time, per message, and the rate
 /// `cores` could sustain at that cost: the demo's roles share the process,
 /// so this bounds its throughput whatever the filter does. Nothing for a
-/// run without messages.
+/// run without messages. A run that used under [`cpu::MIN_TICKS`] ticks of
+/// the clock ([`cpu::TICK`]) is said to be too short to measure: its figure
+/// is off by up to a tick, and a sustain figure from it would be false.
 ///
 /// ```
 /// use std::time::Duration;
@@ -89,15 +92,31 @@ pub fn throughput(name: &str, tally: &Tally, elapsed: Duration) -> String {
 ///     "  the process used 2.0 µs of CPU per message, every role together: \
 ///      at that cost 2 cores sustain at most 1000 k messages/s\n"
 /// );
-/// assert!(cpu_cost(1, Duration::from_micros(5), 1).ends_with("1 core sustains at most 200 k messages/s\n"));
+/// assert!(cpu_cost(1000, Duration::from_millis(500), 1).ends_with("1 core sustains at most 2 k messages/s\n"));
+/// assert_eq!(
+///     cpu_cost(1, Duration::ZERO, 2),
+///     "  the run was too short to measure its CPU cost: the process used 0 ms of CPU, \
+///      under the 100 ms (10 ticks of 10 ms) the clock measures it to a tenth\n"
+/// );
 /// assert_eq!(cpu_cost(0, Duration::from_millis(400), 2), "");
 /// ```
 pub fn cpu_cost(messages: u64, cpu: Duration, cores: usize) -> String {
     if messages == 0 {
         return String::new();
     }
+    let least = cpu::TICK * cpu::MIN_TICKS;
+    if cpu < least {
+        return format!(
+            "  the run was too short to measure its CPU cost: the process used {} ms of CPU, \
+             under the {} ms ({} ticks of {} ms) the clock measures it to a tenth\n",
+            cpu.as_millis(),
+            least.as_millis(),
+            cpu::MIN_TICKS,
+            cpu::TICK.as_millis()
+        );
+    }
     let per_message = cpu.as_secs_f64() * 1e6 / messages as f64;
-    let most = cores as f64 / per_message.max(1e-9) * 1e3;
+    let most = cores as f64 / per_message * 1e3;
     let sustain = if cores == 1 {
         "core sustains"
     } else {
@@ -230,12 +249,24 @@ pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
             tally.judging.as_secs_f64() * 1e3
         ),
     };
-    let _ = writeln!(
-        out,
-        "  kept {} messages, {:.1} MB out",
-        tally.kept(),
-        mb(tally.bytes_out)
-    );
+    if tally.unwritten == 0 {
+        let _ = writeln!(
+            out,
+            "  kept {} messages, {:.1} MB out",
+            tally.kept(),
+            mb(tally.bytes_out)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  kept {} messages by the policy, {} written before the downstream failed \
+             ({} never written), {:.1} MB out",
+            tally.kept(),
+            tally.written(),
+            tally.unwritten,
+            mb(tally.bytes_out)
+        );
+    }
     out.push_str(&kind_table(tally));
     out
 }
@@ -529,6 +560,28 @@ pub fn judged(name: &str, judged: &Judged) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cpu_time_under_ten_ticks_gives_no_cost_and_no_sustain_figure() {
+        // What `grpc_filter 1` measured: no tick at all.
+        let none = cpu_cost(1, Duration::ZERO, 2);
+        assert!(none.contains("too short to measure its CPU cost"), "{none}");
+        assert!(!none.contains("sustain"), "{none}");
+        // Nine ticks: still under.
+        let nine = cpu_cost(3000, Duration::from_millis(90), 2);
+        assert!(
+            nine.contains("used 90 ms of CPU, under the 100 ms"),
+            "{nine}"
+        );
+        assert!(!nine.contains("sustain"), "{nine}");
+        // Ten ticks: measured, and the bound follows from it.
+        let ten = cpu_cost(3000, Duration::from_millis(100), 2);
+        assert_eq!(
+            ten,
+            "  the process used 33.3 µs of CPU per message, every role together: \
+             at that cost 2 cores sustain at most 60 k messages/s\n"
+        );
+    }
 
     #[test]
     fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {

@@ -103,6 +103,10 @@ pub struct Tally {
     pub bytes_in: u64,
     /// Bytes of kept frames written to the downstream.
     pub bytes_out: u64,
+    /// Messages the policy kept that were never written: the downstream
+    /// failed before them. Zero unless a write failed; counted in
+    /// [`Tally::kept`] all the same, so a report says both.
+    pub unwritten: u64,
     /// Messages the policy kept that a redacting filter dropped because
     /// they had no reporter's email to redact. Each is also counted in its
     /// kind's row, as seen and not kept.
@@ -131,6 +135,7 @@ impl Tally {
         self.messages += other.messages;
         self.bytes_in += other.bytes_in;
         self.bytes_out += other.bytes_out;
+        self.unwritten += other.unwritten;
         self.unredactable += other.unredactable;
         self.judging += other.judging;
     }
@@ -153,6 +158,12 @@ impl Tally {
     /// Messages kept, over all kinds. O(1).
     pub fn kept(&self) -> u64 {
         self.by_kind.iter().map(|row| row.kept).sum()
+    }
+
+    /// Messages kept and written to the downstream: all those kept unless
+    /// a write failed. O(1).
+    pub fn written(&self) -> u64 {
+        self.kept().saturating_sub(self.unwritten)
     }
 }
 

@@ -13,7 +13,7 @@ use tokio_util::codec::Decoder;
 use tokio_util::sync::CancellationToken;
 use triage::exit::EXIT_INTERRUPTED;
 use triage::filter::{Failure, Filter};
-use triage::frames::{encode, FrameDecoder, FrameError};
+use triage::frames::{encode, BatchReader, FrameDecoder, FrameError, FramePart};
 use triage::generate::{Gen, Generate};
 use triage::judge::{
     by_decoding, by_optics, by_optics_trusting, by_optics_validating_kept, judge_bytes, Judge,
@@ -382,6 +382,136 @@ fn a_downstream_that_stops_reading_fails_the_stream_after_the_write_timeout() {
     assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
     assert!(err.to_string().contains("it stopped reading"), "{err}");
     assert!(took < Duration::from_secs(3), "took {took:?}");
+}
+
+/// A downstream on loopback that reads `limit` bytes, then resets the
+/// connection (SO_LINGER 0). Returns its address.
+async fn a_downstream_that_resets_after(limit: usize) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        let (mut conn, _) = listener.accept().await.unwrap();
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut got = 0;
+        while got < limit {
+            match conn.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got += n,
+            }
+        }
+        // Deprecated because a linger blocks the close; a zero one does
+        // not: the close sends a reset at once.
+        #[allow(deprecated)]
+        conn.set_linger(Some(Duration::ZERO)).unwrap();
+        drop(conn);
+    });
+    addr
+}
+
+#[test]
+fn after_a_write_failure_the_tally_says_how_many_kept_messages_were_written() {
+    let pool = Pool::generate(27, 7, 300).unwrap();
+    let count = 4000;
+    let mut wire = BytesMut::new();
+    for i in 0..count {
+        wire.extend_from_slice(&pool.frame(i));
+    }
+    let filter = Filter::new(Judge::ForwardAll, Policy::default()).with_timeouts(short(5000, 5000));
+    let err = runtime().block_on(async {
+        let addr = a_downstream_that_resets_after(200_000).await;
+        let down = TcpStream::connect(&addr).await.unwrap();
+        filter
+            .run(Cursor::new(wire.freeze()), down, &CancellationToken::new())
+            .await
+            .unwrap_err()
+    });
+    let Failure::Write(_) = &err.failure else {
+        panic!("expected a write failure, got {err}");
+    };
+    let tally = err.tally;
+    let written = tally.written();
+    assert!(
+        tally.unwritten > 0,
+        "some kept frames came after the failure: {err}"
+    );
+    assert_eq!(written + tally.unwritten, tally.kept());
+    // The bytes out are those of the frames counted written, in order.
+    let bytes: u64 = (0..written).map(|i| pool.frame(i).len() as u64).sum();
+    assert_eq!(tally.bytes_out, bytes);
+    let text = err.to_string();
+    assert!(
+        text.ends_with(&format!(
+            "{} messages judged before it, {} kept by the policy, {written} written before the failure",
+            tally.messages,
+            tally.kept()
+        )),
+        "{text}"
+    );
+    let report = triage::report::tally("filter", &tally, None);
+    assert!(
+        report.contains(&format!(
+            "kept {} messages by the policy, {written} written before the downstream failed ({} never written)",
+            tally.kept(),
+            tally.unwritten
+        )),
+        "{report}"
+    );
+}
+
+#[test]
+fn an_upstream_reset_inside_a_frame_says_where_like_a_clean_end_there() {
+    let framed = |message: &[u8]| {
+        let mut out = BytesMut::new();
+        encode(message, &mut out).unwrap();
+        out.freeze()
+    };
+    let (first, second) = (framed(&[b'x'; 100]), framed(&[b'y'; 3888]));
+    let err = runtime().block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (first, part) = (first.clone(), second.slice(..5 + 95));
+        let peer = tokio::spawn(async move {
+            let (mut conn, _) = listener.accept().await.unwrap();
+            conn.write_all(&first).await.unwrap();
+            conn.write_all(&part).await.unwrap();
+            // Read by the filter's side before the reset comes.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            #[allow(deprecated)] // A zero linger: the close resets at once.
+            conn.set_linger(Some(Duration::ZERO)).unwrap();
+            drop(conn);
+        });
+        let mut frames = BatchReader::new(TcpStream::connect(addr).await.unwrap());
+        let batch = frames.next_batch().await.unwrap().unwrap();
+        assert_eq!(batch.len(), 1);
+        let err = frames.next_batch().await.unwrap_err();
+        peer.await.unwrap();
+        err
+    });
+    let FrameError::ReadFailed {
+        error,
+        part,
+        received,
+        expected,
+        index,
+        offset,
+    } = &err
+    else {
+        panic!("expected a read failure inside a frame, got {err}");
+    };
+    assert_eq!(error.kind(), std::io::ErrorKind::ConnectionReset);
+    assert_eq!(
+        (*part, *received, *expected, *index, *offset),
+        (FramePart::Message, 95, 3888, 1, first.len() as u64)
+    );
+    let text = err.to_string();
+    assert!(text.starts_with("i/o error inside a frame: "), "{text}");
+    assert!(
+        text.ends_with(&format!(
+            "; 95 of 3888 message bytes arrived (frame 1 at byte {})",
+            first.len()
+        )),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Signals sent by pid to the demo's roles running as child processes (the
 //! `grpc_filter` example, which `cargo test` builds): a graceful stop tears
 //! no frame and prints the tally, a second signal exits at once, and no role
-//! loses a signal.
+//! loses a signal. And a stdout whose reader went away (`| head -1`): a
+//! server keeps serving, a report that cannot be written fails with exit 1.
 #![cfg(unix)]
 
 use std::io::{BufRead, BufReader, Read};
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use tokio_util::codec::Decoder;
-use triage::exit::{EXIT_INTERRUPTED, EXIT_TERMINATED};
+use triage::exit::{EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_TERMINATED};
 use triage::frames::FrameDecoder;
 use triage::judge::by_optics;
 use triage::policy::Policy;
@@ -249,4 +250,87 @@ fn the_downstream_role_stops_on_a_signal_and_reports_what_it_checked() {
         downstream.exit_code(Duration::from_secs(5)),
         i32::from(EXIT_TERMINATED)
     );
+}
+
+/// A role started as a child whose stdout's reader goes away after the
+/// first line (as `| head -1` does); its stderr is kept.
+fn start_then_close_stdout(args: &[&str]) -> (Child, thread::JoinHandle<String>) {
+    let mut child = Command::new(grpc_filter())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(!first.is_empty(), "a first line");
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    (child, errors)
+}
+
+#[test]
+fn the_upstream_role_keeps_serving_when_its_stdout_is_closed() {
+    let addr = free_port();
+    let (child, _errors) =
+        start_then_close_stdout(&["upstream", "--listen", &addr, "--count", "50"]);
+    let mut upstream = Role {
+        child,
+        lines: mpsc::channel().1,
+    };
+    for client in 1..=3 {
+        let mut stream = TcpStream::connect(&addr)
+            .unwrap_or_else(|err| panic!("client {client} cannot connect: {err}"));
+        let mut got = Vec::new();
+        stream.read_to_end(&mut got).unwrap();
+        assert_eq!(whole_kept_frames_or_not(&got), 50, "client {client}");
+        // The line saying it was served has been written by now, or soon.
+        thread::sleep(Duration::from_millis(100));
+    }
+    upstream.signal("TERM");
+    assert_eq!(
+        upstream.exit_code(Duration::from_secs(5)),
+        i32::from(EXIT_TERMINATED)
+    );
+}
+
+#[test]
+fn the_demo_fails_with_exit_1_when_its_report_cannot_be_written() {
+    let (mut child, errors) = start_then_close_stdout(&["50"]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running");
+        thread::sleep(Duration::from_millis(20));
+    };
+    let errors = errors.join().unwrap();
+    assert_eq!(status.code(), Some(i32::from(EXIT_FAILURE)), "{errors}");
+    assert!(
+        errors.contains("demo: cannot write the report to stdout"),
+        "{errors}"
+    );
+    assert!(!errors.contains("panicked"), "{errors}");
+}
+
+/// How many whole frames `bytes` holds (the upstream's, kept or not).
+fn whole_kept_frames_or_not(bytes: &[u8]) -> u64 {
+    let mut buf = BytesMut::from(bytes);
+    let mut decoder = FrameDecoder::new();
+    let mut frames = 0;
+    while decoder
+        .decode_eof(&mut buf)
+        .expect("whole frames")
+        .is_some()
+    {
+        frames += 1;
+    }
+    frames
 }

@@ -117,7 +117,9 @@ impl<R: AsyncRead + Unpin> BatchReader<R> {
                 Ok(n) => n == 0,
                 Err(err) => {
                     self.done = true;
-                    return Err(FrameError::Io(err));
+                    // Inside a frame, the error says where, as a clean
+                    // end there would.
+                    return Err(self.decoder.read_failed(&self.buf, err));
                 }
             };
             let mut batch = Vec::new();

@@ -264,6 +264,24 @@ impl FrameDecoder {
         }
     }
 
+    /// The error for a read that failed with `error`: with the frame's
+    /// progress when `src` (the bytes not yet handed out) holds part of one,
+    /// as [`FrameError::Io`] between frames.
+    pub fn read_failed(&self, src: &[u8], error: std::io::Error) -> FrameError {
+        if src.is_empty() {
+            return FrameError::Io(error);
+        }
+        let (part, received, expected) = self.progress(src);
+        FrameError::ReadFailed {
+            error,
+            part,
+            received,
+            expected,
+            index: self.frames,
+            offset: self.consumed,
+        }
+    }
+
     fn truncated(&self, src: &[u8]) -> FrameError {
         let (part, received, expected) = self.progress(src);
         FrameError::Truncated {

@@ -98,13 +98,30 @@ pub enum FrameError {
         /// Stream offset of the frame's first byte.
         offset: u64,
     },
+    /// Reading the stream failed (a reset, say) inside a frame: what
+    /// [`FrameError::Truncated`] says of a clean end, with the read error.
+    ReadFailed {
+        /// The read error.
+        error: io::Error,
+        /// The part of the frame the stream failed in.
+        part: FramePart,
+        /// Bytes of that part that arrived.
+        received: usize,
+        /// Bytes that part should have had.
+        expected: usize,
+        /// 0-based index of the frame in the stream.
+        index: u64,
+        /// Stream offset of the frame's first byte.
+        offset: u64,
+    },
     /// A message to be framed is longer than the four-byte length field can
     /// say (`u32::MAX` bytes).
     Unframeable {
         /// The message's length in bytes.
         len: usize,
     },
-    /// Reading the stream failed.
+    /// Reading the stream failed between frames (inside one it is
+    /// [`FrameError::ReadFailed`]).
     Io(io::Error),
 }
 
@@ -160,6 +177,21 @@ impl fmt::Display for FrameError {
                 )?;
                 (index, offset)
             }
+            FrameError::ReadFailed {
+                error,
+                part,
+                received,
+                expected,
+                index,
+                offset,
+            } => {
+                write!(
+                    f,
+                    "i/o error inside a frame: {error}; {received} of {expected} {part} bytes \
+                     arrived"
+                )?;
+                (index, offset)
+            }
             FrameError::Unframeable { len } => {
                 return write!(
                     f,
@@ -176,11 +208,12 @@ impl fmt::Display for FrameError {
 }
 
 impl Error for FrameError {
-    /// `Io`'s text already includes the I/O error's own text, so the chain
-    /// continues with that error's source rather than repeating it.
+    /// `Io`'s and `ReadFailed`'s text already includes the I/O error's own
+    /// text, so the chain continues with that error's source rather than
+    /// repeating it.
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match self {
-            FrameError::Io(err) => err.source(),
+            FrameError::Io(err) | FrameError::ReadFailed { error: err, .. } => err.source(),
             _ => None,
         }
     }

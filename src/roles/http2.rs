@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{bind, pool_for, stopped, warm_up_count, Scoreboard};
+use super::{bind, pool_for, progress, report_out, stopped, warm_up_count, Scoreboard};
 use crate::exit::RunError;
 use crate::grpc::{self, Upstream};
 use crate::judge::Judge;
@@ -39,10 +39,10 @@ pub async fn demo(count: u64, rounds: u32, shutdown: &Shutdown) -> Result<(), Ru
         count,
         &pool,
         start.elapsed(),
-    );
+    )?;
     let mut board = Scoreboard::default();
     for round in 1..=rounds {
-        board.round(round, rounds);
+        board.round(round, rounds)?;
         for reader in READERS {
             let label = board.label(reader.label());
             for (timed, messages) in [(false, warm_up_count(count)), (true, count)] {
@@ -52,7 +52,7 @@ pub async fn demo(count: u64, rounds: u32, shutdown: &Shutdown) -> Result<(), Ru
                 };
                 let run = run.map_err(|err| RunError::failed(format!("{label}: {err}")))?;
                 if timed {
-                    print!("{}", report::http2_run(&run));
+                    report_out("demo", format_args!("{}", report::http2_run(&run)))?;
                 }
                 let rate = timed.then(|| (reader, run.messages_per_second()));
                 board.record(&label, run.passed(), rate);
@@ -76,11 +76,11 @@ pub async fn upstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunError>
     let addr = listener
         .local_addr()
         .map_err(|err| RunError::failed(format!("upstream: reading the bound address: {err}")))?;
-    println!(
+    progress(format_args!(
         "upstream (gRPC over h2c): listening on {addr}; triage.Issues/Subscribe cycles {} \
-         distinct issues",
+         distinct issues\n",
         pool.distinct()
-    );
+    ));
     grpc::serve_upstream(
         listener,
         Upstream::new(pool),
@@ -107,20 +107,21 @@ pub async fn downstream(uri: &str, count: u64, shutdown: &Shutdown) -> Result<()
     };
     let check = received.check(&Policy::default());
     let frames = received.messages.len() as u64;
-    println!(
-        "downstream: received {frames} messages ({:.1} MB) from {uri} in {:.2} s; the call ended \
-         with {:?}",
-        received.bytes as f64 / 1e6,
-        received
-            .ended
-            .saturating_duration_since(received.started)
-            .as_secs_f64(),
-        received.status.code(),
-    );
-    println!(
-        "  {} decode as issues, and the policy keeps {} of them",
-        check.decoded, check.kept
-    );
+    report_out(
+        "downstream",
+        format_args!(
+            "downstream: received {frames} messages ({:.1} MB) from {uri} in {:.2} s; the call \
+             ended with {:?}\n  {} decode as issues, and the policy keeps {} of them\n",
+            received.bytes as f64 / 1e6,
+            received
+                .ended
+                .saturating_duration_since(received.started)
+                .as_secs_f64(),
+            received.status.code(),
+            check.decoded,
+            check.kept
+        ),
+    )?;
     if !received.is_ok() {
         return Err(RunError::failed(format!(
             "downstream: the call ended with {:?}: {}",
@@ -159,13 +160,17 @@ pub async fn proxy(
     let addr = listener
         .local_addr()
         .map_err(|err| RunError::failed(format!("proxy: reading the bound address: {err}")))?;
-    println!("proxy: listening on {addr} (h2c); forwarding to {upstream}, judging with {reader}");
+    progress(format_args!(
+        "proxy: listening on {addr} (h2c); forwarding to {upstream}, judging with {reader}\n"
+    ));
     let start = Instant::now();
     let tally = proxy
         .serve(listener, shutdown.token().clone().cancelled_owned())
         .await
         .map_err(|err| RunError::failed(format!("proxy: {err}")))?;
     let name = format!("proxy ({reader}), stopped by {}", shutdown.signal_name());
-    print!("{}", report::tally(&name, &tally, Some(start.elapsed())));
+    let text = report::tally(&name, &tally, Some(start.elapsed()));
+    // The signal's exit code, whether or not the tally is written.
+    let _ = report_out("proxy", format_args!("{text}"));
     Err(stopped(shutdown, "proxy"))
 }

@@ -17,6 +17,8 @@ pub mod tcp;
 pub use files::{generate, generate_file, judge_file};
 pub use tcp::{demo, downstream, filter, filter_for, upstream};
 
+use std::fmt;
+use std::io::{self, Write};
 use std::time::Duration;
 
 use tokio::net::TcpListener;
@@ -58,6 +60,34 @@ pub fn signals() -> Result<Shutdown, RunError> {
         .map_err(|err| RunError::failed(format!("cannot listen for signals: {err}")))
 }
 
+/// Writes to stdout, locked, and flushes: an error (a reader that closed
+/// the pipe, say) is returned, never a panic.
+fn write_stdout(args: fmt::Arguments<'_>) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_fmt(args)?;
+    out.flush()
+}
+
+/// Writes a progress line (a server listening, a connection served): a
+/// stdout that cannot be written is ignored, so that a reader that went
+/// away (`| head -1`) stops no server.
+pub(crate) fn progress(args: fmt::Arguments<'_>) {
+    let _ = write_stdout(args);
+}
+
+/// Writes part of `role`'s report: a stdout that cannot be written fails
+/// the run ([`crate::exit::EXIT_FAILURE`]), as the report is what the run
+/// was for.
+///
+/// # Errors
+///
+/// A [`RunError`] naming the role and the i/o error.
+pub(crate) fn report_out(role: &str, args: fmt::Arguments<'_>) -> Result<(), RunError> {
+    write_stdout(args).map_err(|err| {
+        RunError::failed(format!("{role}: cannot write the report to stdout: {err}"))
+    })
+}
+
 /// The error a role returns after a graceful stop: the signal's exit code.
 pub(crate) fn stopped(shutdown: &Shutdown, role: &str) -> RunError {
     RunError {
@@ -94,13 +124,13 @@ pub(crate) struct Scoreboard {
 impl Scoreboard {
     /// Starts round `round` of `rounds` (from 1): a heading when there are
     /// several.
-    pub(crate) fn round(&mut self, round: u32, rounds: u32) {
+    pub(crate) fn round(&mut self, round: u32, rounds: u32) -> Result<(), RunError> {
         self.several = rounds > 1;
-        if self.several {
-            println!("== round {round} of {rounds}");
-            println!();
-        }
         self.rounds.push(Vec::new());
+        if self.several {
+            report_out("demo", format_args!("== round {round} of {rounds}\n\n"))?;
+        }
+        Ok(())
     }
 
     /// What the report calls the filter `name`'s run: with its round when
@@ -114,20 +144,25 @@ impl Scoreboard {
 
     /// Prints the demo's first lines: what the upstream streams, and the
     /// warm-up.
-    pub(crate) fn announce(upstream: &str, count: u64, pool: &Pool, generated: Duration) {
-        println!(
-            "{upstream}: {count} messages per run, cycling {} distinct issues (size {MESSAGE_SIZE}, \
-             {:.0} B on average; generated in {:.2} s)",
-            pool.distinct(),
-            pool.mean_message_len(),
-            generated.as_secs_f64()
-        );
-        println!(
-            "each filter first runs untimed on {} messages (a tenth, at most {WARM_UP_CAP}) \
-             to warm up",
-            warm_up_count(count)
-        );
-        println!();
+    pub(crate) fn announce(
+        upstream: &str,
+        count: u64,
+        pool: &Pool,
+        generated: Duration,
+    ) -> Result<(), RunError> {
+        report_out(
+            "demo",
+            format_args!(
+                "{upstream}: {count} messages per run, cycling {} distinct issues (size \
+                 {MESSAGE_SIZE}, {:.0} B on average; generated in {:.2} s)\n\
+                 each filter first runs untimed on {} messages (a tenth, at most {WARM_UP_CAP}) \
+                 to warm up\n\n",
+                pool.distinct(),
+                pool.mean_message_len(),
+                generated.as_secs_f64(),
+                warm_up_count(count)
+            ),
+        )
     }
 
     /// Notes one run: whether its check passed, and, for a timed run, the
@@ -150,14 +185,13 @@ impl Scoreboard {
         for (round, rates) in (1..).zip(&self.rounds) {
             for line in report::ratios(rates).iter().flat_map(|text| text.lines()) {
                 match self.several {
-                    true => println!("round {round}: {line}"),
-                    false => println!("{line}"),
+                    true => report_out("demo", format_args!("round {round}: {line}\n"))?,
+                    false => report_out("demo", format_args!("{line}\n"))?,
                 }
             }
         }
         if let Some(text) = report::ratio_medians(&self.rounds) {
-            println!();
-            print!("{text}");
+            report_out("demo", format_args!("\n{text}"))?;
         }
         if self.failed.is_empty() {
             Ok(())

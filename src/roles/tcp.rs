@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 
-use super::{bind, pool_for, stopped, warm_up_count, Scoreboard};
+use super::{bind, pool_for, progress, report_out, stopped, warm_up_count, Scoreboard};
 use crate::downstream::Verify;
 use crate::exit::RunError;
 use crate::filter::Filter;
@@ -31,7 +31,7 @@ use crate::timeouts::Timeouts;
 pub async fn demo(count: u64, rounds: u32, shutdown: &Shutdown) -> Result<(), RunError> {
     let start = Instant::now();
     let pool = Arc::new(pool_for(count)?);
-    Scoreboard::announce("upstream", count, &pool, start.elapsed());
+    Scoreboard::announce("upstream", count, &pool, start.elapsed())?;
     let mut board = Scoreboard::default();
     // Every reader, and strict optics redacting what they keep, after them.
     let filters: Vec<Filter> = Judge::ALL
@@ -40,7 +40,7 @@ pub async fn demo(count: u64, rounds: u32, shutdown: &Shutdown) -> Result<(), Ru
         .chain([filter_for(Judge::Optics, &pool).redacting()])
         .collect();
     for round in 1..=rounds {
-        board.round(round, rounds);
+        board.round(round, rounds)?;
         for filter in &filters {
             let reader = filter.reader();
             let name = board.label(&if filter.redacts() {
@@ -59,17 +59,17 @@ pub async fn demo(count: u64, rounds: u32, shutdown: &Shutdown) -> Result<(), Ru
                 {
                     Ok(run) => run,
                     Err(NetError::Stopped(tally)) => {
-                        println!();
-                        print!(
-                            "{}",
-                            report::tally(&format!("stopped during {label}; so far"), &tally, None)
-                        );
+                        // Stopped by a signal: its exit code whatever
+                        // becomes of the tally.
+                        let tally =
+                            report::tally(&format!("stopped during {label}; so far"), &tally, None);
+                        let _ = report_out("demo", format_args!("\n{tally}"));
                         return Err(stopped(shutdown, "demo"));
                     }
                     Err(err) => return Err(RunError::failed(format!("{label}: {err}"))),
                 };
                 if timed {
-                    print!("{}", report::run(&run));
+                    report_out("demo", format_args!("{}", report::run(&run)))?;
                 }
                 // The same-run ratios compare the readers; redaction is shown
                 // by its own run.
@@ -114,12 +114,12 @@ pub async fn upstream(
     let pool = Arc::new(pool_for(count)?);
     let listener = bind(listen, "upstream").await?;
     let addr = net::local_addr(&listener, "upstream").map_err(RunError::failed)?;
-    println!(
+    progress(format_args!(
         "upstream: listening on {addr}; {count} frames ({:.1} MB) per connection, cycling {} \
-         distinct issues",
+         distinct issues\n",
         pool.wire_len(count) as f64 / 1e6,
         pool.distinct()
-    );
+    ));
     let stop = shutdown.token();
     let mut clients = JoinSet::new();
     let mut served = 0u64;
@@ -146,7 +146,9 @@ pub async fn upstream(
     while let Some(done) = clients.join_next().await {
         served += report_served(done);
     }
-    println!("upstream: stopped after serving {served} connections");
+    progress(format_args!(
+        "upstream: stopped after serving {served} connections\n"
+    ));
     Err(stopped(shutdown, "upstream"))
 }
 
@@ -154,13 +156,13 @@ pub async fn upstream(
 fn report_served(done: Result<Result<net::Sent, NetError>, tokio::task::JoinError>) -> u64 {
     match done {
         Ok(Ok(sent)) => {
-            println!(
-                "upstream: sent {} frames ({:.1} MB) to {} in {:.2} s",
+            progress(format_args!(
+                "upstream: sent {} frames ({:.1} MB) to {} in {:.2} s\n",
                 sent.frames,
                 sent.bytes as f64 / 1e6,
                 sent.peer,
                 sent.took.as_secs_f64()
-            );
+            ));
             1
         }
         Ok(Err(err)) => {
@@ -193,19 +195,20 @@ pub async fn filter(
     match net::filter_between(filter, upstream, downstream, shutdown.token()).await {
         Ok(tally) if shutdown.is_stopping() => {
             let name = format!("{name}, stopped by {}", shutdown.signal_name());
-            print!("{}", report::tally(&name, &tally, Some(start.elapsed())));
+            let text = report::tally(&name, &tally, Some(start.elapsed()));
+            // The signal's exit code, whether or not the tally is written.
+            let _ = report_out("filter", format_args!("{text}"));
             Err(stopped(shutdown, "filter"))
         }
         Ok(tally) => {
-            print!("{}", report::tally(&name, &tally, Some(start.elapsed())));
-            Ok(())
+            let text = report::tally(&name, &tally, Some(start.elapsed()));
+            report_out("filter", format_args!("{text}"))
         }
         Err(err) => {
             if let NetError::Filter(failed) = &err {
-                print!(
-                    "{}",
-                    report::tally(&name, &failed.tally, Some(start.elapsed()))
-                );
+                // The stream's own failure is the one to report.
+                let text = report::tally(&name, &failed.tally, Some(start.elapsed()));
+                let _ = report_out("filter", format_args!("{text}"));
             }
             Err(RunError::failed(err))
         }
@@ -224,7 +227,7 @@ pub async fn filter(
 pub async fn downstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunError> {
     let listener = bind(listen, "downstream").await?;
     let addr = net::local_addr(&listener, "downstream").map_err(RunError::failed)?;
-    println!("downstream: listening on {addr}");
+    progress(format_args!("downstream: listening on {addr}\n"));
     let verify = Verify::Decode(Policy::default());
     let (peer, received) = match net::receive_one(&listener, &verify, shutdown.token()).await {
         Ok(received) => received,
@@ -232,21 +235,23 @@ pub async fn downstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunErro
         Err(err) => return Err(RunError::failed(err)),
     };
     let check = received.check.unwrap_or_default();
-    println!(
-        "downstream: received {} messages ({:.1} MB) from {peer} in {:.2} s{}",
-        received.frames(),
-        received.bytes() as f64 / 1e6,
-        received.took().as_secs_f64(),
-        if received.stopped {
-            ", then was stopped"
-        } else {
-            ""
-        },
-    );
-    println!(
-        "  {} decode as issues, and the policy keeps {} of them",
-        check.decoded, check.kept
-    );
+    report_out(
+        "downstream",
+        format_args!(
+            "downstream: received {} messages ({:.1} MB) from {peer} in {:.2} s{}\n  \
+             {} decode as issues, and the policy keeps {} of them\n",
+            received.frames(),
+            received.bytes() as f64 / 1e6,
+            received.took().as_secs_f64(),
+            if received.stopped {
+                ", then was stopped"
+            } else {
+                ""
+            },
+            check.decoded,
+            check.kept
+        ),
+    )?;
     if check.decoded != received.frames() || check.kept != received.frames() {
         return Err(RunError::failed(format!(
             "downstream: check failed: of {} messages received, {} do not decode as issues \
