@@ -135,6 +135,26 @@ async fn start(upstream: Upstream, judge: Judge) -> Running {
     running
 }
 
+/// A `Subscribe` call on `channel` whose messages are read as they come,
+/// raw bytes, one at a time (where [`call`] collects them all).
+async fn raw_subscription(
+    channel: tonic::transport::Channel,
+    request: tonic::Request<SubscribeRequest>,
+) -> tonic::Streaming<Bytes> {
+    let mut client = tonic::client::Grpc::new(grpc::JsonContentType(channel));
+    client.ready().await.unwrap();
+    let codec = grpc::codec::PairCodec::<
+        grpc::codec::JsonEncoder<SubscribeRequest>,
+        grpc::codec::RawDecoder,
+    >::default();
+    let path = http::uri::PathAndQuery::from_static(grpc::SUBSCRIBE);
+    client
+        .server_streaming(request, path, codec)
+        .await
+        .unwrap()
+        .into_inner()
+}
+
 async fn call(uri: &str, request: tonic::Request<SubscribeRequest>) -> grpc::Received {
     let channel = grpc::connect(uri).await.expect("connects");
     grpc::subscribe_on(channel, request).await
@@ -239,21 +259,7 @@ async fn a_client_cancel_cancels_the_upstream_call_within_a_second() {
     let log = upstream.log().clone();
     let running = start(upstream, Judge::ForwardAll).await;
     let channel = grpc::connect(&running.uri()).await.unwrap();
-    let mut client = tonic::client::Grpc::new(grpc::JsonContentType(channel));
-    client.ready().await.unwrap();
-    let codec = grpc::codec::PairCodec::<
-        grpc::codec::JsonEncoder<SubscribeRequest>,
-        grpc::codec::RawDecoder,
-    >::default();
-    let response = client
-        .server_streaming(
-            subscribe(50, 0),
-            http::uri::PathAndQuery::from_static(grpc::SUBSCRIBE),
-            codec,
-        )
-        .await
-        .unwrap();
-    let mut stream = response.into_inner();
+    let mut stream = raw_subscription(channel, subscribe(50, 0)).await;
     for _ in 0..10 {
         stream.message().await.unwrap().expect("a message");
     }
@@ -467,18 +473,7 @@ async fn two_hundred_and_fifty_open_calls_on_one_connection_all_flow() {
         .map(|i| {
             let channel = channel.clone();
             tokio::spawn(async move {
-                let mut client = tonic::client::Grpc::new(grpc::JsonContentType(channel));
-                client.ready().await.unwrap();
-                let codec = grpc::codec::PairCodec::<
-                    grpc::codec::JsonEncoder<SubscribeRequest>,
-                    grpc::codec::RawDecoder,
-                >::default();
-                let path = http::uri::PathAndQuery::from_static(grpc::SUBSCRIBE);
-                let response = client
-                    .server_streaming(subscribe(1, i), path, codec)
-                    .await
-                    .unwrap();
-                let mut stream = response.into_inner();
+                let mut stream = raw_subscription(channel, subscribe(1, i)).await;
                 let first = stream.message().await.unwrap().expect("a message");
                 // Kept open: the upstream stalls after its one message.
                 (first, stream)
@@ -517,21 +512,7 @@ async fn a_slow_client_holds_the_upstream_back_and_the_proxy_holds_little() {
     let log = upstream.log().clone();
     let running = start(upstream, Judge::ForwardAll).await;
     let channel = grpc::connect(&running.uri()).await.unwrap();
-    let mut client = tonic::client::Grpc::new(grpc::JsonContentType(channel));
-    client.ready().await.unwrap();
-    let codec = grpc::codec::PairCodec::<
-        grpc::codec::JsonEncoder<SubscribeRequest>,
-        grpc::codec::RawDecoder,
-    >::default();
-    let mut stream = client
-        .server_streaming(
-            subscribe(COUNT, 0),
-            http::uri::PathAndQuery::from_static(grpc::SUBSCRIBE),
-            codec,
-        )
-        .await
-        .unwrap()
-        .into_inner();
+    let mut stream = raw_subscription(channel, subscribe(COUNT, 0)).await;
     let mut received = 0u64;
     let mut received_bytes = 0u64;
     let mut max_lag = 0u64;
