@@ -224,11 +224,13 @@ impl Filter {
     /// The same filter, redacting every kept message before it forwards it:
     /// the reporter's email is replaced through a byte lens
     /// ([`crate::redact::Redactor`]), every other byte stays as it was, and
-    /// the frame gets a new header. Costs a scan to the email and a copy of
-    /// the message per kept message, and one buffer per batch. A kept
-    /// message with no reporter's email to redact is dropped, never sent as
-    /// it was: the tally counts it under its kind (seen, not kept) and in
-    /// [`Tally::unredactable`], and the report shows a `not redactable` row.
+    /// the frame gets a new header. Costs a walk of the root and reporter
+    /// objects (for repeated keys), a scan to the email and a copy of the
+    /// message per kept message, and one buffer per batch. A kept message
+    /// with no reporter's email to redact, or whose reporter or email key
+    /// stands twice, is dropped, never sent as it was: the tally counts it
+    /// under its kind (seen, not kept) and in [`Tally::unredactable`], and
+    /// the report shows a `not redactable` row.
     pub fn redacting(mut self) -> Filter {
         self.redact = true;
         self
@@ -549,10 +551,12 @@ struct Judging {
 /// Judges every frame of every batch, tallies once per batch and passes the
 /// kept frames on: as they arrived, or redacted (one buffer per batch holds
 /// every redacted frame; each is a view of it). A kept message that cannot
-/// be redacted (it has no reporter's email) is dropped, never forwarded as
-/// it was, and counted in [`Tally::unredactable`] as well as its kind. Every batch is passed on, an empty one too, so that the writer
-/// knows when each batch's turn has passed. Returns the tally of the batches
-/// this judge judged (without bytes out).
+/// be redacted (it has no reporter's email, or its reporter or email key
+/// stands twice) is dropped, never forwarded as it was, and counted in
+/// [`Tally::unredactable`] as well as its kind. Every batch is passed on,
+/// an empty one too, so that the writer knows when each batch's turn has
+/// passed. Returns the tally of the batches this judge judged (without
+/// bytes out).
 async fn judge_stage(
     mut judging: Judging,
     mut rx: mpsc::Receiver<InFlight<Frame>>,
