@@ -31,7 +31,8 @@ fn main() -> ExitCode {
     match run(command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("grpc_filter: {err}");
+            // A closed stderr leaves the exit code as it is.
+            roles::warn(format_args!("grpc_filter: {err}\n"));
             ExitCode::from(err.code)
         }
     }
@@ -49,10 +50,10 @@ fn run(command: Command) -> Result<(), RunError> {
             rounds,
         } => {
             if cfg!(debug_assertions) {
-                eprintln!(
+                roles::warn(format_args!(
                     "warning: this is a debug build; its timings mean nothing. \
-                     Run `cargo run --release --example grpc_filter` for the figures."
-                );
+                     Run `cargo run --release --example grpc_filter` for the figures.\n"
+                ));
             }
             async_role(|shutdown| async move {
                 if http2 {

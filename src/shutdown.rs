@@ -41,7 +41,7 @@ impl Shutdown {
             let code = signals.next().await;
             task.trigger(code);
             signals.next().await;
-            eprintln!("a second signal: exiting at once");
+            crate::roles::warn(format_args!("a second signal: exiting at once\n"));
             std::process::exit(i32::from(code));
         });
         Ok(shutdown)

@@ -320,6 +320,25 @@ fn the_demo_fails_with_exit_1_when_its_report_cannot_be_written() {
     assert!(!errors.contains("panicked"), "{errors}");
 }
 
+#[test]
+fn a_closed_stderr_changes_no_exit_code() {
+    // A pipe whose reader is gone before the child starts: every write to
+    // it fails (EPIPE), deterministically.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let missing = std::env::temp_dir().join(format!("triage-no-such-{}", std::process::id()));
+    let status = Command::new(grpc_filter())
+        .args(["judge", missing.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(writer)
+        .status()
+        .unwrap();
+    // The error could not be said, but the code is the documented one, not
+    // a panic's 101.
+    assert_eq!(status.code(), Some(i32::from(EXIT_FAILURE)));
+}
+
 /// How many whole frames `bytes` holds (the upstream's, kept or not).
 fn whole_kept_frames_or_not(bytes: &[u8]) -> u64 {
     let mut buf = BytesMut::from(bytes);

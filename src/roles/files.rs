@@ -52,7 +52,9 @@ pub fn generate_file(count: u64, file: &str) -> Result<(), RunError> {
         let mut out = BufWriter::new(File::create(file).map_err(fail)?);
         let bytes = generate(count, &mut out).map_err(fail)?;
         out.flush().map_err(fail)?;
-        eprintln!("generate: wrote {count} frames ({bytes} bytes) to {file}");
+        super::warn(format_args!(
+            "generate: wrote {count} frames ({bytes} bytes) to {file}\n"
+        ));
         Ok(())
     }
 }

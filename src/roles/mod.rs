@@ -75,6 +75,13 @@ pub(crate) fn progress(args: fmt::Arguments<'_>) {
     let _ = write_stdout(args);
 }
 
+/// Writes a line to stderr (a warning, a connection that failed): a stderr
+/// that cannot be written is ignored, as for [`progress`], so that a closed
+/// stderr stops no server and changes no exit code.
+pub fn warn(args: fmt::Arguments<'_>) {
+    let _ = io::stderr().lock().write_fmt(args);
+}
+
 /// Writes part of `role`'s report: a stdout that cannot be written fails
 /// the run ([`crate::exit::EXIT_FAILURE`]), as the report is what the run
 /// was for.

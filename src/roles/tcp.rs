@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 
-use super::{bind, pool_for, progress, report_out, stopped, warm_up_count, Scoreboard};
+use super::{bind, pool_for, progress, report_out, stopped, warm_up_count, warn, Scoreboard};
 use crate::downstream::Verify;
 use crate::exit::RunError;
 use crate::filter::Filter;
@@ -134,7 +134,9 @@ pub async fn upstream(
                     });
                 }
                 Err(err) => {
-                    eprintln!("upstream: accepting a connection on {addr}: {err}");
+                    warn(format_args!(
+                        "upstream: accepting a connection on {addr}: {err}\n"
+                    ));
                     // An accept that fails (out of file descriptors, say)
                     // would fail again at once: let it settle.
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -166,11 +168,13 @@ fn report_served(done: Result<Result<net::Sent, NetError>, tokio::task::JoinErro
             1
         }
         Ok(Err(err)) => {
-            eprintln!("{err}");
+            warn(format_args!("{err}\n"));
             0
         }
         Err(err) => {
-            eprintln!("upstream: a connection's task failed: {err}");
+            warn(format_args!(
+                "upstream: a connection's task failed: {err}\n"
+            ));
             0
         }
     }
