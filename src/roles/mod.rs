@@ -76,8 +76,8 @@ pub(crate) fn progress(args: fmt::Arguments<'_>) {
 }
 
 /// Writes a line to stderr (a warning, a connection that failed): a stderr
-/// that cannot be written is ignored, as for [`progress`], so that a closed
-/// stderr stops no server and changes no exit code.
+/// that cannot be written is ignored, as for the progress lines, so that a
+/// closed stderr stops no server and changes no exit code.
 pub fn warn(args: fmt::Arguments<'_>) {
     let _ = io::stderr().lock().write_fmt(args);
 }
