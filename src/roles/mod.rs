@@ -173,13 +173,15 @@ impl Scoreboard {
     }
 
     /// Notes one run: whether its check passed, and, for a timed run, the
-    /// reader's rate.
+    /// reader's rate. A run whose check failed gives no rate: it did not do
+    /// the work the others did, so no ratio or median counts it.
     pub(crate) fn record(&mut self, label: &str, passed: bool, timed: Option<(Judge, f64)>) {
-        if !passed {
-            self.failed.push(label.to_owned());
-        }
         if self.rounds.is_empty() {
             self.rounds.push(Vec::new());
+        }
+        if !passed {
+            self.failed.push(label.to_owned());
+            return;
         }
         if let Some(round) = self.rounds.last_mut() {
             round.extend(timed);
@@ -187,7 +189,8 @@ impl Scoreboard {
     }
 
     /// Prints the same-run ratios of each round, then, over several rounds,
-    /// the medians; fails if any run's check did.
+    /// the medians, all from the runs whose check passed; fails, naming
+    /// them, if any run's check did.
     pub(crate) fn finish(self) -> Result<(), RunError> {
         for (round, rates) in (1..).zip(&self.rounds) {
             for line in report::ratios(rates).iter().flat_map(|text| text.lines()) {
@@ -203,10 +206,34 @@ impl Scoreboard {
         if self.failed.is_empty() {
             Ok(())
         } else {
+            report_out(
+                "demo",
+                format_args!(
+                    "the downstream check failed for {}: no rate of theirs is in the ratios\n",
+                    self.failed.join(", ")
+                ),
+            )?;
             Err(RunError::failed(format!(
                 "the downstream check failed for {}",
                 self.failed.join(", ")
             )))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_whose_check_failed_gives_no_rate_to_the_ratios() {
+        let mut board = Scoreboard::default();
+        board.round(1, 1).unwrap();
+        // A filter that forwarded the wrong frames, fast.
+        board.record("optics", false, Some((Judge::Optics, 9e6)));
+        board.record("oracle", true, Some((Judge::Oracle, 1e6)));
+        assert_eq!(board.rounds, [vec![(Judge::Oracle, 1e6)]]);
+        assert_eq!(report::ratios(&board.rounds[0]), None);
+        assert_eq!(board.failed, ["optics"]);
     }
 }
