@@ -20,8 +20,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use http::uri::PathAndQuery;
@@ -168,6 +170,7 @@ fn runtime(workers: usize, counted: bool) -> Runtime {
 const NAMES: [&str; 4] = ["optics", "decode", "forward-all", "tonic-decode-proxy"];
 
 fn bench(c: &mut Criterion) {
+    let started = SystemTime::now();
     let rt = runtime(2, false);
     let stop = CancellationToken::new();
     let pool = pool();
@@ -206,24 +209,59 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
-    // In `--test` mode nothing is measured: the estimates on disk are an
-    // older run's.
+    // In `--test` mode nothing is measured: there are no estimates of this
+    // run to read.
     if !std::env::args().any(|arg| arg == "--test") {
-        print_ratios();
+        print_ratios(started);
     }
     stop.cancel();
 }
 
-/// The same-run ratios from criterion's estimates of this run (none in
-/// `--test` mode).
-fn print_ratios() {
+/// Where criterion writes its estimates, found as criterion 0.8 finds it:
+/// `CRITERION_HOME`, else `criterion` under `CARGO_TARGET_DIR`, else under
+/// the target directory `cargo metadata` names, else `target/criterion`.
+fn criterion_home() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(home);
+    }
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(target).join("criterion");
+    }
+    let metadata = std::env::var_os("CARGO").and_then(|cargo| {
+        std::process::Command::new(cargo)
+            .args(["metadata", "--format-version", "1", "--no-deps"])
+            .output()
+            .ok()
+    });
+    metadata
+        .and_then(|out| serde_json::from_slice::<serde_json::Value>(&out.stdout).ok())
+        .and_then(|json| json["target_directory"].as_str().map(PathBuf::from))
+        .map_or_else(
+            || PathBuf::from("target/criterion"),
+            |t| t.join("criterion"),
+        )
+}
+
+/// The same-run ratios from criterion's estimates of this run: files
+/// written since `started` only, so that an older run's estimates (another
+/// target directory's, say) are never printed as this run's.
+fn print_ratios(started: SystemTime) {
+    let home = criterion_home();
     let mean = |name: &str| -> Option<f64> {
-        let path = format!("target/criterion/http2/{name}/new/estimates.json");
+        let path = home.join(format!("http2/{name}/new/estimates.json"));
+        let written = std::fs::metadata(&path).ok()?.modified().ok()?;
+        if written < started {
+            return None;
+        }
         let text = std::fs::read_to_string(path).ok()?;
         let json: serde_json::Value = serde_json::from_str(&text).ok()?;
         json["mean"]["point_estimate"].as_f64()
     };
     let Some(times) = NAMES.iter().map(|n| mean(n)).collect::<Option<Vec<f64>>>() else {
+        println!(
+            "\nhttp2: no estimates of this run under {}: no same-run ratios",
+            home.display()
+        );
         return;
     };
     let rate = |i: usize| MESSAGES as f64 / (times[i] / 1e9);
