@@ -37,6 +37,16 @@ fn main() {
         )
     };
 
+    // Each judge counted gives a full decode's verdicts on these messages,
+    // so that none is counted doing less.
+    for m in &messages {
+        let want = judge::by_decoding(&policy, m);
+        assert_eq!(judge::by_optics(&policy, m), want);
+        assert_eq!(judge::by_optics_trusting(&policy, m), want);
+        assert_eq!(judge::by_optics_validating_kept(&policy, m), want);
+        assert!(Json::<Issue>::new(m).view(Issue::detail).is_some());
+    }
+
     let mut rows: Vec<(String, (f64, f64))> = Vec::new();
     rows.push((
         "decode (judge)".to_owned(),
@@ -84,6 +94,7 @@ fn main() {
         .expect("a runtime");
     for reader in Judge::ALL {
         let filter = roles::filter_for(reader, &pool);
+        common::check_pipe(&runtime, &filter, &pool, MESSAGES, &stream);
         // Once untimed, so that lazily built runtime structures are not counted.
         let run = || common::run_pipe(&runtime, &filter, &stream);
         run();

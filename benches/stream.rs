@@ -41,8 +41,7 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(stream.len() as u64));
         for reader in Judge::ALL {
             let filter = roles::filter_for(reader, &pool);
-            let tally = common::run_pipe(&runtime, &filter, &stream);
-            assert_eq!(tally.messages, messages);
+            common::check_pipe(&runtime, &filter, &pool, messages, &stream);
             group.bench_function(BenchmarkId::from_parameter(reader), |b| {
                 b.iter(|| common::run_pipe(&runtime, &filter, &stream))
             });

@@ -84,6 +84,60 @@ pub fn run_pipe(
         .expect("the pipe runs")
 }
 
+/// Runs `filter` once over `stream` (the first `count` frames of `pool`)
+/// into a downstream that digests what it receives, and checks that digest
+/// against the frames serde_json's decode and the policy keep (every frame
+/// for forward-all): a pipe that forwards too little, too much or the wrong
+/// frames fails here, before it is timed.
+///
+/// # Panics
+///
+/// When the pipe fails or its output is not the expected frames.
+pub fn check_pipe(
+    runtime: &tokio::runtime::Runtime,
+    filter: &triage::filter::Filter,
+    pool: &Pool,
+    count: u64,
+    stream: &Bytes,
+) {
+    use triage::downstream::{self, Verify};
+    let stop = tokio_util::sync::CancellationToken::new();
+    let (to_downstream, from_filter) = tokio::io::duplex(1 << 20);
+    let (tally, received) = runtime.block_on(async {
+        let receiving = {
+            let stop = stop.clone();
+            tokio::spawn(
+                async move { downstream::receive(from_filter, &Verify::Digest, &stop).await },
+            )
+        };
+        let pieces = Pieces {
+            bytes: stream.clone(),
+        };
+        let tally = filter
+            .run(pieces, to_downstream, &stop)
+            .await
+            .expect("the pipe runs");
+        let received = receiving
+            .await
+            .expect("the downstream runs")
+            .expect("the downstream reads frames");
+        (tally, received)
+    });
+    let reader = filter.reader();
+    let want = downstream::expected(pool, count, reader, filter.policy(), filter.redacts())
+        .expect("the expected frames");
+    assert_eq!(tally.messages, count, "{reader}: every message judged");
+    assert_eq!(
+        received.digest, want,
+        "{reader}: the pipe forwards exactly the frames serde_json and the policy keep"
+    );
+    assert_eq!(
+        tally.kept(),
+        want.frames,
+        "{reader}: the tally's kept frames"
+    );
+}
+
 /// The same message with its detail moved to the front.
 pub fn detail_first(message: &[u8]) -> Vec<u8> {
     let detail = Json::<Issue>::new(message)
