@@ -73,6 +73,55 @@ fn by_raw_value(policy: &Policy, message: &[u8]) -> Verdict {
     }
 }
 
+/// The kind from the text of the detail's tag, as the policy's `KIND` reads
+/// it; `None` for a kind the model does not know.
+fn kind_of(tag: &str) -> Option<DetailKind> {
+    match tag {
+        "Bug" => Some(DetailKind::Bug),
+        "Incident" => Some(DetailKind::Incident),
+        "Request" => Some(DetailKind::Request),
+        _ => None,
+    }
+}
+
+/// The policy's verdict from the detail's kind and its leaves, each decoded
+/// to its type by the peer's own reader and read only when the policy asks
+/// for it, in the policy's order (as `Policy::judge` reads them): every
+/// peer does the policy's work and no more.
+fn verdict_from(
+    policy: &Policy,
+    kind: DetailKind,
+    severity: impl FnOnce() -> Option<Severity>,
+    tier: impl FnOnce() -> Option<Tier>,
+    module: impl FnOnce() -> Option<Module>,
+    plan: impl FnOnce() -> Option<Plan>,
+    votes: impl FnOnce() -> Option<Votes>,
+) -> Verdict {
+    let keep = match kind {
+        DetailKind::Incident => {
+            severity().is_some_and(|s| policy.urgent.contains(&s))
+                && tier().is_some_and(|t| policy.tiers.contains(&t))
+        }
+        DetailKind::Bug => module().is_some_and(|m| policy.modules.contains(&m)),
+        DetailKind::Request => {
+            plan().is_some_and(|p| policy.plans.contains(&p))
+                && votes().is_some_and(|v| v >= policy.min_votes)
+        }
+    };
+    Verdict::judged(Some(kind), keep)
+}
+
+/// A leaf's typed value from its raw JSON text, decoded by sonic-rs.
+fn sonic_leaf<T: for<'de> Deserialize<'de>>(raw: Option<&str>) -> Option<T> {
+    sonic_rs::from_str(raw?).ok()
+}
+
+/// The kind from the raw JSON text of the detail's tag, decoded by sonic-rs
+/// (borrowed: the tags have no escapes, as the bench's checks confirm).
+fn sonic_kind(raw: Option<&str>) -> Option<DetailKind> {
+    kind_of(sonic_rs::from_str::<&str>(raw?).ok()?)
+}
+
 /// sonic-rs: the detail's raw JSON by path, then each leaf by path inside it.
 fn by_sonic(policy: &Policy, message: &[u8], checked: bool) -> Verdict {
     fn get<'a, P>(json: &'a [u8], path: P, checked: bool) -> Option<sonic_rs::LazyValue<'a>>
@@ -93,40 +142,31 @@ fn by_sonic(policy: &Policy, message: &[u8], checked: bool) -> Verdict {
         P: IntoIterator,
         P::Item: sonic_rs::Index,
     {
-        sonic_rs::from_str(get(json, path, checked)?.as_raw_str()).ok()
+        sonic_leaf(Some(get(json, path, checked)?.as_raw_str()))
     }
-    let none = Verdict::DROPPED;
     let Some(detail) = get(message, &["detail"], checked) else {
-        return none;
+        return Verdict::DROPPED;
     };
     let detail = detail.as_raw_str().as_bytes();
-    let kind = match leaf::<String, _>(detail, &["type"], checked).as_deref() {
-        Some("Bug") => DetailKind::Bug,
-        Some("Incident") => DetailKind::Incident,
-        Some("Request") => DetailKind::Request,
-        _ => return none,
+    let tag = get(detail, &["type"], checked);
+    let Some(kind) = sonic_kind(tag.as_ref().map(|t| t.as_raw_str())) else {
+        return Verdict::DROPPED;
     };
-    let keep = match kind {
-        DetailKind::Incident => {
-            leaf::<Severity, _>(detail, &["severity"], checked)
-                .is_some_and(|s| policy.urgent.contains(&s))
-                && leaf::<Tier, _>(detail, &["impact", "service", "tier"], checked)
-                    .is_some_and(|t| policy.tiers.contains(&t))
-        }
-        DetailKind::Bug => leaf::<Module, _>(
-            detail,
-            &sonic_rs::pointer!["trace", "frames", 0, "module"],
-            checked,
-        )
-        .is_some_and(|m| policy.modules.contains(&m)),
-        DetailKind::Request => {
-            leaf::<Plan, _>(detail, &["requester", "contract", "plan"], checked)
-                .is_some_and(|p| policy.plans.contains(&p))
-                && leaf::<Votes, _>(detail, &["votes"], checked)
-                    .is_some_and(|v| v >= policy.min_votes)
-        }
-    };
-    Verdict::judged(Some(kind), keep)
+    verdict_from(
+        policy,
+        kind,
+        || leaf(detail, &["severity"], checked),
+        || leaf(detail, &["impact", "service", "tier"], checked),
+        || {
+            leaf(
+                detail,
+                &sonic_rs::pointer!["trace", "frames", 0, "module"],
+                checked,
+            )
+        },
+        || leaf(detail, &["requester", "contract", "plan"], checked),
+        || leaf(detail, &["votes"], checked),
+    )
 }
 
 /// The demo's strict judge in two steps: the message validated, then its
@@ -157,44 +197,8 @@ fn variant<T: for<'de> Deserialize<'de>>(name: &str) -> Option<T> {
     T::deserialize(name).ok()
 }
 
-/// The kind and the policy's verdict from leaves read one way or another.
-fn verdict_of(
-    policy: &Policy,
-    kind: Option<&str>,
-    leaf: impl Fn(usize) -> Option<(Option<String>, Option<u64>)>,
-) -> Verdict {
-    let kind = match kind {
-        Some("Bug") => DetailKind::Bug,
-        Some("Incident") => DetailKind::Incident,
-        Some("Request") => DetailKind::Request,
-        _ => return Verdict::DROPPED,
-    };
-    let text = |i: usize| leaf(i).and_then(|(text, _)| text);
-    let keep = match kind {
-        DetailKind::Incident => {
-            text(1)
-                .and_then(|s| variant::<Severity>(&s))
-                .is_some_and(|s| policy.urgent.contains(&s))
-                && text(2)
-                    .and_then(|t| variant::<Tier>(&t))
-                    .is_some_and(|t| policy.tiers.contains(&t))
-        }
-        DetailKind::Bug => text(3)
-            .and_then(|m| variant::<Module>(&m))
-            .is_some_and(|m| policy.modules.contains(&m)),
-        DetailKind::Request => {
-            text(4)
-                .and_then(|p| variant::<Plan>(&p))
-                .is_some_and(|p| policy.plans.contains(&p))
-                && leaf(5)
-                    .and_then(|(_, n)| n)
-                    .is_some_and(|v| Votes(v as u32) >= policy.min_votes)
-        }
-    };
-    Verdict::judged(Some(kind), keep)
-}
-
-/// sonic-rs: one `PointerTree` of every path the policy reads, one pass.
+/// sonic-rs: one `PointerTree` of every path the policy reads, one pass;
+/// each leaf the policy asks for decoded from its raw text.
 fn by_sonic_many(policy: &Policy, tree: &sonic_rs::PointerTree, message: &[u8]) -> Verdict {
     // SAFETY: the bench's messages are serde_json's output: valid JSON.
     let Ok(found) = (unsafe { sonic_rs::get_many_unchecked(message, tree) }) else {
@@ -206,18 +210,23 @@ fn by_sonic_many(policy: &Policy, tree: &sonic_rs::PointerTree, message: &[u8]) 
             .and_then(Option::as_ref)
             .map(|v| v.as_raw_str())
     };
-    let kind: Option<String> = raw(0).and_then(|r| sonic_rs::from_str(r).ok());
-    verdict_of(policy, kind.as_deref(), |i| {
-        let raw = match i {
+    let Some(kind) = sonic_kind(raw(0)) else {
+        return Verdict::DROPPED;
+    };
+    verdict_from(
+        policy,
+        kind,
+        || sonic_leaf(raw(1)),
+        || sonic_leaf(raw(2)),
+        || {
             // SAFETY: as above.
-            3 => unsafe { sonic_rs::get_unchecked(raw(3)?, &sonic_rs::pointer![0, "module"]) }
-                .ok()?
-                .as_raw_str()
-                .to_owned(),
-            _ => raw(i)?.to_owned(),
-        };
-        Some((sonic_rs::from_str(&raw).ok(), sonic_rs::from_str(&raw).ok()))
-    })
+            let module =
+                unsafe { sonic_rs::get_unchecked(raw(3)?, &sonic_rs::pointer![0, "module"]) };
+            sonic_leaf(Some(module.ok()?.as_raw_str()))
+        },
+        || sonic_leaf(raw(4)),
+        || sonic_leaf(raw(5)),
+    )
 }
 
 /// The paths the policy reads, from the message's root.
@@ -236,7 +245,8 @@ fn policy_tree() -> sonic_rs::PointerTree {
 }
 
 /// simd-json: the message copied (simd-json parses in place), its tape
-/// built, then the leaves read from the tape.
+/// built, then each leaf the policy asks for read from the tape (strings
+/// borrowed from it) and decoded to its type.
 fn by_simd_json(policy: &Policy, message: &[u8], copy: &mut Vec<u8>) -> Verdict {
     copy.clear();
     copy.extend_from_slice(message);
@@ -257,19 +267,18 @@ fn by_simd_json(policy: &Policy, message: &[u8], copy: &mut Vec<u8>) -> Verdict 
         }
         Some(value)
     };
-    let paths: [&[&str]; 6] = [
-        &["type"],
-        &["severity"],
-        &["impact", "service", "tier"],
-        &["trace", "frames", "0", "module"],
-        &["requester", "contract", "plan"],
-        &["votes"],
-    ];
-    let kind = at(paths[0]).and_then(|v| v.as_str().map(str::to_owned));
-    verdict_of(policy, kind.as_deref(), |i| {
-        let value = at(paths[i])?;
-        Some((value.as_str().map(str::to_owned), value.as_u64()))
-    })
+    let Some(kind) = at(&["type"]).and_then(|v| v.as_str().and_then(kind_of)) else {
+        return Verdict::DROPPED;
+    };
+    verdict_from(
+        policy,
+        kind,
+        || variant(at(&["severity"])?.as_str()?),
+        || variant(at(&["impact", "service", "tier"])?.as_str()?),
+        || variant(at(&["trace", "frames", "0", "module"])?.as_str()?),
+        || variant(at(&["requester", "contract", "plan"])?.as_str()?),
+        || Some(Votes(u32::try_from(at(&["votes"])?.as_u64()?).ok()?)),
+    )
 }
 
 /// Where each message's detail starts: the floor classifies what is before.
@@ -295,7 +304,7 @@ fn entered(pool: &[Vec<u8>]) -> Vec<optics_core::json::Entered<'_, Detail>> {
 }
 
 /// The leaves the policy may read in one message, found beforehand (each
-/// leaf's own bytes, in `verdict_of`'s order: severity, tier, module, plan,
+/// leaf's own bytes, in `verdict_from`'s order: severity, tier, module, plan,
 /// votes), and the detail's kind: the `leaves_located` row, what is left of
 /// the policy's reads when nothing has to be found.
 struct Located<'a> {
@@ -556,6 +565,7 @@ fn bench(c: &mut Criterion) {
             assert_eq!(by_sonic_many(&policy, &tree, m), want);
             assert_eq!(by_simd_json(&policy, m, &mut Vec::new()), want);
             assert_eq!(by_optics_strict_dup(&policy, m), want);
+            assert_eq!(judge::by_optics_validating_kept(&policy, m), want);
             // Both ways of looking for a key the message lacks say so, and
             // from both ends for one that only its nested objects have.
             assert_eq!(scan::object_field(m, &["absent"]), scan::Lookup::Missing);
