@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use triage::judge::Judge;
+use triage::judge::{self, Judge};
 use triage::policy::Policy;
 
 /// Messages a batch.
@@ -51,7 +51,20 @@ struct Times {
     own: Duration,
 }
 
+/// The messages a full decode and the policy keep in each batch of a run,
+/// for a judge's count to be checked against.
+fn kept_by_decode(policy: &Policy, messages: &[Vec<u8>], batches: usize) -> Vec<u64> {
+    let keep: Vec<u64> = messages
+        .iter()
+        .map(|m| u64::from(judge::by_decoding(policy, m).keep))
+        .collect();
+    (0..batches)
+        .map(|b| (0..BATCH).map(|k| keep[(b * BATCH + k) % keep.len()]).sum())
+        .collect()
+}
+
 fn run(reader: Judge, policy: &Policy, messages: &Arc<Vec<Vec<u8>>>, batches: usize) -> Times {
+    let want = kept_by_decode(policy, messages, batches);
     let slots: Arc<Vec<Mutex<Batch>>> =
         Arc::new((0..IN_FLIGHT).map(|_| Mutex::default()).collect());
     let written = Arc::new(AtomicUsize::new(0));
@@ -110,6 +123,7 @@ fn run(reader: Judge, policy: &Policy, messages: &Arc<Vec<Vec<u8>>>, batches: us
         let again = judge_batch(&batch);
         own += start.elapsed();
         assert_eq!(first, again, "the same batch judged twice");
+        assert_eq!(first, want[b], "{reader}: kept what a full decode keeps");
         drop(batch);
         judged.store(b + 1, Ordering::Release);
     }
