@@ -78,6 +78,15 @@ fn bench(c: &mut Criterion) {
         .then(Impact::service)
         .then(Service::tier);
     let mut pool = issues();
+    // The optic and the hand-written access read and write the same.
+    for issue in &pool {
+        assert_eq!(tier.preview(issue), tier_by_hand(issue));
+        let (mut a, mut b) = (issue.clone(), issue.clone());
+        tier.set(&mut a, 9);
+        set_tier_by_hand(&mut b, 9);
+        assert_eq!(tier.preview(&a), tier_by_hand(&b));
+        assert_eq!(tier.preview(&a).is_some(), tier.preview(issue).is_some());
+    }
 
     let mut group = c.benchmark_group("four_levels");
     group.bench_function("preview/optic", |b| {
