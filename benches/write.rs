@@ -63,6 +63,10 @@ where
     let mut encoded = Vec::new();
     for m in pool {
         assert!(Json::<Issue>::new(m).set_into(optic, value, &mut out));
+        assert_eq!(
+            Json::<Issue>::new(m).set(optic, value).as_deref(),
+            Some(&out[..])
+        );
         let mut issue: Issue = serde_json::from_slice(m).expect("decodes");
         assert!(optic.preview(&issue).is_some());
         optic.set(&mut issue, value.clone());
@@ -167,6 +171,10 @@ fn bench(c: &mut Criterion) {
         let issue: Issue = serde_json::from_slice(m).expect("decodes");
         let read: Option<Vec<Module>> = Json::<Issue>::new(m).read_each(modules).collect();
         assert_eq!(read, Some(modules.iter(&issue).copied().collect()));
+        assert_eq!(
+            Json::<Issue>::new(m).iter(modules).count(),
+            modules.iter(&issue).count()
+        );
     }
 
     let mut group = c.benchmark_group("iterate_frame_modules");
