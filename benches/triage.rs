@@ -457,7 +457,14 @@ fn print_ratios(layout: &str, pool: &[Vec<u8>], policy: &Policy) {
             .expect("named")]
     };
     let bytes = pool.iter().map(Vec::len).sum::<usize>() as f64 / pool.len() as f64;
-    println!("same-run ratios, judge_{layout} (median of 3 rounds, ns per message):");
+    let kept = pool
+        .iter()
+        .filter(|m| judge::by_decoding(policy, m).keep)
+        .count();
+    println!(
+        "same-run ratios, judge_{layout} (median of 3 rounds, ns per message; the policy keeps {kept} of the {} messages, the ones `optics_validating_kept` judges twice):",
+        pool.len()
+    );
     for ((name, _), t) in contenders.iter().zip(&ns) {
         println!("  {name:<18} {t:>9.1} ns  {:>6.2}x floor", t / get("floor"));
     }
