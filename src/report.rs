@@ -592,10 +592,12 @@ mod tests {
         // The README's full decode run: 200,000 messages in 1.73 s of wall
         // time (8.65 µs each), 14.5 µs of judging each, summed over two
         // judges working side by side.
-        let mut tally = Tally::default();
-        tally.messages = 200_000;
-        tally.bytes_in = 834_000_000;
-        tally.judging = Duration::from_millis(2_900);
+        let tally = Tally {
+            messages: 200_000,
+            bytes_in: 834_000_000,
+            judging: Duration::from_millis(2_900),
+            ..Tally::default()
+        };
         let text = throughput("full decode", &tally, Duration::from_millis(1_730));
         assert!(
             text.contains("judging them took 14.5 µs per message"),
