@@ -377,9 +377,10 @@ fn run_text(run: &RunFacts<'_>) -> String {
     out
 }
 
-/// The same-run ratios of each optics filter's throughput (strict and
-/// trusting) to the full decode's, forward-all's and the oracle's, from each
-/// reader's messages per second. `None` unless an optics rate and at least one other
+/// The same-run ratios of each optics filter's throughput (strict,
+/// trusting, and validating what it keeps) to the full decode's,
+/// forward-all's and the oracle's, from each reader's messages per second
+/// (the demo gives only the runs whose downstream check passed). `None` unless an optics rate and at least one other
 /// are given.
 ///
 /// ```
