@@ -4,8 +4,10 @@
 //!
 //! ```text
 //! grpc_filter [--http2] [--rounds R] [N]                 the demo on loopback
-//! grpc_filter upstream --listen ADDR [--count N] [--http2]
-//! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER] [--trust-input | --validate-kept] [--judges N]
+//! grpc_filter upstream --listen ADDR [--count N] [--write-timeout TIME]
+//! grpc_filter upstream --listen ADDR --http2
+//! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER] [--trust-input | --validate-kept]
+//!                    [--redact] [--judges N] [--connect-timeout TIME] [--idle-timeout TIME] [--write-timeout TIME]
 //! grpc_filter downstream --listen ADDR | --http2 --connect URI [--count N]
 //! grpc_filter proxy --listen ADDR --upstream http://HOST:PORT [--reader READER] [--trust-input | --validate-kept]
 //! grpc_filter generate N FILE
@@ -44,7 +46,8 @@ struct Cli {
     count: u64,
 
     /// Runs the demo over gRPC on HTTP/2 instead: a tonic upstream, the
-    /// proxy, and a tonic client, on 127.0.0.1.
+    /// proxy, and a tonic client, on 127.0.0.1, for every reader but the
+    /// oracle (and no redacting run).
     #[arg(long)]
     http2: bool,
 
