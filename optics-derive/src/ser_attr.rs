@@ -121,8 +121,12 @@ pub fn field(attrs: &[Attribute]) -> SerField {
         } else if meta.path.is_ident(SERIALIZE_WITH) {
             out.serialize_with = Some(path(meta)?);
         } else if meta.path.is_ident(WITH) {
-            let module: syn::Path = meta.value()?.parse::<LitStr>()?.parse()?;
-            out.serialize_with = Some(syn::parse_quote!(#module::serialize));
+            let lit = meta.value()?.parse::<LitStr>()?;
+            let module: syn::Path = lit.parse()?;
+            // Spanned on the module's name: a module without `serialize`
+            // (enough for serde's `Deserialize` alone) is an error there.
+            let function = syn::Ident::new(SERIALIZE, lit.span());
+            out.serialize_with = Some(syn::parse_quote!(#module::#function));
         } else if meta.path.is_ident(SKIP_SERIALIZING_IF) {
             out.skip_serializing_if = Some(path(meta)?);
         } else if meta.path.is_ident(SKIP) || meta.path.is_ident(SKIP_SERIALIZING) {
