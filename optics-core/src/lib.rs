@@ -53,10 +53,11 @@
 //! | a field `width` of `Rect { .. }`     | `Type::rect_width` (and `Type::rect_0` for tuple variants)  | optional |
 //! | every enum                           | `Type::kind`, and the fieldless enum `TypeKind`             | getter   |
 //!
-//! A variant with several fields gets no prism: no single value holds its
-//! payload, so a prism's `review` would have nothing to build it from. Each of
-//! its fields gets an optional instead, which misses on the other variants. Wrap
-//! the fields in a struct (a newtype variant) to get a prism.
+//! A struct variant (even with one field), or a tuple variant with several
+//! fields, gets no prism: no single value holds its payload, so a prism's
+//! `review` would have nothing to build it from. Each of its fields gets an
+//! optional instead, which misses on the other variants. Wrap the fields in a
+//! struct (a newtype variant) to get a prism.
 //!
 //! Every generated optic is a zero-sized associated const with a doc comment.
 //! `#[optics(name = "...")]` renames one, `#[optics(skip)]` leaves one out, and
