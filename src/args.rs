@@ -119,7 +119,8 @@ pub enum Command {
         #[arg(long)]
         redact: bool,
         /// How many tasks judge batches of messages side by side (kept frames
-        /// still go out in the order they came in). Default: one per core.
+        /// still go out in the order they came in). Default: one per core, at
+        /// most 16.
         #[arg(long, value_name = "N", value_parser = parse_judges)]
         judges: Option<usize>,
         /// Bounds on the filter's waits.
