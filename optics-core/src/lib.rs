@@ -1,7 +1,8 @@
 //! Typed optics over serde models, that read Rust values and JSON bytes alike.
 //!
-//! `#[derive(Optics)]` gives every struct field a lens and every enum variant a
-//! prism, as associated consts named after them. Compose them with `then`; the
+//! `#[derive(Optics)]` gives every struct field a lens and every unit or newtype
+//! enum variant a prism (every field of another variant an optional), as
+//! associated consts named after them. Compose them with `then`; the
 //! compiler checks every step against the model. The same optic reads a value
 //! ([`Preview::preview`], [`Get::get`], [`PreviewMut::set`], [`Review::review`])
 //! and the value's JSON bytes in place ([`Json::view`], [`Json::read`]): it finds
