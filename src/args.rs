@@ -52,8 +52,9 @@ struct Cli {
     http2: bool,
 
     /// Runs the demo R times (every filter once a round, in turn) and ends
-    /// with each filter's median rate and the median of each same-run ratio
-    /// over the rounds: on a noisy machine, one round says little.
+    /// with each reader's median rate and the median of each same-run ratio
+    /// over the rounds (the redacting run is in neither): on a noisy
+    /// machine, one round says little.
     #[arg(long, value_name = "R", default_value_t = 1, value_parser = parse_rounds)]
     rounds: u32,
 }
