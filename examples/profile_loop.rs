@@ -8,6 +8,7 @@
 //!
 //! ```text
 //! cargo run --release --example profile_loop -- MODE [MESSAGES] [ROUNDS]
+//! cargo run --release --example profile_loop -- --help      (the modes)
 //! ```
 //!
 //! `MESSAGES` judged a round (20,000 by default), `ROUNDS` rounds (5); the
@@ -91,14 +92,19 @@ const MODES: [(&str, &str); 15] = [
 /// (`FRESH` does not apply to them).
 const PREPARED: [&str; 3] = ["leaves", "sreads", "valreads"];
 
-fn usage(problem: &str) -> ExitCode {
-    eprintln!("profile_loop: {problem}");
-    eprintln!(
-        "usage: profile_loop MODE [MESSAGES] [ROUNDS]   (env DISTINCT: messages in the pool; FRESH=1: read copies made just before)"
-    );
+/// The usage line and every mode, one a line, the descriptions aligned.
+fn usage_text() -> String {
+    let width = MODES.iter().map(|(mode, _)| mode.len()).max().unwrap_or(0);
+    let mut text = "usage: profile_loop MODE [MESSAGES] [ROUNDS]   (env DISTINCT: messages in the pool; FRESH=1: read copies made just before)\n".to_owned();
     for (mode, what) in MODES {
-        eprintln!("  {mode:9} {what}");
+        text.push_str(&format!("  {mode:width$}  {what}\n"));
     }
+    text
+}
+
+/// What was wrong with the arguments, then the usage, on stderr: exit 2.
+fn usage(problem: &str) -> ExitCode {
+    eprint!("profile_loop: {problem}\n{}", usage_text());
     ExitCode::from(2)
 }
 
@@ -120,6 +126,11 @@ fn main() -> ExitCode {
     let Some(mode) = args.next() else {
         return usage("no MODE given");
     };
+    if mode == "--help" || mode == "-h" {
+        // A stdout that cannot be written is no panic.
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), usage_text().as_bytes());
+        return ExitCode::SUCCESS;
+    }
     if !MODES.iter().any(|(known, _)| *known == mode) {
         return usage(&format!("unknown MODE {mode:?}"));
     }

@@ -4,8 +4,10 @@
 //!
 //! ```text
 //! grpc_filter [--http2] [--rounds R] [N]                 the demo on loopback
-//! grpc_filter upstream --listen ADDR [--count N] [--http2]
-//! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER] [--trust-input | --validate-kept] [--judges N]
+//! grpc_filter upstream --listen ADDR [--count N] [--write-timeout TIME]
+//! grpc_filter upstream --listen ADDR --http2
+//! grpc_filter filter --upstream ADDR --downstream ADDR [--reader READER] [--trust-input | --validate-kept]
+//!                    [--redact] [--judges N] [--connect-timeout TIME] [--idle-timeout TIME] [--write-timeout TIME]
 //! grpc_filter downstream --listen ADDR | --http2 --connect URI [--count N]
 //! grpc_filter proxy --listen ADDR --upstream http://HOST:PORT [--reader READER] [--trust-input | --validate-kept]
 //! grpc_filter generate N FILE
@@ -44,13 +46,15 @@ struct Cli {
     count: u64,
 
     /// Runs the demo over gRPC on HTTP/2 instead: a tonic upstream, the
-    /// proxy, and a tonic client, on 127.0.0.1.
+    /// proxy, and a tonic client, on 127.0.0.1, for every reader but the
+    /// oracle (and no redacting run).
     #[arg(long)]
     http2: bool,
 
     /// Runs the demo R times (every filter once a round, in turn) and ends
-    /// with each filter's median rate and the median of each same-run ratio
-    /// over the rounds: on a noisy machine, one round says little.
+    /// with each reader's median rate and the median of each same-run ratio
+    /// over the rounds (the redacting run is in neither): on a noisy
+    /// machine, one round says little.
     #[arg(long, value_name = "R", default_value_t = 1, value_parser = parse_rounds)]
     rounds: u32,
 }
@@ -110,10 +114,14 @@ pub enum Command {
         reading: ReaderArgs,
         /// Replace the reporter's email of every kept message (through a
         /// byte lens: every other byte stays as it was) before forwarding it.
+        /// A kept message with no reporter's email, or whose `reporter` or
+        /// `email` key stands twice, is dropped and counted as `not
+        /// redactable`.
         #[arg(long)]
         redact: bool,
         /// How many tasks judge batches of messages side by side (kept frames
-        /// still go out in the order they came in). Default: one per core.
+        /// still go out in the order they came in). Default: one per core, at
+        /// most 16.
         #[arg(long, value_name = "N", value_parser = parse_judges)]
         judges: Option<usize>,
         /// Bounds on the filter's waits.

@@ -108,8 +108,9 @@ pub struct Tally {
     /// [`Tally::kept`] all the same, so a report says both.
     pub unwritten: u64,
     /// Messages the policy kept that a redacting filter dropped because
-    /// they had no reporter's email to redact. Each is also counted in its
-    /// kind's row, as seen and not kept.
+    /// they had no reporter's email to redact, or their `reporter` or
+    /// `email` key stood twice. Each is also counted in its kind's row, as
+    /// seen and not kept.
     pub unredactable: u64,
     /// Time spent judging, measured around each batch.
     pub judging: Duration,

@@ -1,5 +1,6 @@
 //! The command line, through the library functions the example calls:
-//! argument errors, `generate` then `judge`, and `judge` on bad files.
+//! argument errors, `generate` then `judge`, and `judge` on bad files; and
+//! the profiling loop's `--help`, through its binary.
 
 use std::ffi::OsString;
 use std::fs;
@@ -264,6 +265,39 @@ fn help_is_clap_s_and_exits_with_0() {
     ] {
         assert!(filter.contains(reader), "{filter}");
     }
+}
+
+/// The profiling loop's example binary, beside this test's own executable.
+fn profile_loop() -> PathBuf {
+    let deps = std::env::current_exe().unwrap();
+    let debug = deps.parent().unwrap().parent().unwrap();
+    let exe = debug.join("examples").join("profile_loop");
+    assert!(exe.exists(), "{} is built by cargo test", exe.display());
+    exe
+}
+
+#[test]
+fn the_profiling_loop_s_help_is_help_and_exits_with_0() {
+    for flag in ["--help", "-h"] {
+        let out = std::process::Command::new(profile_loop())
+            .arg(flag)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{flag}: {out:?}");
+        assert!(
+            text.starts_with("usage: profile_loop MODE"),
+            "{flag}: {text}"
+        );
+        assert!(text.contains("  valreads "), "{flag}: {text}");
+        assert!(out.stderr.is_empty(), "{flag}: {out:?}");
+    }
+    // A mode it does not know is still a usage error.
+    let out = std::process::Command::new(profile_loop())
+        .arg("nonsense")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(i32::from(EXIT_USAGE)));
 }
 
 #[test]

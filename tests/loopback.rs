@@ -473,6 +473,38 @@ fn a_kept_message_that_cannot_be_redacted_is_dropped_and_counted_as_such() {
 }
 
 #[test]
+fn the_report_says_a_repeated_email_key_made_a_message_not_redactable() {
+    let policy = Policy::default();
+    let pool = Pool::generate(18, 7, 400).unwrap();
+    let original = (0..400)
+        .map(|i| pool.message(i))
+        .find(|m| oracle(&policy, m).keep)
+        .expect("the policy keeps one");
+    // The kept issue with its reporter's email given twice: it has an email
+    // to redact, but a last-wins parser would read the one the lens left.
+    let text = String::from_utf8(original.to_vec()).unwrap();
+    let email = text.find("\"email\":").expect("an email");
+    let twice = format!("{}\"email\":\"first@x\",{}", &text[..email], &text[email..]);
+    let mut wire = BytesMut::new();
+    encode(twice.as_bytes(), &mut wire).unwrap();
+
+    let redacting = Filter::new(Judge::Optics, policy).redacting();
+    let (result, got) = filter_in_memory(&redacting, wire.freeze());
+    let tally = result.unwrap();
+    assert!(got.is_empty(), "never forwarded half redacted");
+    assert_eq!(tally.unredactable, 1);
+    let report = triage::report::tally("redacting", &tally, None);
+    let row = report
+        .lines()
+        .find(|line| line.contains("not redactable"))
+        .expect("a not redactable row");
+    assert!(
+        row.contains("given twice"),
+        "the row gives every reason a kept message is dropped:\n{row}"
+    );
+}
+
+#[test]
 fn any_number_of_judges_forwards_the_kept_frames_in_the_order_they_came() {
     let policy = Policy::default();
     let pool = Pool::generate(19, 7, 300).unwrap();

@@ -685,8 +685,8 @@ async fn through_raw(script: Script, judge: Judge) -> (grpc::Received, Tally) {
 async fn frames_cut_anywhere_by_the_chunks_arrive_whole_and_in_order() {
     let pool = pool();
     let body = stream_with(&pool, 200, &[]);
-    // h2 itself refuses floods of DATA frames under 256 bytes
-    // (ENHANCE_YOUR_CALM); cuts at every offset are the splitter's own test.
+    // h2 itself cuts off floods of tiny DATA frames (the test below); cuts
+    // at every offset are the splitter's own test.
     for chunk in [257, 1000, 4096, 7919, 65536] {
         for judge in [Judge::Optics, Judge::ForwardAll] {
             let (received, tally) = through_raw(grpc_script(body.clone(), chunk), judge).await;
@@ -699,6 +699,28 @@ async fn frames_cut_anywhere_by_the_chunks_arrive_whole_and_in_order() {
             assert_eq!(tally.bytes_in, body.len() as u64);
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_floods_tiny_data_frames_is_cut_off_with_unavailable() {
+    let pool = pool();
+    let body = stream_with(&pool, 200, &[]);
+    let (received, _) = through_raw(grpc_script(body, 1), Judge::Optics).await;
+    // h2 answers the flood with a GOAWAY (ENHANCE_YOUR_CALM) on the upstream
+    // connection: the call has lost its upstream, and the client gets
+    // UNAVAILABLE after the kept messages before it, not a reset.
+    assert_eq!(
+        received.status.code(),
+        Code::Unavailable,
+        "{:?}",
+        received.status
+    );
+    assert!(received
+        .status
+        .message()
+        .contains("upstream connection lost"));
+    let kept = expected(&pool, 0, 200, Judge::Optics);
+    assert!(kept.starts_with(&received.messages));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

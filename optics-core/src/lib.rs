@@ -1,7 +1,8 @@
 //! Typed optics over serde models, that read Rust values and JSON bytes alike.
 //!
-//! `#[derive(Optics)]` gives every struct field a lens and every enum variant a
-//! prism, as associated consts named after them. Compose them with `then`; the
+//! `#[derive(Optics)]` gives every struct field a lens and every unit or newtype
+//! enum variant a prism (every field of another variant an optional), as
+//! associated consts named after them. Compose them with `then`; the
 //! compiler checks every step against the model. The same optic reads a value
 //! ([`Preview::preview`], [`Get::get`], [`PreviewMut::set`], [`Review::review`])
 //! and the value's JSON bytes in place ([`Json::view`], [`Json::read`]): it finds
@@ -53,10 +54,11 @@
 //! | a field `width` of `Rect { .. }`     | `Type::rect_width` (and `Type::rect_0` for tuple variants)  | optional |
 //! | every enum                           | `Type::kind`, and the fieldless enum `TypeKind`             | getter   |
 //!
-//! A variant with several fields gets no prism: no single value holds its
-//! payload, so a prism's `review` would have nothing to build it from. Each of
-//! its fields gets an optional instead, which misses on the other variants. Wrap
-//! the fields in a struct (a newtype variant) to get a prism.
+//! A struct variant (even with one field), or a tuple variant with several
+//! fields, gets no prism: no single value holds its payload, so a prism's
+//! `review` would have nothing to build it from. Each of its fields gets an
+//! optional instead, which misses on the other variants. Wrap the fields in a
+//! struct (a newtype variant) to get a prism.
 //!
 //! Every generated optic is a zero-sized associated const with a doc comment.
 //! `#[optics(name = "...")]` renames one, `#[optics(skip)]` leaves one out, and

@@ -167,6 +167,41 @@ macro_rules! check_rename_all {
     }};
 }
 
+/// Renamed for writing alone, skipped for reading, and an alias: a kind's
+/// `tag()` (and its `Display`) is the tag serde writes.
+#[derive(Optics, serde::Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "snake_case")]
+enum WrittenTags {
+    #[serde(rename(serialize = "out", deserialize = "in"))]
+    Renamed,
+    #[serde(skip_deserializing)]
+    NotRead,
+    #[serde(alias = "other")]
+    Plain,
+}
+
+#[test]
+fn a_kind_s_tag_is_the_tag_serde_writes() {
+    for (value, kind) in [
+        (WrittenTags::Renamed, WrittenTagsKind::Renamed),
+        (WrittenTags::NotRead, WrittenTagsKind::NotRead),
+        (WrittenTags::Plain, WrittenTagsKind::Plain),
+    ] {
+        let written = serde_json::to_string(&value).unwrap();
+        assert_eq!(format!("\"{}\"", kind.tag()), written, "{kind:?}");
+        assert_eq!(kind.to_string(), kind.tag());
+    }
+    // Reading goes by the tags serde reads.
+    assert_eq!(
+        agree(r#""in""#, WrittenTags::kind),
+        Some(WrittenTagsKind::Renamed)
+    );
+    assert_eq!(
+        agree(r#""other""#, WrittenTags::kind),
+        Some(WrittenTagsKind::Plain)
+    );
+}
+
 #[test]
 fn attr_rename_all() {
     check_rename_all!(

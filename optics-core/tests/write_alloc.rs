@@ -132,6 +132,26 @@ fn set_into_allocates_nothing_once_the_buffer_has_grown() {
 }
 
 #[test]
+fn set_allocates_once_where_the_new_document_fits_its_first_buffer() {
+    let messages = messages();
+    let json = Json::<Issue>::new(&messages[0]);
+    // The first buffer holds the old document and 64 bytes more.
+    let (title, tag) = ("redacted".to_owned(), "t".to_owned());
+    let (set, n) = counted(|| json.set(Issue::title_text, &title));
+    assert!(set.is_some());
+    assert_eq!(n, 1, "set of a short title");
+    let (set, n) = counted(|| json.set_all(Issue::tags.then(each()), &tag));
+    assert!(set.is_some());
+    assert_eq!(n, 1, "set_all of short tags");
+    // A focus that grows the document past it grows the buffer as a `Vec`
+    // grows.
+    let long = "x".repeat(1000);
+    let (set, n) = counted(|| json.set(Issue::title_text, &long));
+    assert!(set.is_some());
+    assert!(n > 1, "set of a long title: {n}");
+}
+
+#[test]
 fn set_all_into_allocates_nothing_once_the_buffer_has_grown() {
     let messages = messages();
     let lines = Issue::detail

@@ -1,6 +1,7 @@
 //! Reading from an already-built message allocates nothing: a view of a nested
 //! object, and reads of an enum, a number, a bool and a `&str` leaf, through
-//! composed paths with variant prisms and `at(0)`.
+//! composed paths with variant prisms and `at(0)`; nor does validating a
+//! document, however deeply nested.
 //!
 //! The counting allocator (`alloc-counter`) counts, per thread, every
 //! allocation; the measurement is one `#[test]`, and only its own thread counts.
@@ -164,4 +165,16 @@ fn reading_an_already_built_message_allocates_nothing() {
     assert_eq!((missed, n), (None, 0), "miss on another variant");
     let (missed, n) = counted(|| incident_issue.read(regions.then(at(5)).then(Region::weight)));
     assert_eq!((missed, n), (None, 0), "miss past the end");
+
+    // Validation, at every depth it accepts: the container stack is two
+    // words, so a document 127 levels deep costs no allocation either.
+    for depth in [1, 64, 65, 127] {
+        let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let (valid, n) = counted(|| Json::<Issue>::validated(deep.as_bytes()).is_ok());
+        assert_eq!((valid, n), (true, 0), "validation {depth} levels deep");
+    }
+    // A level deeper is refused, with its first error named: still nothing.
+    let deep = format!("{}{}", "[".repeat(128), "]".repeat(128));
+    let (valid, n) = counted(|| Json::<Issue>::validated(deep.as_bytes()).is_ok());
+    assert_eq!((valid, n), (false, 0), "validation 128 levels deep");
 }

@@ -1,5 +1,6 @@
-//! `#[derive(Optics)]`: a lens for every struct field and a prism for every enum
-//! variant of a serde model, as associated consts, reading values and JSON bytes.
+//! `#[derive(Optics)]`: a lens for every struct field, a prism for every unit or
+//! newtype enum variant and an optional for every field of another variant of a
+//! serde model, as associated consts, reading values and JSON bytes.
 //!
 //! Use it through `optics_core::Optics`; the generated code names
 //! `::optics_core` paths. The parse -> validate -> expand pipeline lives in one

@@ -49,6 +49,8 @@ pub struct SerField {
 /// A variant's serialize-side attributes.
 #[derive(Default)]
 pub struct SerVariant {
+    /// The tag serde writes: `rename = "..."`, or `rename(serialize = "...")`.
+    pub rename: Option<String>,
     pub rename_all: Option<RenameRule>,
     /// `serialize_with` (or `with`), `skip` or `skip_serializing`: serde does
     /// not write the variant as its payload's `Serialize` would.
@@ -121,8 +123,12 @@ pub fn field(attrs: &[Attribute]) -> SerField {
         } else if meta.path.is_ident(SERIALIZE_WITH) {
             out.serialize_with = Some(path(meta)?);
         } else if meta.path.is_ident(WITH) {
-            let module: syn::Path = meta.value()?.parse::<LitStr>()?.parse()?;
-            out.serialize_with = Some(syn::parse_quote!(#module::serialize));
+            let lit = meta.value()?.parse::<LitStr>()?;
+            let module: syn::Path = lit.parse()?;
+            // Spanned on the module's name: a module without `serialize`
+            // (enough for serde's `Deserialize` alone) is an error there.
+            let function = syn::Ident::new(SERIALIZE, lit.span());
+            out.serialize_with = Some(syn::parse_quote!(#module::#function));
         } else if meta.path.is_ident(SKIP_SERIALIZING_IF) {
             out.skip_serializing_if = Some(path(meta)?);
         } else if meta.path.is_ident(SKIP) || meta.path.is_ident(SKIP_SERIALIZING) {
@@ -138,7 +144,10 @@ pub fn field(attrs: &[Attribute]) -> SerField {
 pub fn variant(attrs: &[Attribute]) -> SerVariant {
     let mut out = SerVariant::default();
     each(attrs, |meta| {
-        if meta.path.is_ident(RENAME_ALL) {
+        if meta.path.is_ident(RENAME) {
+            out.rename = ser_name(meta)?.or(out.rename.take());
+            Ok(true)
+        } else if meta.path.is_ident(RENAME_ALL) {
             out.rename_all = ser_rule(meta)?.or(out.rename_all);
             Ok(true)
         } else if [SERIALIZE_WITH, WITH, SKIP, SKIP_SERIALIZING]

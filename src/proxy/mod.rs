@@ -25,9 +25,10 @@
 //!   judged with [`Judge::judge`]; dropped messages are not sent. Request
 //!   messages, and every other response, pass through untouched.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
-//!   with one exception: on a judged call, `grpc-accept-encoding` is sent
-//!   upstream as `identity`, so that a conforming upstream never compresses
-//!   what the proxy has to read. A compressed frame that arrives anyway is
+//!   with one exception: on a call whose request is gRPC,
+//!   `grpc-accept-encoding` is sent upstream as `identity`, so that a
+//!   conforming upstream never compresses what the proxy has to read (a
+//!   response judged only for its own content-type gets no such header). A compressed frame that arrives anyway is
 //!   never forwarded unjudged: the call ends with INTERNAL (13). A client
 //!   cancel resets the upstream stream; an upstream reset resets the
 //!   client's stream with the same reason. A `grpc-timeout` is forwarded

@@ -657,9 +657,11 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// refuses the value.
     ///
     /// Costs what [`Json::view`] costs, one copy of the document and the
-    /// serialization of `value`: one allocation, for the new document. A
-    /// struct field missing from the bytes is appended to its object (see
-    /// the module docs).
+    /// serialization of `value`: one allocation, for the new document, sized
+    /// for the old one and 64 bytes more (a document that outgrows it grows
+    /// as a `Vec` grows; [`Json::set_into`] reuses a buffer). A struct field
+    /// missing from the bytes is appended to its object (see the module
+    /// docs).
     ///
     /// ```
     /// use optics_core::prelude::*;
@@ -765,7 +767,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
     ///
     /// Costs one walk of the foci, one copy of the document and a
     /// serialization of `value` per focus: one allocation, for the new
-    /// document.
+    /// document, sized as [`Json::set`] sizes it.
     ///
     /// ```
     /// use optics_core::prelude::*;

@@ -56,8 +56,9 @@ pub trait VariantOf<const I: usize>: Tagged {
     fn from_payload(payload: Self::Payload) -> Self;
 }
 
-/// Field number `I` (counted over all struct-like and tuple variants of the
-/// enum) of a variant with several fields: implemented by `#[derive(Optics)]`.
+/// Field number `I` (counted over the fields of every variant without a
+/// prism) of a variant without a prism (a struct variant, or a tuple variant
+/// with several fields): implemented by `#[derive(Optics)]`.
 pub trait VariantFieldOf<const I: usize>: Tagged {
     /// The field's type.
     type Type;

@@ -7,7 +7,7 @@ use quote::quote;
 use syn::Ident;
 
 use super::{optic_mod, private};
-use crate::ast::{Input, Style, Variant};
+use crate::ast::{unraw, Input, Style, Variant};
 
 /// The fieldless enum naming the variants, with its tags and `Display`.
 pub fn kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
@@ -15,13 +15,19 @@ pub fn kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
     let vis = input.vis;
     let kind_type = input.kind_type();
     let names: Vec<&Ident> = variants.iter().map(|v| v.ident).collect();
+    // The tag serde writes, which may differ from those it reads
+    // (`rename(serialize = "...")`), and stands for a variant serde never
+    // reads too.
+    let rule = crate::ser_attr::container(&input.original.attrs).rename_all;
     let tags: Vec<String> = variants
         .iter()
         .map(|v| {
-            v.tag_names
-                .first()
-                .cloned()
-                .unwrap_or_else(|| v.ident.to_string())
+            let name = unraw(v.ident);
+            crate::ser_attr::variant(&v.original.attrs)
+                .rename
+                .unwrap_or_else(|| {
+                    rule.map_or_else(|| name.clone(), |rule| rule.apply_to_variant(&name))
+                })
         })
         .collect();
     let count = variants.len();
