@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::judge::Judge;
 use crate::timeouts::{Timeouts, DEFAULT_CONNECT, DEFAULT_IDLE, DEFAULT_WRITE};
@@ -221,6 +221,27 @@ pub struct ReaderArgs {
 }
 
 impl ReaderArgs {
+    /// Refuses `--trust-input` or `--validate-kept` with a reader other than
+    /// `optics`, which would ignore them: a usage error that names both.
+    fn check(&self) -> Result<(), clap::Error> {
+        let flag = match (self.trust_input, self.validate_kept) {
+            (true, _) => "--trust-input",
+            (_, true) => "--validate-kept",
+            _ => return Ok(()),
+        };
+        if self.reader == Judge::Optics {
+            return Ok(());
+        }
+        let reader = self
+            .reader
+            .to_possible_value()
+            .map_or_else(|| format!("{:?}", self.reader), |v| v.get_name().to_owned());
+        Err(Cli::command().error(
+            clap::error::ErrorKind::ArgumentConflict,
+            format!("{flag} applies to `--reader optics` only, not to `--reader {reader}`"),
+        ))
+    }
+
     /// The reader the options name: `optics` made trusting or validating
     /// what it keeps when asked; any other reader as it is.
     pub fn judge(self) -> Judge {
@@ -306,6 +327,9 @@ where
 {
     let program = std::iter::once(std::ffi::OsString::from("grpc_filter"));
     let cli = Cli::try_parse_from(program.chain(args.into_iter().map(Into::into)))?;
+    if let Some(Command::Filter { reading, .. } | Command::Proxy { reading, .. }) = &cli.command {
+        reading.check()?;
+    }
     Ok(cli.command.unwrap_or(Command::Demo {
         count: cli.count,
         http2: cli.http2,

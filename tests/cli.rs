@@ -124,8 +124,8 @@ fn parses_every_subcommand() {
         (" --trust-input", Judge::OpticsTrusting),
         (" --validate-kept", Judge::OpticsValidatingKept),
         (" --reader decode", Judge::Decode),
-        (" --reader decode --trust-input", Judge::Decode),
-        (" --reader forward-all --validate-kept", Judge::ForwardAll),
+        (" --reader optics --trust-input", Judge::OpticsTrusting),
+        (" --reader forward-all", Judge::ForwardAll),
     ] {
         for command in [
             "filter --upstream a:1 --downstream b:2",
@@ -606,6 +606,21 @@ fn an_option_a_role_would_not_use_is_a_usage_error() {
         assert_eq!(err.exit_code(), i32::from(EXIT_USAGE), "{line}");
         // clap names the option that goes only with --http2, or without it.
         assert!(err.to_string().contains("--http2"), "{line}: {err}");
+    }
+    // Optics' modes, with a reader that would ignore them.
+    for (line, says) in [
+        (
+            "filter --upstream a:1 --downstream b:2 --reader decode --trust-input",
+            "--trust-input applies to `--reader optics` only, not to `--reader decode`",
+        ),
+        (
+            "proxy --listen a:1 --upstream http://b:2 --validate-kept --reader forward-all",
+            "--validate-kept applies to `--reader optics` only, not to `--reader forward-all`",
+        ),
+    ] {
+        let err = parse(args(line)).expect_err(line);
+        assert_eq!(err.exit_code(), i32::from(EXIT_USAGE), "{line}");
+        assert!(err.to_string().contains(says), "{line}: {err}");
     }
     // Their defaults, and each used where it counts, still parse.
     for line in [
