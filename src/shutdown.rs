@@ -27,8 +27,9 @@ impl Shutdown {
     }
 
     /// Listens for SIGINT and SIGTERM (Ctrl-C only, off Unix) on a task of
-    /// the current tokio runtime. The first cancels the token; the second
-    /// ends the process at once with the first one's exit code.
+    /// the current tokio runtime. The first cancels the token and says so on
+    /// stderr; the second ends the process at once with the first one's exit
+    /// code.
     ///
     /// # Errors
     ///
@@ -40,6 +41,13 @@ impl Shutdown {
         tokio::spawn(async move {
             let code = signals.next().await;
             task.trigger(code);
+            // Said once the first is handled: a signal sent after this line
+            // is never merged into the first (the OS and tokio coalesce
+            // signals not yet received).
+            crate::roles::warn(format_args!(
+                "grpc_filter: {}: stopping gracefully; a second signal exits at once\n",
+                task.signal_name()
+            ));
             signals.next().await;
             crate::roles::warn(format_args!("a second signal: exiting at once\n"));
             std::process::exit(i32::from(code));

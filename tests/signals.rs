@@ -38,22 +38,31 @@ struct Role {
 
 impl Role {
     fn start(args: &[&str]) -> Role {
+        Role::start_reading(args, false)
+    }
+
+    /// A role whose stderr lines come through [`Role::wait_for`] too.
+    fn start_reading_stderr(args: &[&str]) -> Role {
+        Role::start_reading(args, true)
+    }
+
+    fn start_reading(args: &[&str], stderr: bool) -> Role {
         let mut child = Command::new(grpc_filter())
             .args(args)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if stderr {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .unwrap();
-        let stdout: ChildStdout = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let stdout: ChildStdout = child.stdout.take().unwrap();
+        forward_lines(stdout, tx.clone());
+        if let Some(err) = child.stderr.take() {
+            forward_lines(err, tx);
+        }
         Role { child, lines }
     }
 
@@ -98,6 +107,18 @@ impl Role {
             thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// Sends each line `from` prints to `to`, on a thread of its own.
+fn forward_lines(from: impl Read + Send + 'static, to: mpsc::Sender<String>) {
+    thread::spawn(move || {
+        for line in BufReader::new(from).lines() {
+            let Ok(line) = line else { break };
+            if to.send(line).is_err() {
+                break;
+            }
+        }
+    });
 }
 
 impl Drop for Role {
@@ -205,11 +226,14 @@ fn a_second_signal_exits_at_once() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let down = listener.local_addr().unwrap().to_string();
     let holder = thread::spawn(move || listener.accept().map(|(stream, _)| stream));
-    let mut filter = Role::start(&["filter", "--upstream", &up, "--downstream", &down]);
+    let mut filter =
+        Role::start_reading_stderr(&["filter", "--upstream", &up, "--downstream", &down]);
     let _held: TcpStream = holder.join().unwrap().unwrap();
     thread::sleep(Duration::from_millis(500));
     filter.signal("INT");
-    thread::sleep(Duration::from_millis(300));
+    // Two signals the process has not yet received are one to it: the
+    // second is sent once the first is handled, as a user's would be.
+    filter.wait_for("SIGINT: stopping gracefully; a second signal exits at once");
     filter.signal("INT");
     let start = Instant::now();
     assert_eq!(
