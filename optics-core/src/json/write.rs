@@ -86,7 +86,7 @@ use super::{Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, Located, Sp
 use crate::json::iter::JsonTraverseDecode;
 use crate::optic::{
     At, Discriminant, Each, Elements, Field, Indexed, JsonKey, Key, Keyed, Optic, Some_, StartsAt,
-    Then, Variant, VariantField, VariantOf,
+    Then, ThroughMut, Variant, VariantField, VariantOf,
 };
 
 /// Where one focus stands in the bytes, for writing: found by
@@ -319,7 +319,10 @@ pub trait JsonWrite: Optic {
 impl<A, B> JsonWrite for Then<A, B>
 where
     A: JsonTraverseThrough,
-    B: JsonWrite<Source = A::Focus>,
+    B: JsonWrite,
+    // Through a `Box` as on values; a path through an `Rc` or an `Arc` has
+    // no `set` on values, and none on bytes.
+    A::Focus: ThroughMut<B::Source>,
 {
     #[inline]
     fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
