@@ -3,7 +3,9 @@
 //! same write on the bytes decodes to.
 //!
 //! The cases here are the ones an audit of that promise found wanting:
-//! paths through a `Box` (which wrote and traversed values but not bytes).
+//! paths through a `Box` (which wrote and traversed values but not bytes),
+//! and an internally tagged variant's payload set to a unit variant of
+//! another enum (which serde writes and the byte write refused).
 
 use optics_core::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -101,4 +103,74 @@ fn a_path_through_a_box_writes_bytes_as_it_writes_values() {
     one.set(&mut holder, 9);
     assert_eq!(decoded::<Holder>(&written), holder);
     assert_eq!(written, br#"{"items":[{"n":1},{"n":2}],"one":{"n":9}}"#);
+}
+
+/// An internally tagged enum whose variant holds an externally tagged one:
+/// serde writes `Wrap::Inner(Ext::Unit)` as `{"t":"Inner","Unit":null}`.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t")]
+enum Wrap {
+    Inner(Ext),
+    Empty,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum Ext {
+    Unit,
+    #[serde(rename = "Renamed \"unit\"")]
+    Quoted,
+    Number(u8),
+    Pair(u8, u8),
+    Named {
+        n: u8,
+    },
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Outer {
+    first: u8,
+    wrap: Wrap,
+    last: u8,
+}
+
+#[test]
+fn an_internally_tagged_payload_is_written_as_serde_writes_a_unit_variant() {
+    let payloads = [
+        Ext::Unit,
+        Ext::Quoted,
+        Ext::Number(3),
+        Ext::Pair(1, 2),
+        Ext::Named { n: 4 },
+    ];
+    for old in &payloads {
+        for new in &payloads {
+            let mut outer = Outer {
+                first: 1,
+                wrap: Wrap::Inner(old.clone()),
+                last: 2,
+            };
+            let bytes = serde_json::to_vec(&outer).unwrap();
+            let path = Outer::wrap.then(Wrap::inner);
+            let written = Json::<Outer>::new(&bytes).set(path, new);
+            path.set(&mut outer, new.clone());
+            let expected = serde_json::to_vec(&outer).unwrap();
+            assert_eq!(
+                written.as_deref().map(String::from_utf8_lossy),
+                Some(String::from_utf8_lossy(&expected)),
+                "{old:?} set to {new:?}"
+            );
+            assert_eq!(Json::<Outer>::new(&expected).read(path), Some(new.clone()));
+        }
+    }
+    // On the enum's own bytes too, and a miss on another variant.
+    let bytes = serde_json::to_vec(&Wrap::Inner(Ext::Number(3))).unwrap();
+    let written = Json::<Wrap>::new(&bytes).set(Wrap::inner, &Ext::Unit);
+    assert_eq!(
+        written.as_deref(),
+        Some(&br#"{"t":"Inner","Unit":null}"#[..])
+    );
+    assert_eq!(
+        Json::<Wrap>::new(br#"{"t":"Empty"}"#).set(Wrap::inner, &Ext::Unit),
+        None
+    );
 }

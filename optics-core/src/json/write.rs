@@ -20,7 +20,7 @@
 //! | a field `skip_serializing_if` skips     | its member removed (with one comma), or left absent               |
 //! | a tuple-struct or transparent field     | the element, or the whole value, replaced                         |
 //! | an externally or adjacently tagged variant's payload | the payload replaced                                 |
-//! | an internally tagged newtype variant's payload | the object rewritten: the tag as it stood first, then the payload's members |
+//! | an internally tagged newtype variant's payload | the object rewritten: the tag as it stood first, then the payload's members (a unit variant of another enum: `"Variant":null`) |
 //! | a unit variant's `()`                    | nothing: the document is unchanged                               |
 //! | `at(i)`, `key(k)`, `some()`, `each()`    | the element, value or member value replaced                      |
 //!
@@ -545,7 +545,8 @@ where
 
 /// An internally tagged newtype variant as serde writes it: `{"key":tag`,
 /// then the payload's members, then `}`. The payload must write an object
-/// (or a unit, which adds no member), as serde requires.
+/// (or a unit, which adds no member), as serde requires; a unit variant of
+/// another enum adds one member, `"Variant":null`, as serde writes it there.
 fn write_tagged<P: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     key: &str,
@@ -564,9 +565,116 @@ fn write_tagged<P: Serialize + ?Sized>(
             out.push(b'}');
         }
         [b'{', ..] => out[start] = b',',
+        // A string: serde writes none in this place, but for a unit variant.
+        [b'"', ..] => {
+            let variant = payload.serialize(unit_variant::Name).ok()?;
+            out.truncate(start);
+            out.push(b',');
+            write_json(out, variant).ok()?;
+            out.extend_from_slice(b":null}");
+        }
         _ => return None,
     }
     Some(())
+}
+
+/// The name of the unit variant a value serializes as, if it is one.
+mod unit_variant {
+    use serde::ser::{Error as _, Impossible, Serialize, Serializer};
+
+    /// A serializer that gives the name of a unit variant (through any
+    /// newtype structs around it), and refuses everything else.
+    pub(super) struct Name;
+
+    type Refused = Impossible<&'static str, serde_json::Error>;
+
+    fn refused() -> serde_json::Error {
+        serde_json::Error::custom("not a unit variant")
+    }
+
+    /// Methods that refuse their value.
+    macro_rules! refuse {
+        ($($method:ident($($arg:ty),*) -> $ok:ty;)*) => {$(
+            fn $method(self, $(_: $arg),*) -> Result<$ok, serde_json::Error> {
+                Err(refused())
+            }
+        )*};
+    }
+
+    impl Serializer for Name {
+        type Ok = &'static str;
+        type Error = serde_json::Error;
+        type SerializeSeq = Refused;
+        type SerializeTuple = Refused;
+        type SerializeTupleStruct = Refused;
+        type SerializeTupleVariant = Refused;
+        type SerializeMap = Refused;
+        type SerializeStruct = Refused;
+        type SerializeStructVariant = Refused;
+
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+        ) -> Result<&'static str, serde_json::Error> {
+            Ok(variant)
+        }
+
+        fn serialize_newtype_struct<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<&'static str, serde_json::Error> {
+            value.serialize(self)
+        }
+
+        fn serialize_some<T: ?Sized + Serialize>(
+            self,
+            _: &T,
+        ) -> Result<&'static str, serde_json::Error> {
+            Err(refused())
+        }
+
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<&'static str, serde_json::Error> {
+            Err(refused())
+        }
+
+        refuse! {
+            serialize_bool(bool) -> &'static str;
+            serialize_i8(i8) -> &'static str;
+            serialize_i16(i16) -> &'static str;
+            serialize_i32(i32) -> &'static str;
+            serialize_i64(i64) -> &'static str;
+            serialize_i128(i128) -> &'static str;
+            serialize_u8(u8) -> &'static str;
+            serialize_u16(u16) -> &'static str;
+            serialize_u32(u32) -> &'static str;
+            serialize_u64(u64) -> &'static str;
+            serialize_u128(u128) -> &'static str;
+            serialize_f32(f32) -> &'static str;
+            serialize_f64(f64) -> &'static str;
+            serialize_char(char) -> &'static str;
+            serialize_str(&str) -> &'static str;
+            serialize_bytes(&[u8]) -> &'static str;
+            serialize_none() -> &'static str;
+            serialize_unit() -> &'static str;
+            serialize_unit_struct(&'static str) -> &'static str;
+            serialize_seq(Option<usize>) -> Refused;
+            serialize_tuple(usize) -> Refused;
+            serialize_tuple_struct(&'static str, usize) -> Refused;
+            serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Refused;
+            serialize_map(Option<usize>) -> Refused;
+            serialize_struct(&'static str, usize) -> Refused;
+            serialize_struct_variant(&'static str, u32, &'static str, usize) -> Refused;
+        }
+    }
 }
 
 /// [`JsonWrite`] for an optic whose focus, where it is found, is replaced as
