@@ -18,6 +18,8 @@ struct List {
 
 #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Holder {
+    // A list of boxes is what is tested: each element is read through its box.
+    #[allow(clippy::vec_box)]
     items: Vec<Box<Item>>,
     one: Box<Item>,
 }
@@ -106,16 +108,16 @@ fn a_path_through_a_box_writes_bytes_as_it_writes_values() {
 }
 
 /// An internally tagged enum whose variant holds an externally tagged one:
-/// serde writes `Wrap::Inner(Ext::Unit)` as `{"t":"Inner","Unit":null}`.
+/// serde writes `Wrap::Inner(External::Unit)` as `{"t":"Inner","Unit":null}`.
 #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "t")]
 enum Wrap {
-    Inner(Ext),
+    Inner(External),
     Empty,
 }
 
 #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
-enum Ext {
+enum External {
     Unit,
     #[serde(rename = "Renamed \"unit\"")]
     Quoted,
@@ -127,7 +129,7 @@ enum Ext {
 }
 
 #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
-struct Outer {
+struct Framed {
     first: u8,
     wrap: Wrap,
     last: u8,
@@ -136,22 +138,22 @@ struct Outer {
 #[test]
 fn an_internally_tagged_payload_is_written_as_serde_writes_a_unit_variant() {
     let payloads = [
-        Ext::Unit,
-        Ext::Quoted,
-        Ext::Number(3),
-        Ext::Pair(1, 2),
-        Ext::Named { n: 4 },
+        External::Unit,
+        External::Quoted,
+        External::Number(3),
+        External::Pair(1, 2),
+        External::Named { n: 4 },
     ];
     for old in &payloads {
         for new in &payloads {
-            let mut outer = Outer {
+            let mut outer = Framed {
                 first: 1,
                 wrap: Wrap::Inner(old.clone()),
                 last: 2,
             };
             let bytes = serde_json::to_vec(&outer).unwrap();
-            let path = Outer::wrap.then(Wrap::inner);
-            let written = Json::<Outer>::new(&bytes).set(path, new);
+            let path = Framed::wrap.then(Wrap::inner);
+            let written = Json::<Framed>::new(&bytes).set(path, new);
             path.set(&mut outer, new.clone());
             let expected = serde_json::to_vec(&outer).unwrap();
             assert_eq!(
@@ -159,18 +161,501 @@ fn an_internally_tagged_payload_is_written_as_serde_writes_a_unit_variant() {
                 Some(String::from_utf8_lossy(&expected)),
                 "{old:?} set to {new:?}"
             );
-            assert_eq!(Json::<Outer>::new(&expected).read(path), Some(new.clone()));
+            assert_eq!(Json::<Framed>::new(&expected).read(path), Some(new.clone()));
         }
     }
     // On the enum's own bytes too, and a miss on another variant.
-    let bytes = serde_json::to_vec(&Wrap::Inner(Ext::Number(3))).unwrap();
-    let written = Json::<Wrap>::new(&bytes).set(Wrap::inner, &Ext::Unit);
+    let bytes = serde_json::to_vec(&Wrap::Inner(External::Number(3))).unwrap();
+    let written = Json::<Wrap>::new(&bytes).set(Wrap::inner, &External::Unit);
     assert_eq!(
         written.as_deref(),
         Some(&br#"{"t":"Inner","Unit":null}"#[..])
     );
     assert_eq!(
-        Json::<Wrap>::new(br#"{"t":"Empty"}"#).set(Wrap::inner, &Ext::Unit),
+        Json::<Wrap>::new(br#"{"t":"Empty"}"#).set(Wrap::inner, &External::Unit),
         None
     );
+}
+
+/// Documented refusal: an internally tagged enum held by an internally
+/// tagged variant shares the outer enum's object, so a write of its own
+/// payload as a whole (which rewrites that object) refuses, where serde
+/// writes both tags and the payload's members. Reads agree, and so do writes
+/// of the outer payload as a whole and of the members inside.
+#[test]
+fn an_internally_tagged_payload_inside_another_refuses_a_whole_write() {
+    use model::{Inner, Outer, Pt};
+
+    let value = Outer::A(Inner::X(Pt { a: 1, b: None }));
+    let bytes = serde_json::to_vec(&value).unwrap();
+    assert_eq!(bytes, br#"{"t":"A","k":"X","a":1}"#);
+    let json = Json::<Outer>::new(&bytes);
+    let x = Outer::a.then(Inner::x);
+    assert_eq!(json.read(x), Some(Pt { a: 1, b: None }));
+    let new = Pt {
+        a: 2,
+        b: Some("b".into()),
+    };
+    assert_eq!(json.set(x, &new), None);
+    assert_eq!(json.modify(x, |_| new.clone()), None);
+    // What is written instead, as serde writes it.
+    let written = json.set(Outer::a, &Inner::X(new.clone())).unwrap();
+    assert_eq!(written, br#"{"t":"A","k":"X","a":2,"b":"b"}"#);
+    let written = json.set(x.then(Pt::b), &Some("b".into())).unwrap();
+    assert_eq!(written, br#"{"t":"A","k":"X","a":1,"b":"b"}"#);
+}
+
+/// A struct serde writes with a function that changes it.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Bumped {
+    x: u32,
+}
+
+fn bump<S: serde::Serializer>(value: &Bumped, serializer: S) -> Result<S::Ok, S::Error> {
+    Bumped { x: value.x + 100 }.serialize(serializer)
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct HoldsBumped {
+    #[serde(serialize_with = "bump")]
+    bumped: Bumped,
+    list: Vec<model::Outer>,
+}
+
+/// Where a byte write refuses a focus it cannot write as serde does, a
+/// write of every focus refuses too: `set_all` on the value changes that
+/// focus, so `Json::set_all` (and `set_all_into`, `modify_all`) must not
+/// hand back the document unchanged as if there were none.
+#[test]
+fn a_write_of_every_focus_refuses_where_one_focus_refuses() {
+    use model::{Inner, Outer, Pt};
+
+    let new = Pt { a: 7, b: None };
+    let x = Outer::a.then(Inner::x);
+    let bytes = serde_json::to_vec(&Outer::A(Inner::X(Pt { a: 1, b: None }))).unwrap();
+    let json = Json::<Outer>::new(&bytes);
+    assert_eq!(json.set(x, &new), None);
+    assert_eq!(json.set_all(x, &new), None);
+    assert_eq!(json.modify_all(x, |_| new.clone()), None);
+    let mut out = b"left over".to_vec();
+    assert!(!json.set_all_into(x, &new, &mut out));
+    assert!(out.is_empty());
+    // Another variant: no focus on either side, the document as it was.
+    let bytes = serde_json::to_vec(&Outer::A(Inner::Z)).unwrap();
+    let json = Json::<Outer>::new(&bytes);
+    assert_eq!(json.set(x, &new), None);
+    assert_eq!(json.set_all(x, &new), Some(bytes.clone()));
+
+    // In a traversal: one refused focus among written ones refuses all.
+    let holder = HoldsBumped {
+        bumped: Bumped { x: 1 },
+        list: vec![
+            Outer::E(Box::new(Pt { a: 1, b: None })),
+            Outer::A(Inner::X(Pt { a: 2, b: None })),
+        ],
+    };
+    let bytes = serde_json::to_vec(&holder).unwrap();
+    let json = Json::<HoldsBumped>::new(&bytes);
+    let xs = HoldsBumped::list.then(each()).then(Outer::a).then(Inner::x);
+    let mut value = holder.clone();
+    assert_eq!(xs.set_all(&mut value, new.clone()), 1);
+    assert_eq!(json.set_all(xs, &new), None);
+    assert_eq!(json.modify_all(xs, |_| new.clone()), None);
+    // Without the refused one, the write goes through.
+    let plain = HoldsBumped::list.then(each()).then(Outer::e).then(Pt::a);
+    let written = json.set_all(plain, &9).unwrap();
+    let mut value = holder.clone();
+    assert_eq!(plain.set_all(&mut value, 9), 1);
+    assert_eq!(written, serde_json::to_vec(&value).unwrap());
+
+    // Past a field serde writes with a function.
+    let past = HoldsBumped::bumped.then(Bumped::x);
+    assert_eq!(json.set(past, &5), None);
+    assert_eq!(json.set_all(past, &5), None);
+    assert_eq!(json.modify_all(past, |x| x + 1), None);
+}
+
+// ---------------------------------------------------------------------------
+// A property test over a model that mixes the encodings: every optic reads
+// on the bytes what it previews on the value, and writes and traverses them
+// as it does the value (the laws of `support/write_laws.rs`).
+
+mod model {
+    use std::collections::{BTreeMap, HashMap};
+
+    use optics_core::prelude::*;
+    use proptest::prelude::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub struct Doc {
+        pub outer: Outer,
+        pub boxed: Box<Outer>,
+        pub list: Vec<Outer>,
+        pub adj: Adj,
+        pub adjs: [Adj; 2],
+        pub ren: Ren,
+        pub opt: Option<Pt>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub opt2: Option<u8>,
+        pub imap: HashMap<i32, Pt>,
+        pub bmap: BTreeMap<u8, Vec<String>>,
+        pub smap: BTreeMap<String, Option<u8>>,
+        #[serde(flatten)]
+        pub fl: Flat,
+        #[serde(rename = "renamed", alias = "old")]
+        pub named: String,
+        pub tup: (u8, String),
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub struct Flat {
+        pub fa: u8,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub fb: Option<u8>,
+        pub fe: Outer,
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(tag = "t")]
+    pub enum Outer {
+        A(Inner),
+        B {
+            x: u8,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            y: Option<String>,
+        },
+        C,
+        D(Ext),
+        E(Box<Pt>),
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(tag = "k")]
+    pub enum Inner {
+        X(Pt),
+        Y { y: u8, z: Option<u8> },
+        Z,
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub struct Pt {
+        pub a: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub b: Option<String>,
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub enum Ext {
+        U,
+        N(String),
+        T(u8, #[serde(skip)] u8, u8),
+        S { s: Vec<u8> },
+        M(BTreeMap<String, u8>),
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(tag = "t", content = "c")]
+    pub enum Adj {
+        U,
+        N(Option<u8>),
+        T(u8, u8),
+        S {
+            s: u8,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            o: Option<u8>,
+        },
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "snake_case", rename_all_fields = "camelCase")]
+    pub enum Ren {
+        SomeVar { long_name: u8 },
+        Other(u8),
+    }
+
+    /// Text with quotes, backslashes, control characters and non-ASCII.
+    pub fn text() -> impl Strategy<Value = String> {
+        "[a-c\"\\\\\u{1}\u{1f}é😀/]{0,4}"
+    }
+
+    pub fn pt() -> BoxedStrategy<Pt> {
+        (-3i32..3, proptest::option::of(text()))
+            .prop_map(|(a, b)| Pt { a, b })
+            .boxed()
+    }
+
+    pub fn ext() -> BoxedStrategy<Ext> {
+        prop_oneof![
+            Just(Ext::U),
+            text().prop_map(Ext::N),
+            (any::<u8>(), any::<u8>()).prop_map(|(a, c)| Ext::T(a, 0, c)),
+            proptest::collection::vec(any::<u8>(), 0..3).prop_map(|s| Ext::S { s }),
+            proptest::collection::btree_map(text(), any::<u8>(), 0..3).prop_map(Ext::M),
+        ]
+        .boxed()
+    }
+
+    pub fn inner() -> BoxedStrategy<Inner> {
+        prop_oneof![
+            pt().prop_map(Inner::X),
+            (any::<u8>(), proptest::option::of(any::<u8>())).prop_map(|(y, z)| Inner::Y { y, z }),
+            Just(Inner::Z),
+        ]
+        .boxed()
+    }
+
+    pub fn outer() -> BoxedStrategy<Outer> {
+        prop_oneof![
+            inner().prop_map(Outer::A),
+            (any::<u8>(), proptest::option::of(text())).prop_map(|(x, y)| Outer::B { x, y }),
+            Just(Outer::C),
+            ext().prop_map(Outer::D),
+            pt().prop_map(|p| Outer::E(Box::new(p))),
+        ]
+        .boxed()
+    }
+
+    pub fn adj() -> BoxedStrategy<Adj> {
+        prop_oneof![
+            Just(Adj::U),
+            proptest::option::of(any::<u8>()).prop_map(Adj::N),
+            (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Adj::T(a, b)),
+            (any::<u8>(), proptest::option::of(any::<u8>())).prop_map(|(s, o)| Adj::S { s, o }),
+        ]
+        .boxed()
+    }
+
+    pub fn ren() -> BoxedStrategy<Ren> {
+        prop_oneof![
+            any::<u8>().prop_map(|long_name| Ren::SomeVar { long_name }),
+            any::<u8>().prop_map(Ren::Other),
+        ]
+        .boxed()
+    }
+
+    pub fn doc() -> BoxedStrategy<Doc> {
+        let first = (
+            outer(),
+            outer(),
+            proptest::collection::vec(outer(), 0..3),
+            adj(),
+            (adj(), adj()),
+            ren(),
+            proptest::option::of(pt()),
+            proptest::option::of(any::<u8>()),
+        );
+        let second = (
+            proptest::collection::hash_map(-2i32..2, pt(), 0..3),
+            proptest::collection::btree_map(0u8..3, proptest::collection::vec(text(), 0..3), 0..3),
+            proptest::collection::btree_map(text(), proptest::option::of(any::<u8>()), 0..3),
+            (any::<u8>(), proptest::option::of(any::<u8>()), outer()),
+            text(),
+            (any::<u8>(), text()),
+        );
+        (first, second)
+            .prop_map(
+                |(
+                    (outer, boxed, list, adj, (a0, a1), ren, opt, opt2),
+                    (imap, bmap, smap, (fa, fb, fe), named, tup),
+                )| Doc {
+                    outer,
+                    boxed: Box::new(boxed),
+                    list,
+                    adj,
+                    adjs: [a0, a1],
+                    ren,
+                    opt,
+                    opt2,
+                    imap,
+                    bmap,
+                    smap,
+                    fl: Flat { fa, fb, fe },
+                    named,
+                    tup,
+                },
+            )
+            .boxed()
+    }
+}
+
+mod support;
+
+use std::fmt::Debug;
+
+use model::*;
+use optics_core::json::{JsonDecode, JsonOptic};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use serde::de::DeserializeOwned;
+use support::write_laws::{set_laws, traversal_laws, Writes};
+
+/// The byte read of `o` on the JSON of `s` is what `o` previews on the
+/// value serde_json reads back from it, and on `s` itself.
+fn reads_agree<O>(o: O, s: &O::Source) -> Result<(), TestCaseError>
+where
+    O: Preview + JsonOptic + for<'de> JsonDecode<'de> + Copy,
+    O::Source: Sized + Serialize + DeserializeOwned + PartialEq + Debug,
+    O::Focus: Clone + PartialEq + Debug,
+{
+    let doc = serde_json::to_vec(s).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let decoded: O::Source =
+        serde_json::from_slice(&doc).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(&decoded, s, "the model survives serde_json");
+    let json = Json::<O::Source>::new(&doc);
+    prop_assert_eq!(
+        json.read(o),
+        o.preview(s).cloned(),
+        "read == preview on {}",
+        String::from_utf8_lossy(&doc)
+    );
+    // A view needs bytes: a missing field (serde's default) has none.
+    if json.view(o).is_some() {
+        prop_assert!(
+            o.preview(s).is_some(),
+            "a view where the value has no focus"
+        );
+    }
+    Ok(())
+}
+
+/// [`reads_agree`] and [`set_laws`] for each optic, the new foci taken
+/// from the other wholes where they have one, else the given ones.
+macro_rules! agree {
+    ($s:expr, $t:expr, $u:expr; $($o:expr => $a:expr, $b:expr);+ $(;)?) => {
+        $(
+            reads_agree($o, &$s)?;
+            let a = $o.preview(&$t).cloned().unwrap_or_else(|| $a);
+            let b = $o.preview(&$u).cloned().unwrap_or_else(|| $b);
+            set_laws($o, &$s, a, b, Writes::Canonical)?;
+        )+
+    };
+}
+
+fn cases() -> ProptestConfig {
+    ProptestConfig {
+        cases: support::scaled(256),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+fn pt_of(a: i32) -> Pt {
+    Pt { a, b: None }
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    #[test]
+    fn fields_of_every_kind(s in doc(), t in doc(), u in doc()) {
+        agree!(s, t, u;
+            Doc::outer => Outer::C, Outer::C;
+            Doc::boxed => Box::new(Outer::C), Box::new(Outer::C);
+            Doc::list => Vec::new(), vec![Outer::C];
+            Doc::adj => Adj::U, Adj::U;
+            Doc::adjs => [Adj::U, Adj::U], [Adj::U, Adj::U];
+            Doc::ren => Ren::Other(1), Ren::Other(2);
+            Doc::opt => None, Some(pt_of(1));
+            Doc::opt2 => None, Some(1);
+            Doc::bmap => Default::default(), Default::default();
+            Doc::smap => Default::default(), Default::default();
+            Doc::fl.then(Flat::fa) => 0, 1;
+            Doc::fl.then(Flat::fb) => None, Some(1);
+            Doc::fl.then(Flat::fe) => Outer::C, Outer::C;
+            Doc::named => String::new(), "x".into();
+            Doc::tup => (0, String::new()), (1, "x".into());
+        );
+        // A HashMap's members may be written in another order: read only.
+        reads_agree(Doc::imap, &s)?;
+    }
+
+    #[test]
+    fn variants_of_every_encoding(s in doc(), t in doc(), u in doc()) {
+        let outer = Doc::outer;
+        agree!(s, t, u;
+            outer.then(Outer::a) => Inner::Z, Inner::Z;
+            outer.then(Outer::a).then(Inner::y_y) => 0, 1;
+            outer.then(Outer::a).then(Inner::y_z) => None, Some(1);
+            outer.then(Outer::a).then(Inner::z) => (), ();
+            outer.then(Outer::a).then(Inner::x).then(Pt::a) => 0, 1;
+            outer.then(Outer::a).then(Inner::x).then(Pt::b) => None, Some("b".into());
+            outer.then(Outer::b_x) => 0, 1;
+            outer.then(Outer::b_y) => None, Some("y".into());
+            outer.then(Outer::c) => (), ();
+            outer.then(Outer::d) => Ext::U, Ext::N("n".into());
+            outer.then(Outer::d).then(Ext::u) => (), ();
+            outer.then(Outer::d).then(Ext::n) => String::new(), "n".into();
+            outer.then(Outer::d).then(Ext::t_0) => 0, 1;
+            outer.then(Outer::d).then(Ext::t_2) => 0, 1;
+            outer.then(Outer::d).then(Ext::s_s) => Vec::new(), vec![1];
+            outer.then(Outer::d).then(Ext::s_s).then(at(0)) => 0, 1;
+            outer.then(Outer::d).then(Ext::m) => Default::default(), Default::default();
+            outer.then(Outer::d).then(Ext::m).then(key("a")) => 0, 1;
+            outer.then(Outer::e) => Box::new(pt_of(0)), Box::new(pt_of(1));
+            outer.then(Outer::e).then(Pt::a) => 0, 1;
+            outer.then(Outer::e).then(Pt::b) => None, Some("b".into());
+            Doc::boxed.then(Outer::a).then(Inner::x).then(Pt::b) => None, Some("b".into());
+            Doc::boxed.then(Outer::d).then(Ext::t_2) => 0, 1;
+            Doc::fl.then(Flat::fe).then(Outer::b_y) => None, Some("y".into());
+            Doc::fl.then(Flat::fe).then(Outer::a).then(Inner::y_z) => None, Some(1);
+            Doc::fl.then(Flat::fe).then(Outer::d) => Ext::U, Ext::T(1, 0, 2);
+            Doc::adj.then(Adj::u) => (), ();
+            Doc::adj.then(Adj::n) => None, Some(1);
+            Doc::adj.then(Adj::n).then(some()) => 0, 1;
+            Doc::adj.then(Adj::t_0) => 0, 1;
+            Doc::adj.then(Adj::t_1) => 0, 1;
+            Doc::adj.then(Adj::s_s) => 0, 1;
+            Doc::adj.then(Adj::s_o) => None, Some(1);
+            Doc::adjs.then(at(1)).then(Adj::s_o) => None, Some(1);
+            Doc::ren.then(Ren::some_var_long_name) => 0, 1;
+            Doc::ren.then(Ren::other) => 0, 1;
+        );
+        // Written as one: the variant's kind on the value and in the bytes.
+        reads_agree(outer.then(Outer::kind), &s)?;
+        reads_agree(outer.then(Outer::a).then(Inner::kind), &s)?;
+        reads_agree(Doc::adj.then(Adj::kind), &s)?;
+        reads_agree(outer.then(Outer::d).then(Ext::kind), &s)?;
+    }
+
+    #[test]
+    fn lists_maps_and_options(s in doc(), t in doc(), u in doc(), i in 0usize..3, k in -2i32..2) {
+        let keys: Vec<String> = s.smap.keys().cloned().chain(["a".to_owned()]).collect();
+        for text in &keys {
+            agree!(s, t, u;
+                Doc::smap.then(key(text.as_str())) => None, Some(1);
+                Doc::smap.then(key(text.as_str())).then(some()) => 0, 1;
+                Doc::smap.then(key(text)) => None, Some(1);
+            );
+        }
+        agree!(s, t, u;
+            Doc::list.then(at(i)) => Outer::C, Outer::C;
+            Doc::list.then(at(i)).then(Outer::a).then(Inner::y_z) => None, Some(1);
+            Doc::list.then(at(i)).then(Outer::e).then(Pt::b) => None, Some("b".into());
+            Doc::adjs.then(at(i)) => Adj::U, Adj::N(None);
+            Doc::opt.then(some()) => pt_of(0), pt_of(1);
+            Doc::opt.then(some()).then(Pt::b) => None, Some("b".into());
+            Doc::opt2.then(some()) => 0, 1;
+            Doc::imap.then(key(&k)) => pt_of(0), pt_of(1);
+            Doc::imap.then(key(&k)).then(Pt::b) => None, Some("b".into());
+            Doc::bmap.then(key(&(i as u8))) => Vec::new(), vec!["x".into()];
+            Doc::bmap.then(key(&(i as u8))).then(at(0)) => String::new(), "x".into();
+            Doc::tup => (0, String::new()), (1, "x".into());
+        );
+    }
+
+    #[test]
+    fn traversals(s in doc(), text in model::text(), n in any::<u8>(), a in -3i32..3) {
+        traversal_laws(Doc::list.then(each()), &s, Outer::C)?;
+        traversal_laws(Doc::list.then(each()).then(Outer::b_y), &s, Some(text.clone()))?;
+        traversal_laws(Doc::list.then(each()).then(Outer::e).then(Pt::a), &s, a)?;
+        traversal_laws(Doc::list.then(each()).then(Outer::d).then(Ext::s_s).then(each()), &s, n)?;
+        traversal_laws(Doc::list.then(each()).then(Outer::a).then(Inner::x).then(Pt::b), &s, None)?;
+        traversal_laws(Doc::adjs.then(each()).then(Adj::n).then(some()), &s, n)?;
+        traversal_laws(Doc::adjs.then(each()).then(Adj::s_o), &s, Some(n))?;
+        traversal_laws(Doc::imap.then(each()).then(Pt::b), &s, Some(text.clone()))?;
+        traversal_laws(Doc::bmap.then(each()).then(each()), &s, text.clone())?;
+        traversal_laws(Doc::smap.then(each()).then(some()), &s, n)?;
+        traversal_laws(Doc::outer.then(Outer::d).then(Ext::m).then(each()), &s, n)?;
+    }
 }

@@ -49,16 +49,20 @@
 //! for the new value is what its buffer reads back), a member of an object
 //! (the struct's own, or among the members serde hands an internally tagged
 //! payload or a flattened field), an element of a tuple struct's array, an
-//! internally tagged enum's own object. Anything else has no slot, and the
-//! write returns `None` (`false`) rather than guess: a struct read from a
-//! JSON array (`[1, "a"]`), a struct variant written as
+//! internally tagged enum's own object. Anything else is a slot every write
+//! refuses, and the write returns `None` (`false`) rather than guess: a
+//! struct read from a JSON array (`[1, "a"]`), a struct variant written as
 //! `["Variant", ...fields]`, a field whose key the spot hides (a tag or a
 //! key of the outer struct, so an appended member would not be read as the
-//! field), an internally tagged enum that is itself flattened (its object is
-//! the outer struct's), a focus that is not one JSON value (a flattened
-//! field's or an internally tagged payload's members under `some()`,
-//! `at(i)`, `key(k)`), and an adjacently tagged newtype variant whose content
-//! is missing.
+//! field), an internally tagged enum that is itself flattened or is the
+//! payload of another internally tagged variant (its object is the outer
+//! struct's or enum's; the payload's own members are written), a focus that
+//! is not one JSON value (a flattened field's or an internally tagged
+//! payload's members under `some()`, `at(i)`, `key(k)`), and an adjacently
+//! tagged newtype variant whose content is missing. A write of every focus
+//! ([`Json::set_all`], [`Json::modify_all`]) refuses as a whole where one of
+//! its foci refuses: the value-side `set_all` writes that focus, so the
+//! document unchanged would not be what it gives.
 //!
 //! **Duplicate keys and malformed bytes.** A struct field is written where a
 //! read finds it, in the first member with its key (serde_json rejects a
@@ -112,11 +116,23 @@ enum Place<'a> {
     /// An internally tagged newtype variant: the enum's object, whose tag
     /// (`tag`, quotes included) stays.
     Tagged { object: &'a [u8], tag: &'a [u8] },
+    /// A focus that cannot be written where it lies as serde would write
+    /// it: every write refuses, so that a write of every focus refuses too.
+    Refused,
 }
 
 impl<'a> Slot<'a> {
     const fn new(place: Place<'a>, focus: Located<'a>) -> Self {
         Slot { place, focus }
+    }
+
+    /// The slot of a focus a write refuses, where a read finds one (`None`
+    /// for a miss: no focus, nothing to refuse).
+    const fn refused(focus: Located<'a>) -> Option<Self> {
+        match focus {
+            Located::At(_) | Located::Absent => Some(Slot::new(Place::Refused, focus)),
+            Located::Miss => None,
+        }
     }
 
     /// What a read would have found here: the bytes the focus is decoded from
@@ -296,7 +312,7 @@ pub trait JsonWrite: Optic {
     /// `Source`), in document order, while it returns `true`; returns
     /// `false` if it stopped. Nothing is decoded or allocated. A focus that
     /// cannot be written faithfully where it lies (see the
-    /// [module docs](crate::json::write)) has no slot.
+    /// [module docs](crate::json::write)) has a slot every write refuses.
     #[inline]
     fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
         self.slots_at(Spot::document(bytes), each)
@@ -326,13 +342,18 @@ where
 {
     #[inline]
     fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
-        // Past a field serde writes with a function: no slot, the write refuses.
-        if !A::WRITES_THROUGH {
-            return true;
-        }
         for found in self.first().foci_at(at) {
             if let Located::At(inner) = found {
-                if !self.second().slots_at(inner, each) {
+                let more = if A::WRITES_THROUGH {
+                    self.second().slots_at(inner, each)
+                } else {
+                    // Past a field serde writes with a function: every slot
+                    // refuses.
+                    self.second().slots_at(inner, &mut |slot| {
+                        each(Slot::new(Place::Refused, slot.focus))
+                    })
+                };
+                if !more {
                     return false;
                 }
             }
@@ -381,7 +402,7 @@ fn field_slot<'a>(at: Spot<'a>, json: FieldJson, key: &str) -> Option<Slot<'a>> 
         },
         (FieldJson::Key { .. }, Form::Members { hidden, .. }) => {
             if hidden.hides(key) != Some(false) {
-                return None;
+                return Slot::refused(focus);
             }
             match focus {
                 Located::At(value) => Place::Member {
@@ -397,7 +418,7 @@ fn field_slot<'a>(at: Spot<'a>, json: FieldJson, key: &str) -> Option<Slot<'a>> 
             Located::At(value) => Place::Value(value.bytes()),
             Located::Absent | Located::Miss => return None,
         },
-        _ => return None,
+        _ => return Slot::refused(focus),
     };
     Some(Slot::new(place, focus))
 }
@@ -427,7 +448,7 @@ fn write_field<'a>(
         Place::Member { value, .. } | Place::Value(value) => {
             write_field(splice.replace(value)?).ok()
         }
-        Place::Unit | Place::Tagged { .. } => None,
+        Place::Unit | Place::Tagged { .. } | Place::Refused => None,
     }
 }
 
@@ -488,13 +509,16 @@ where
 {
     #[inline]
     fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
-        if !S::WRITTEN_PLAIN {
-            return true;
-        }
         let focus = locate_variant::<S>(at, I, S::JSON);
         let Located::At(payload) = focus else {
             return true;
         };
+        // Where serde writes the payload with a function, or the bytes have
+        // no place for it, the focus refuses every write.
+        let refused = Slot::new(Place::Refused, focus);
+        if !S::WRITTEN_PLAIN {
+            return each(refused);
+        }
         let place = match (S::ENCODING, S::JSON, payload.form()) {
             (_, VariantJson::Unit, _) => Place::Unit,
             // The enum's own object is rewritten: only where it is one plain
@@ -503,19 +527,21 @@ where
             (Encoding::Internal { .. }, _, Form::Members { .. }) => {
                 match (at.form(), at.bytes().first()) {
                     (Form::Value { .. }, Some(b'{')) => {}
-                    _ => return true,
+                    _ => return each(refused),
                 }
                 match Discriminant::<S>::new().locate_at(at) {
                     Located::At(tag) => Place::Tagged {
                         object: at.bytes(),
                         tag: tag.bytes(),
                     },
-                    Located::Absent | Located::Miss => return true,
+                    Located::Absent | Located::Miss => return each(refused),
                 }
             }
-            (Encoding::Internal { .. }, _, _) => return true,
+            (Encoding::Internal { .. }, _, _) => return each(refused),
             (_, _, Form::Value { .. }) => Place::Value(payload.bytes()),
-            (_, _, Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. }) => return true,
+            (_, _, Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. }) => {
+                return each(refused)
+            }
         };
         each(Slot::new(place, focus))
     }
@@ -538,7 +564,7 @@ where
                 write_tagged(out, key, tag, value)
             }
             Place::Value(bytes) => write_json(splice.replace(bytes)?, value).ok(),
-            Place::Member { .. } | Place::Missing { .. } => None,
+            Place::Member { .. } | Place::Missing { .. } | Place::Refused => None,
         }
     }
 }
@@ -715,7 +741,10 @@ fn value_slot<'a, F: FnMut(Slot<'a>) -> bool>(focus: Located<'a>, each: &mut F) 
         Located::At(spot) if matches!(spot.form(), Form::Value { .. }) => {
             each(Slot::new(Place::Value(spot.bytes()), focus))
         }
-        Located::At(_) | Located::Absent | Located::Miss => true,
+        // Not one JSON value (the members serde hands a flattened field or
+        // an internally tagged payload): the write refuses.
+        Located::At(_) => each(Slot::new(Place::Refused, focus)),
+        Located::Absent | Located::Miss => true,
     }
 }
 
@@ -872,7 +901,8 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// A new document with every focus of `optic` set to `value`: for a
     /// traversal, every element it reaches, each written as [`Json::set`]
     /// writes one. With no focus, the document is copied unchanged. `None`
-    /// where serde refuses the value.
+    /// where serde refuses the value, or where a focus cannot be written
+    /// where it lies (see the [module docs](crate::json::write)).
     ///
     /// Costs one walk of the foci, one copy of the document and a
     /// serialization of `value` per focus: one allocation, for the new
@@ -922,7 +952,8 @@ impl<'a, T: ?Sized> Json<'a, T> {
 
     /// A new document with every focus of `optic` changed by `f`: each is
     /// decoded from its own bytes, changed, and written back, in document
-    /// order. `None` where a focus does not decode or serde refuses a value.
+    /// order. `None` where a focus does not decode, serde refuses a value,
+    /// or a focus cannot be written where it lies.
     ///
     /// ```
     /// use optics_core::prelude::*;
