@@ -273,6 +273,25 @@ fn a_write_of_every_focus_refuses_where_one_focus_refuses() {
     assert_eq!(json.set(past, &5), None);
     assert_eq!(json.set_all(past, &5), None);
     assert_eq!(json.modify_all(past, |x| x + 1), None);
+
+    // A prism whose payload serde writes with a function.
+    let bytes = serde_json::to_vec(&WithFunction::Bumped(Bumped { x: 1 })).unwrap();
+    assert_eq!(bytes, br#"{"Bumped":{"x":101}}"#);
+    let json = Json::<WithFunction>::new(&bytes);
+    assert_eq!(json.set(WithFunction::bumped, &Bumped { x: 2 }), None);
+    assert_eq!(json.set_all(WithFunction::bumped, &Bumped { x: 2 }), None);
+    assert_eq!(json.set_all(WithFunction::bumped.then(Bumped::x), &2), None);
+    assert_eq!(
+        json.set_all(WithFunction::plain, &Bumped { x: 2 }),
+        Some(bytes.clone())
+    );
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum WithFunction {
+    #[serde(serialize_with = "bump")]
+    Bumped(Bumped),
+    Plain(Bumped),
 }
 
 // ---------------------------------------------------------------------------
