@@ -678,3 +678,77 @@ proptest! {
         traversal_laws(Doc::outer.then(Outer::d).then(Ext::m).then(each()), &s, n)?;
     }
 }
+
+// ---------------------------------------------------------------------------
+// `optic!` names over the same model: each reads, writes (as the first step
+// of a path) and obeys its kind's laws as the path it names.
+
+optic! {
+    /// A lens through a flattened field.
+    lens FLAT_OUTER: Doc => Outer = Doc::fl.then(Flat::fe);
+}
+optic! {
+    /// A prism of two internally tagged enums, one inside the other.
+    prism A_X: Outer => Pt = Outer::a.then(Inner::x);
+}
+optic! {
+    /// An optional through a `Box`.
+    optional E_A: Doc => i32 = Doc::outer.then(Outer::e).then(Pt::a);
+}
+optic! {
+    /// The kind of the boxed enum.
+    getter BOXED_KIND: Doc => OuterKind = Doc::boxed.then(Outer::kind);
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    #[test]
+    fn named_optics_are_their_paths(s in doc(), t in doc(), u in doc(), p in model::pt()) {
+        reads_agree(FLAT_OUTER, &s)?;
+        reads_agree(E_A, &s)?;
+        reads_agree(BOXED_KIND, &s)?;
+        reads_agree(Doc::outer.then(A_X), &s)?;
+        reads_agree(Doc::outer.then(A_X).then(Pt::b), &s)?;
+        prop_assert_eq!(BOXED_KIND.get(&s), Doc::boxed.then(Outer::kind).get(&s));
+
+        // Written as the first step of a path, on values and bytes alike.
+        agree!(s, t, u;
+            FLAT_OUTER.then(Outer::b_x) => 0, 1;
+            FLAT_OUTER.then(Outer::e).then(Pt::b) => None, Some("b".into());
+            Doc::outer.then(A_X).then(Pt::b) => None, Some("b".into());
+            Doc::list.then(at(0)).then(A_X).then(Pt::a) => 0, 1;
+        );
+
+        // The laws of each kind, and the name's writes are the path's.
+        let mut by_name = s.clone();
+        let mut by_path = s.clone();
+        FLAT_OUTER.set(&mut by_name, Outer::C);
+        Doc::fl.then(Flat::fe).set(&mut by_path, Outer::C);
+        prop_assert_eq!(&by_name, &by_path);
+        let mut got = s.clone();
+        FLAT_OUTER.set(&mut got, FLAT_OUTER.get(&s).clone());
+        prop_assert_eq!(&got, &s, "get-set");
+        FLAT_OUTER.set(&mut got, t.fl.fe.clone());
+        prop_assert_eq!(FLAT_OUTER.get(&got), &t.fl.fe, "set-get");
+        FLAT_OUTER.set(&mut got, u.fl.fe.clone());
+        FLAT_OUTER.set(&mut got, t.fl.fe.clone());
+        prop_assert_eq!(FLAT_OUTER.get(&got), &t.fl.fe, "set-set");
+
+        let built = A_X.review(p.clone());
+        prop_assert_eq!(A_X.preview(&built), Some(&p), "preview-review");
+        if let Some(focus) = A_X.preview(&s.outer) {
+            prop_assert_eq!(&A_X.review(focus.clone()), &s.outer, "review-preview");
+        }
+        let bytes = serde_json::to_vec(&built).unwrap();
+        prop_assert_eq!(Json::<Outer>::new(&bytes).read(A_X), Some(p.clone()));
+
+        let mut by_name = s.clone();
+        let mut by_path = s.clone();
+        prop_assert_eq!(
+            E_A.modify(&mut by_name, |a| *a += 1),
+            Doc::outer.then(Outer::e).then(Pt::a).modify(&mut by_path, |a| *a += 1)
+        );
+        prop_assert_eq!(by_name, by_path);
+    }
+}
