@@ -294,6 +294,72 @@ enum WithFunction {
     Plain(Bumped),
 }
 
+/// A struct serde leaves out where it is its default.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Settings {
+    #[serde(default, skip_serializing_if = "Limits::is_default")]
+    limits: Limits,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    names: Vec<String>,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Limits {
+    low: i32,
+    levels: Vec<u8>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            low: -5,
+            levels: vec![1, 2],
+        }
+    }
+}
+
+impl Limits {
+    fn is_default(&self) -> bool {
+        *self == Limits::default()
+    }
+}
+
+/// Documented difference: a path that goes on through a field serde left
+/// out (and reads as its default) has no bytes to go on in. On the value the
+/// default has the focus; on the bytes the path misses: `read` and `set`
+/// give `None`, and a write of every focus finds none and copies the
+/// document. The field itself is read and written as serde does.
+#[test]
+fn a_path_through_a_field_serde_left_out_misses_on_bytes() {
+    let value = Settings {
+        limits: Limits::default(),
+        names: Vec::new(),
+    };
+    let bytes = serde_json::to_vec(&value).unwrap();
+    assert_eq!(bytes, b"{}");
+    let json = Json::<Settings>::new(&bytes);
+
+    let low = Settings::limits.then(Limits::low);
+    assert_eq!(low.preview(&value), Some(&-5));
+    assert_eq!(json.read(low), None);
+    assert_eq!(json.set(low, &3), None);
+    let levels = Settings::limits.then(Limits::levels).then(each());
+    assert_eq!(levels.iter(&value).count(), 2);
+    assert_eq!(json.read_each(levels).count(), 0);
+    assert_eq!(json.set_all(levels, &9), Some(bytes.clone()));
+
+    // The field itself: read as its default, written as serde writes it.
+    assert_eq!(json.read(Settings::limits), Some(Limits::default()));
+    let mut changed = value.clone();
+    changed.limits.low = 3;
+    let written = json.set(Settings::limits, &changed.limits).unwrap();
+    assert_eq!(written, serde_json::to_vec(&changed).unwrap());
+    // An empty list serde leaves out: no focus on either side.
+    let names = Settings::names.then(each());
+    assert_eq!(names.iter(&value).count(), 0);
+    assert_eq!(json.set_all(names, &String::new()), Some(bytes.clone()));
+}
+
 // ---------------------------------------------------------------------------
 // A property test over a model that mixes the encodings: every optic reads
 // on the bytes what it previews on the value, and writes and traverses them

@@ -35,7 +35,9 @@
 //!
 //! **A path through a missing field** (a `#[serde(default)]` struct that is
 //! absent, then a field inside it) has no bytes to write in: it misses, where
-//! a set on the decoded value would write into the default.
+//! a set on the decoded value would write into the default. A traversal
+//! finds no focus there, so [`Json::set_all`] copies that part as it is,
+//! where `set_all` on the value writes the default's foci.
 //!
 //! **A path through a field read with a function** (`with`,
 //! `deserialize_with`) does not compile, as on the read side: the bytes there
