@@ -81,6 +81,33 @@ fn a_path_through_a_box_is_a_traversal_on_values_and_bytes() {
     assert_eq!(decoded::<Holder>(&written), holder);
 }
 
+/// Shared items: read through, never written.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Shared {
+    items: Vec<std::rc::Rc<Item>>,
+    one: Option<std::sync::Arc<Item>>,
+}
+
+#[test]
+fn a_path_through_an_rc_or_arc_is_a_traversal_that_reads() {
+    let shared = Shared {
+        items: vec![
+            std::rc::Rc::new(Item { n: 1 }),
+            std::rc::Rc::new(Item { n: 2 }),
+        ],
+        one: Some(std::sync::Arc::new(Item { n: 3 })),
+    };
+    let bytes = serde_json::to_vec(&shared).unwrap();
+    let json = Json::<Shared>::new(&bytes);
+    let ns = Shared::items.then(each()).then(Item::n);
+    assert_eq!(ns.iter(&shared).collect::<Vec<_>>(), [&1, &2]);
+    assert_eq!(ns.fold(&shared, 0, |sum, n| sum + n), 3);
+    assert_eq!(json.read_each(ns).collect::<Vec<_>>(), [Some(1), Some(2)]);
+    let one = Shared::one.then(some()).then(Item::n);
+    assert_eq!(one.iter(&shared).collect::<Vec<_>>(), [&3]);
+    assert_eq!(json.read_each(one).collect::<Vec<_>>(), [Some(3)]);
+}
+
 #[test]
 fn a_path_through_a_box_writes_bytes_as_it_writes_values() {
     let mut list = list();
