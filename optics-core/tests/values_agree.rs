@@ -2,10 +2,14 @@
 //! reads agree, and a write on the value then encoded decodes to what the
 //! same write on the bytes decodes to.
 //!
-//! The cases here are the ones an audit of that promise found wanting:
-//! paths through a `Box` (which wrote and traversed values but not bytes),
-//! and an internally tagged variant's payload set to a unit variant of
-//! another enum (which serde writes and the byte write refused).
+//! First the cases an audit of that promise found wanting: paths through a
+//! `Box` (which wrote and traversed values but not bytes), an internally
+//! tagged variant's payload set to a unit variant of another enum (which
+//! serde writes and the byte write refused), and writes of every focus that
+//! handed back the document unchanged where one focus could not be written.
+//! Then the documented differences, pinned. Last, property tests over a
+//! model that mixes every encoding the derive supports, and `optic!` names
+//! over it.
 
 use optics_core::prelude::*;
 use serde::{Deserialize, Serialize};
