@@ -849,3 +849,53 @@ proptest! {
         prop_assert_eq!(by_name, by_path);
     }
 }
+
+/// A focus entered (`Json::enter`) reads on as the path's own reads do.
+mod entered {
+    use super::*;
+    use optics_core::json::JsonThrough;
+
+    /// `rest` read in `first`'s focus entered, against the value.
+    fn entered<A, B>(first: A, rest: B, s: &A::Source) -> Result<(), TestCaseError>
+    where
+        A: Preview + JsonOptic + JsonThrough + Copy,
+        B: Preview<Source = A::Focus> + for<'de> JsonDecode<'de> + Copy,
+        A::Source: Sized + Serialize + Debug,
+        B::Focus: Clone + PartialEq + Debug,
+        A::Focus: Sized,
+    {
+        let doc = serde_json::to_vec(s).unwrap();
+        let json = Json::<A::Source>::new(&doc);
+        let on_value = first.preview(s).and_then(|f| rest.preview(f)).cloned();
+        let on_bytes = json.enter(first).and_then(|e| e.read(rest));
+        prop_assert_eq!(
+            on_bytes,
+            on_value,
+            "entered on {}",
+            String::from_utf8_lossy(&doc)
+        );
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(cases())]
+        #[test]
+        fn entered_reads(s in doc()) {
+            entered(Doc::outer, Outer::b_y, &s)?;
+            entered(Doc::outer, Outer::a.then(Inner::x).then(Pt::b), &s)?;
+            entered(Doc::outer.then(Outer::a), Inner::x.then(Pt::b), &s)?;
+            entered(Doc::outer.then(Outer::a), Inner::y_z, &s)?;
+            entered(Doc::outer.then(Outer::a), Inner::kind, &s)?;
+            entered(Doc::outer.then(Outer::d), Ext::t_2, &s)?;
+            entered(Doc::outer.then(Outer::d), Ext::kind, &s)?;
+            entered(Doc::fl, Flat::fb, &s)?;
+            entered(Doc::fl, Flat::fe.then(Outer::b_y), &s)?;
+            entered(Doc::fl.then(Flat::fe), Outer::a.then(Inner::y_z), &s)?;
+            entered(Doc::adj, Adj::s_o, &s)?;
+            entered(Doc::adj.then(Adj::n), some(), &s)?;
+            entered(Doc::adjs.then(at(1)), Adj::t_1, &s)?;
+            entered(Doc::ren, Ren::some_var_long_name, &s)?;
+            entered(Doc::opt2, some(), &s)?;
+        }
+    }
+}
