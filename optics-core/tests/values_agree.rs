@@ -600,7 +600,7 @@ mod support;
 use std::fmt::Debug;
 
 use model::*;
-use optics_core::json::{JsonDecode, JsonOptic};
+use optics_core::json::{JsonDecode, JsonOptic, JsonTraverseDecode, JsonWrite};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde::de::DeserializeOwned;
@@ -632,6 +632,57 @@ where
             "a view where the value has no focus"
         );
     }
+    Ok(())
+}
+
+/// `modify` with `f`, which reads the old focus, on the bytes and on the
+/// value; and `modify_all` of the traversal `each` likewise.
+fn modify_agrees<O, F>(o: O, s: &O::Source, f: F) -> Result<(), TestCaseError>
+where
+    O: Optional + JsonOptic + JsonWrite + for<'de> JsonDecode<'de> + Copy,
+    O::Source: Sized + Serialize + DeserializeOwned + Clone + PartialEq + Debug,
+    O::Focus: Clone + PartialEq + Debug,
+    F: Fn(O::Focus) -> O::Focus,
+{
+    let doc = serde_json::to_vec(s).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut value = s.clone();
+    let ran = o.modify(&mut value, |focus| *focus = f(focus.clone()));
+    let written = Json::<O::Source>::new(&doc).modify(o, &f);
+    prop_assert_eq!(
+        written.is_some(),
+        ran,
+        "modify writes where the value has a focus"
+    );
+    if let Some(written) = written {
+        let got: O::Source =
+            serde_json::from_slice(&written).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(got, value, "modify on {}", String::from_utf8_lossy(&doc));
+    }
+    Ok(())
+}
+
+/// `modify_all` with `f`, which reads each old focus, on the bytes and on
+/// the value.
+fn modify_all_agrees<O, F>(o: O, s: &O::Source, f: F) -> Result<(), TestCaseError>
+where
+    O: Traversal + JsonWrite + for<'de> JsonTraverseDecode<'de> + Copy,
+    O::Source: Sized + Serialize + DeserializeOwned + Clone + PartialEq + Debug,
+    O::Focus: Clone + PartialEq + Debug,
+    F: Fn(O::Focus) -> O::Focus,
+{
+    let doc = serde_json::to_vec(s).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut value = s.clone();
+    o.modify_all(&mut value, |focus| *focus = f(focus.clone()));
+    let written = Json::<O::Source>::new(&doc).modify_all(o, &f);
+    let written = written.ok_or_else(|| TestCaseError::fail("modify_all refused"))?;
+    let got: O::Source =
+        serde_json::from_slice(&written).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(
+        got,
+        value,
+        "modify_all on {}",
+        String::from_utf8_lossy(&doc)
+    );
     Ok(())
 }
 
@@ -773,6 +824,45 @@ proptest! {
         traversal_laws(Doc::bmap.then(each()).then(each()), &s, text.clone())?;
         traversal_laws(Doc::smap.then(each()).then(some()), &s, n)?;
         traversal_laws(Doc::outer.then(Outer::d).then(Ext::m).then(each()), &s, n)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    #[test]
+    fn modify_reads_the_old_focus(s in doc()) {
+        let bump = |n: u8| n.wrapping_add(1);
+        let flip = |o: Option<u8>| match o {
+            Some(n) if n % 2 == 0 => None,
+            Some(n) => Some(n / 2),
+            None => Some(7),
+        };
+        let longer = |text: String| text + "\"é";
+        modify_agrees(Doc::fl.then(Flat::fa), &s, bump)?;
+        modify_agrees(Doc::fl.then(Flat::fb), &s, flip)?;
+        modify_agrees(Doc::opt2, &s, flip)?;
+        modify_agrees(Doc::outer.then(Outer::b_x), &s, bump)?;
+        modify_agrees(Doc::outer.then(Outer::a).then(Inner::y_z), &s, flip)?;
+        modify_agrees(Doc::adj.then(Adj::s_o), &s, flip)?;
+        modify_agrees(Doc::adj.then(Adj::n), &s, flip)?;
+        modify_agrees(Doc::named, &s, longer)?;
+        modify_agrees(Doc::outer.then(Outer::d).then(Ext::n), &s, longer)?;
+        modify_agrees(Doc::outer.then(Outer::e).then(Pt::b), &s, |b| b.map(longer))?;
+        modify_agrees(Doc::outer.then(Outer::a), &s, |inner| match inner {
+            Inner::Z => Inner::X(Pt { a: 1, b: None }),
+            Inner::X(_) => Inner::Y { y: 1, z: None },
+            Inner::Y { .. } => Inner::Z,
+        })?;
+        modify_agrees(Doc::outer.then(Outer::d), &s, |ext| match ext {
+            Ext::U => Ext::N("u".into()),
+            _ => Ext::U,
+        })?;
+        modify_all_agrees(Doc::bmap.then(each()).then(each()), &s, longer)?;
+        modify_all_agrees(Doc::smap.then(each()), &s, flip)?;
+        modify_all_agrees(Doc::list.then(each()).then(Outer::b_y), &s, |y| y.map(longer))?;
+        modify_all_agrees(Doc::adjs.then(each()).then(Adj::s_o), &s, flip)?;
+        modify_all_agrees(Doc::imap.then(each()).then(Pt::a), &s, |a| -a)?;
     }
 }
 
