@@ -236,6 +236,54 @@ fn an_internally_tagged_payload_inside_another_refuses_a_whole_write() {
     assert_eq!(written, br#"{"t":"A","k":"X","a":1,"b":"b"}"#);
 }
 
+/// An internally tagged variant holding a newtype struct: serde writes the
+/// newtype's inner struct's members beside the tag.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t")]
+enum Holds {
+    Wrapped(Box<Newtype>),
+    Empty,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Newtype(model::Pt);
+
+/// Documented refusal: a newtype struct that is an internally tagged
+/// variant's payload stands as the payload's members, so a write of its
+/// field as a whole refuses (as does a write of every focus); the payload
+/// itself, and the members inside, are written as serde writes them.
+#[test]
+fn a_newtype_that_is_an_internally_tagged_payload_refuses_a_whole_write() {
+    use model::Pt;
+
+    let value = Holds::Wrapped(Box::new(Newtype(Pt { a: 1, b: None })));
+    let bytes = serde_json::to_vec(&value).unwrap();
+    assert_eq!(bytes, br#"{"t":"Wrapped","a":1}"#);
+    let json = Json::<Holds>::new(&bytes);
+    let inner = Holds::wrapped.then(Newtype::_0);
+    assert_eq!(json.read(inner), Some(Pt { a: 1, b: None }));
+    let new = Pt {
+        a: 2,
+        b: Some("b".into()),
+    };
+    assert_eq!(json.set(inner, &new), None);
+    assert_eq!(json.set_all(inner, &new), None);
+    // What is written instead, as serde writes it.
+    let written = json
+        .set(Holds::wrapped, &Box::new(Newtype(new.clone())))
+        .unwrap();
+    assert_eq!(written, br#"{"t":"Wrapped","a":2,"b":"b"}"#);
+    let written = json.set(inner.then(Pt::b), &Some("b".into())).unwrap();
+    assert_eq!(written, br#"{"t":"Wrapped","a":1,"b":"b"}"#);
+    // Another variant: no focus.
+    let json = Json::<Holds>::new(br#"{"t":"Empty"}"#);
+    assert_eq!(json.set(inner, &new), None);
+    assert_eq!(
+        json.set_all(inner, &new).as_deref(),
+        Some(&br#"{"t":"Empty"}"#[..])
+    );
+}
+
 /// A struct serde writes with a function that changes it.
 #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Bumped {

@@ -58,9 +58,12 @@
 //! key of the outer struct, so an appended member would not be read as the
 //! field), an internally tagged enum that is itself flattened or is the
 //! payload of another internally tagged variant (its object is the outer
-//! struct's or enum's; the payload's own members are written), a focus that
-//! is not one JSON value (a flattened field's or an internally tagged
-//! payload's members under `some()`, `at(i)`, `key(k)`), and an adjacently
+//! struct's or enum's; the payload's own members are written), the field of
+//! a newtype or transparent struct that is an internally tagged payload or
+//! flattened (it is those members as a whole: write the payload, or the
+//! members inside), a focus that is not one JSON value (a flattened field's
+//! or an internally tagged payload's members under `some()`, `at(i)`,
+//! `key(k)`), and an adjacently
 //! tagged newtype variant whose content is missing. A write of every focus
 //! ([`Json::set_all`], [`Json::modify_all`]) refuses as a whole where one of
 //! its foci refuses: the value-side `set_all` writes that focus, so the
