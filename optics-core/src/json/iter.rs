@@ -28,7 +28,7 @@ use super::scan::{self, skip_ws};
 use super::{Found, Json, JsonDecode, JsonOptic, JsonThrough, Located, Spot};
 use crate::optic::{
     At, Discriminant, Each, Elements, Field, FieldOf, Indexed, JsonKey, Key, Keyed, Optic, Some_,
-    StartsAt, Tagged, Then, Variant, VariantField, VariantFieldOf, VariantOf,
+    StartsAt, Tagged, Then, Through, Variant, VariantField, VariantFieldOf, VariantOf,
 };
 
 /// An optic that finds every one of its foci in the JSON bytes of its source,
@@ -277,7 +277,8 @@ where
 impl<A, B> JsonTraverse for Then<A, B>
 where
     A: JsonTraverseThrough,
-    B: JsonTraverse<Source = A::Focus> + Clone,
+    B: JsonTraverse + Clone,
+    A::Focus: Through<B::Source>,
 {
     type Foci<'a> = ThenFoci<'a, A, B>;
 
@@ -299,7 +300,8 @@ where
 impl<'a, A, B> ThenFoci<'a, A, B>
 where
     A: JsonTraverseThrough,
-    B: JsonTraverse<Source = A::Focus> + Clone,
+    B: JsonTraverse + Clone,
+    A::Focus: Through<B::Source>,
 {
     /// The foci of `then` from `at`: its first optic's entered, its
     /// second's entered too with `enter`.
@@ -317,14 +319,16 @@ where
 impl<A, B> JsonTraverseThrough for Then<A, B>
 where
     A: JsonTraverseThrough,
-    B: JsonTraverseThrough<Source = A::Focus> + Clone,
+    B: JsonTraverseThrough + Clone,
+    A::Focus: Through<B::Source>,
 {
 }
 
 impl<'de, A, B> JsonTraverseDecode<'de> for Then<A, B>
 where
     A: JsonTraverseThrough,
-    B: JsonTraverseDecode<'de, Source = A::Focus> + Clone,
+    B: JsonTraverseDecode<'de> + Clone,
+    A::Focus: Through<B::Source>,
 {
     #[inline]
     fn decode_focus_at(&self, found: Located<'de>) -> Option<Self::Focus> {

@@ -20,7 +20,7 @@
 //! | a field `skip_serializing_if` skips     | its member removed (with one comma), or left absent               |
 //! | a tuple-struct or transparent field     | the element, or the whole value, replaced                         |
 //! | an externally or adjacently tagged variant's payload | the payload replaced                                 |
-//! | an internally tagged newtype variant's payload | the object rewritten: the tag as it stood first, then the payload's members |
+//! | an internally tagged newtype variant's payload | the object rewritten: the tag as it stood first, then the payload's members (a unit variant of another enum: `"Variant":null`) |
 //! | a unit variant's `()`                    | nothing: the document is unchanged                               |
 //! | `at(i)`, `key(k)`, `some()`, `each()`    | the element, value or member value replaced                      |
 //!
@@ -35,7 +35,9 @@
 //!
 //! **A path through a missing field** (a `#[serde(default)]` struct that is
 //! absent, then a field inside it) has no bytes to write in: it misses, where
-//! a set on the decoded value would write into the default.
+//! a set on the decoded value would write into the default. A traversal
+//! finds no focus there, so [`Json::set_all`] copies that part as it is,
+//! where `set_all` on the value writes the default's foci.
 //!
 //! **A path through a field read with a function** (`with`,
 //! `deserialize_with`) does not compile, as on the read side: the bytes there
@@ -49,16 +51,23 @@
 //! for the new value is what its buffer reads back), a member of an object
 //! (the struct's own, or among the members serde hands an internally tagged
 //! payload or a flattened field), an element of a tuple struct's array, an
-//! internally tagged enum's own object. Anything else has no slot, and the
-//! write returns `None` (`false`) rather than guess: a struct read from a
-//! JSON array (`[1, "a"]`), a struct variant written as
+//! internally tagged enum's own object. Anything else is a slot every write
+//! refuses, and the write returns `None` (`false`) rather than guess: a
+//! struct read from a JSON array (`[1, "a"]`), a struct variant written as
 //! `["Variant", ...fields]`, a field whose key the spot hides (a tag or a
 //! key of the outer struct, so an appended member would not be read as the
-//! field), an internally tagged enum that is itself flattened (its object is
-//! the outer struct's), a focus that is not one JSON value (a flattened
-//! field's or an internally tagged payload's members under `some()`,
-//! `at(i)`, `key(k)`), and an adjacently tagged newtype variant whose content
-//! is missing.
+//! field), an internally tagged enum that is itself flattened or is the
+//! payload of another internally tagged variant (its object is the outer
+//! struct's or enum's; the payload's own members are written), the field of
+//! a newtype or transparent struct that is an internally tagged payload or
+//! flattened (it is those members as a whole: write the payload, or the
+//! members inside), a focus that is not one JSON value (a flattened field's
+//! or an internally tagged payload's members under `some()`, `at(i)`,
+//! `key(k)`), and an adjacently
+//! tagged newtype variant whose content is missing. A write of every focus
+//! ([`Json::set_all`], [`Json::modify_all`]) refuses as a whole where one of
+//! its foci refuses: the value-side `set_all` writes that focus, so the
+//! document unchanged would not be what it gives.
 //!
 //! **Duplicate keys and malformed bytes.** A struct field is written where a
 //! read finds it, in the first member with its key (serde_json rejects a
@@ -86,7 +95,7 @@ use super::{Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, Located, Sp
 use crate::json::iter::JsonTraverseDecode;
 use crate::optic::{
     At, Discriminant, Each, Elements, Field, Indexed, JsonKey, Key, Keyed, Optic, Some_, StartsAt,
-    Then, Variant, VariantField, VariantOf,
+    Then, ThroughMut, Variant, VariantField, VariantOf,
 };
 
 /// Where one focus stands in the bytes, for writing: found by
@@ -112,11 +121,23 @@ enum Place<'a> {
     /// An internally tagged newtype variant: the enum's object, whose tag
     /// (`tag`, quotes included) stays.
     Tagged { object: &'a [u8], tag: &'a [u8] },
+    /// A focus that cannot be written where it lies as serde would write
+    /// it: every write refuses, so that a write of every focus refuses too.
+    Refused,
 }
 
 impl<'a> Slot<'a> {
     const fn new(place: Place<'a>, focus: Located<'a>) -> Self {
         Slot { place, focus }
+    }
+
+    /// The slot of a focus a write refuses, where a read finds one (`None`
+    /// for a miss: no focus, nothing to refuse).
+    const fn refused(focus: Located<'a>) -> Option<Self> {
+        match focus {
+            Located::At(_) | Located::Absent => Some(Slot::new(Place::Refused, focus)),
+            Located::Miss => None,
+        }
     }
 
     /// What a read would have found here: the bytes the focus is decoded from
@@ -296,7 +317,7 @@ pub trait JsonWrite: Optic {
     /// `Source`), in document order, while it returns `true`; returns
     /// `false` if it stopped. Nothing is decoded or allocated. A focus that
     /// cannot be written faithfully where it lies (see the
-    /// [module docs](crate::json::write)) has no slot.
+    /// [module docs](crate::json::write)) has a slot every write refuses.
     #[inline]
     fn slots<'a, F: FnMut(Slot<'a>) -> bool>(&self, bytes: &'a [u8], each: &mut F) -> bool {
         self.slots_at(Spot::document(bytes), each)
@@ -319,17 +340,25 @@ pub trait JsonWrite: Optic {
 impl<A, B> JsonWrite for Then<A, B>
 where
     A: JsonTraverseThrough,
-    B: JsonWrite<Source = A::Focus>,
+    B: JsonWrite,
+    // Through a `Box` as on values; a path through an `Rc` or an `Arc` has
+    // no `set` on values, and none on bytes.
+    A::Focus: ThroughMut<B::Source>,
 {
     #[inline]
     fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
-        // Past a field serde writes with a function: no slot, the write refuses.
-        if !A::WRITES_THROUGH {
-            return true;
-        }
         for found in self.first().foci_at(at) {
             if let Located::At(inner) = found {
-                if !self.second().slots_at(inner, each) {
+                let more = if A::WRITES_THROUGH {
+                    self.second().slots_at(inner, each)
+                } else {
+                    // Past a field serde writes with a function: every slot
+                    // refuses.
+                    self.second().slots_at(inner, &mut |slot| {
+                        each(Slot::new(Place::Refused, slot.focus))
+                    })
+                };
+                if !more {
                     return false;
                 }
             }
@@ -378,7 +407,7 @@ fn field_slot<'a>(at: Spot<'a>, json: FieldJson, key: &str) -> Option<Slot<'a>> 
         },
         (FieldJson::Key { .. }, Form::Members { hidden, .. }) => {
             if hidden.hides(key) != Some(false) {
-                return None;
+                return Slot::refused(focus);
             }
             match focus {
                 Located::At(value) => Place::Member {
@@ -394,7 +423,7 @@ fn field_slot<'a>(at: Spot<'a>, json: FieldJson, key: &str) -> Option<Slot<'a>> 
             Located::At(value) => Place::Value(value.bytes()),
             Located::Absent | Located::Miss => return None,
         },
-        _ => return None,
+        _ => return Slot::refused(focus),
     };
     Some(Slot::new(place, focus))
 }
@@ -424,7 +453,7 @@ fn write_field<'a>(
         Place::Member { value, .. } | Place::Value(value) => {
             write_field(splice.replace(value)?).ok()
         }
-        Place::Unit | Place::Tagged { .. } => None,
+        Place::Unit | Place::Tagged { .. } | Place::Refused => None,
     }
 }
 
@@ -485,13 +514,16 @@ where
 {
     #[inline]
     fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
-        if !S::WRITTEN_PLAIN {
-            return true;
-        }
         let focus = locate_variant::<S>(at, I, S::JSON);
         let Located::At(payload) = focus else {
             return true;
         };
+        // Where serde writes the payload with a function, or the bytes have
+        // no place for it, the focus refuses every write.
+        let refused = Slot::new(Place::Refused, focus);
+        if !S::WRITTEN_PLAIN {
+            return each(refused);
+        }
         let place = match (S::ENCODING, S::JSON, payload.form()) {
             (_, VariantJson::Unit, _) => Place::Unit,
             // The enum's own object is rewritten: only where it is one plain
@@ -500,19 +532,21 @@ where
             (Encoding::Internal { .. }, _, Form::Members { .. }) => {
                 match (at.form(), at.bytes().first()) {
                     (Form::Value { .. }, Some(b'{')) => {}
-                    _ => return true,
+                    _ => return each(refused),
                 }
                 match Discriminant::<S>::new().locate_at(at) {
                     Located::At(tag) => Place::Tagged {
                         object: at.bytes(),
                         tag: tag.bytes(),
                     },
-                    Located::Absent | Located::Miss => return true,
+                    Located::Absent | Located::Miss => return each(refused),
                 }
             }
-            (Encoding::Internal { .. }, _, _) => return true,
+            (Encoding::Internal { .. }, _, _) => return each(refused),
             (_, _, Form::Value { .. }) => Place::Value(payload.bytes()),
-            (_, _, Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. }) => return true,
+            (_, _, Form::Members { .. } | Form::Rest { .. } | Form::Opaque { .. }) => {
+                return each(refused)
+            }
         };
         each(Slot::new(place, focus))
     }
@@ -535,14 +569,15 @@ where
                 write_tagged(out, key, tag, value)
             }
             Place::Value(bytes) => write_json(splice.replace(bytes)?, value).ok(),
-            Place::Member { .. } | Place::Missing { .. } => None,
+            Place::Member { .. } | Place::Missing { .. } | Place::Refused => None,
         }
     }
 }
 
 /// An internally tagged newtype variant as serde writes it: `{"key":tag`,
 /// then the payload's members, then `}`. The payload must write an object
-/// (or a unit, which adds no member), as serde requires.
+/// (or a unit, which adds no member), as serde requires; a unit variant of
+/// another enum adds one member, `"Variant":null`, as serde writes it there.
 fn write_tagged<P: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     key: &str,
@@ -561,9 +596,116 @@ fn write_tagged<P: Serialize + ?Sized>(
             out.push(b'}');
         }
         [b'{', ..] => out[start] = b',',
+        // A string: serde writes none in this place, but for a unit variant.
+        [b'"', ..] => {
+            let variant = payload.serialize(unit_variant::Name).ok()?;
+            out.truncate(start);
+            out.push(b',');
+            write_json(out, variant).ok()?;
+            out.extend_from_slice(b":null}");
+        }
         _ => return None,
     }
     Some(())
+}
+
+/// The name of the unit variant a value serializes as, if it is one.
+mod unit_variant {
+    use serde::ser::{Error as _, Impossible, Serialize, Serializer};
+
+    /// A serializer that gives the name of a unit variant (through any
+    /// newtype structs around it), and refuses everything else.
+    pub(super) struct Name;
+
+    type Refused = Impossible<&'static str, serde_json::Error>;
+
+    fn refused() -> serde_json::Error {
+        serde_json::Error::custom("not a unit variant")
+    }
+
+    /// Methods that refuse their value.
+    macro_rules! refuse {
+        ($($method:ident($($arg:ty),*) -> $ok:ty;)*) => {$(
+            fn $method(self, $(_: $arg),*) -> Result<$ok, serde_json::Error> {
+                Err(refused())
+            }
+        )*};
+    }
+
+    impl Serializer for Name {
+        type Ok = &'static str;
+        type Error = serde_json::Error;
+        type SerializeSeq = Refused;
+        type SerializeTuple = Refused;
+        type SerializeTupleStruct = Refused;
+        type SerializeTupleVariant = Refused;
+        type SerializeMap = Refused;
+        type SerializeStruct = Refused;
+        type SerializeStructVariant = Refused;
+
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+        ) -> Result<&'static str, serde_json::Error> {
+            Ok(variant)
+        }
+
+        fn serialize_newtype_struct<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<&'static str, serde_json::Error> {
+            value.serialize(self)
+        }
+
+        fn serialize_some<T: ?Sized + Serialize>(
+            self,
+            _: &T,
+        ) -> Result<&'static str, serde_json::Error> {
+            Err(refused())
+        }
+
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<&'static str, serde_json::Error> {
+            Err(refused())
+        }
+
+        refuse! {
+            serialize_bool(bool) -> &'static str;
+            serialize_i8(i8) -> &'static str;
+            serialize_i16(i16) -> &'static str;
+            serialize_i32(i32) -> &'static str;
+            serialize_i64(i64) -> &'static str;
+            serialize_i128(i128) -> &'static str;
+            serialize_u8(u8) -> &'static str;
+            serialize_u16(u16) -> &'static str;
+            serialize_u32(u32) -> &'static str;
+            serialize_u64(u64) -> &'static str;
+            serialize_u128(u128) -> &'static str;
+            serialize_f32(f32) -> &'static str;
+            serialize_f64(f64) -> &'static str;
+            serialize_char(char) -> &'static str;
+            serialize_str(&str) -> &'static str;
+            serialize_bytes(&[u8]) -> &'static str;
+            serialize_none() -> &'static str;
+            serialize_unit() -> &'static str;
+            serialize_unit_struct(&'static str) -> &'static str;
+            serialize_seq(Option<usize>) -> Refused;
+            serialize_tuple(usize) -> Refused;
+            serialize_tuple_struct(&'static str, usize) -> Refused;
+            serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Refused;
+            serialize_map(Option<usize>) -> Refused;
+            serialize_struct(&'static str, usize) -> Refused;
+            serialize_struct_variant(&'static str, u32, &'static str, usize) -> Refused;
+        }
+    }
 }
 
 /// [`JsonWrite`] for an optic whose focus, where it is found, is replaced as
@@ -604,7 +746,10 @@ fn value_slot<'a, F: FnMut(Slot<'a>) -> bool>(focus: Located<'a>, each: &mut F) 
         Located::At(spot) if matches!(spot.form(), Form::Value { .. }) => {
             each(Slot::new(Place::Value(spot.bytes()), focus))
         }
-        Located::At(_) | Located::Absent | Located::Miss => true,
+        // Not one JSON value (the members serde hands a flattened field or
+        // an internally tagged payload): the write refuses.
+        Located::At(_) => each(Slot::new(Place::Refused, focus)),
+        Located::Absent | Located::Miss => true,
     }
 }
 
@@ -763,7 +908,8 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// A new document with every focus of `optic` set to `value`: for a
     /// traversal, every element it reaches, each written as [`Json::set`]
     /// writes one. With no focus, the document is copied unchanged. `None`
-    /// where serde refuses the value.
+    /// where serde refuses the value, or where a focus cannot be written
+    /// where it lies (see the [module docs](crate::json::write)).
     ///
     /// Costs one walk of the foci, one copy of the document and a
     /// serialization of `value` per focus: one allocation, for the new
@@ -813,7 +959,8 @@ impl<'a, T: ?Sized> Json<'a, T> {
 
     /// A new document with every focus of `optic` changed by `f`: each is
     /// decoded from its own bytes, changed, and written back, in document
-    /// order. `None` where a focus does not decode or serde refuses a value.
+    /// order. `None` where a focus does not decode, serde refuses a value,
+    /// or a focus cannot be written where it lies.
     ///
     /// ```
     /// use optics_core::prelude::*;

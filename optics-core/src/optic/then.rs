@@ -57,7 +57,9 @@ impl<A: core::fmt::Debug, B: core::fmt::Debug> core::fmt::Debug for Then<A, B> {
 /// Reading goes through every pointer. Writing ([`ThroughMut`]) goes through
 /// a `Box` only: a write through an `Rc` or an `Arc` would have to clone the
 /// shared value or fail when it is shared, so a path through one has no
-/// `set` (it is read-only: `preview`, `get`, `review`).
+/// `set` (it is read-only: `preview`, `get`, `review`). Traversals
+/// (`iter`, `set_all`) and byte reads and writes (`Json::read_each`,
+/// `Json::set`) go through the same pointers as `preview` and `set` do.
 ///
 /// ```
 /// use optics_core::prelude::*;

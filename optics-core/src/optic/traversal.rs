@@ -13,7 +13,7 @@
 
 use super::{
     At, Discriminant, Field, FieldOf, Indexed, Key, Keyed, Optic, Preview, PreviewMut, Some_,
-    Tagged, Then, Variant, VariantField, VariantFieldOf, VariantOf,
+    Tagged, Then, Through, ThroughMut, Variant, VariantField, VariantFieldOf, VariantOf,
 };
 
 /// Read access to every focus, in order (traversals, and every other optic,
@@ -79,11 +79,13 @@ pub trait TraverseMut: Traverse {
 pub trait Traversal: TraverseMut {}
 impl<O: TraverseMut> Traversal for O {}
 
-/// The foci of `first.then(second)`: `second`'s foci in each of `first`'s.
+/// The foci of `first.then(second)`: `second`'s foci in each of `first`'s
+/// (through a `Box`, `Rc` or `Arc` between the two: see [`Through`]).
 pub struct ThenIter<'s, A, B>
 where
     A: Traverse + 's,
-    B: Traverse<Source = A::Focus> + 's,
+    B: Traverse + 's,
+    A::Focus: Through<B::Source>,
 {
     outer: A::Iter<'s>,
     inner: Option<B::Iter<'s>>,
@@ -93,7 +95,8 @@ where
 impl<'s, A, B> Iterator for ThenIter<'s, A, B>
 where
     A: Traverse + 's,
-    B: Traverse<Source = A::Focus> + 's,
+    B: Traverse + 's,
+    A::Focus: Through<B::Source>,
 {
     type Item = &'s B::Focus;
 
@@ -104,16 +107,18 @@ where
                 return Some(focus);
             }
             let outer = self.outer.next()?;
-            self.inner = Some(self.second.iter(outer));
+            self.inner = Some(self.second.iter(outer.through()));
         }
     }
 }
 
-/// The foci of `first.then(second)`, mutably.
+/// The foci of `first.then(second)`, mutably (through a `Box` between the
+/// two: see [`ThroughMut`]).
 pub struct ThenIterMut<'s, A, B>
 where
     A: TraverseMut + 's,
-    B: TraverseMut<Source = A::Focus> + 's,
+    B: TraverseMut + 's,
+    A::Focus: ThroughMut<B::Source>,
 {
     outer: A::IterMut<'s>,
     inner: Option<B::IterMut<'s>>,
@@ -123,7 +128,8 @@ where
 impl<'s, A, B> Iterator for ThenIterMut<'s, A, B>
 where
     A: TraverseMut + 's,
-    B: TraverseMut<Source = A::Focus> + 's,
+    B: TraverseMut + 's,
+    A::Focus: ThroughMut<B::Source>,
 {
     type Item = &'s mut B::Focus;
 
@@ -134,7 +140,7 @@ where
                 return Some(focus);
             }
             let outer = self.outer.next()?;
-            self.inner = Some(self.second.iter_mut(outer));
+            self.inner = Some(self.second.iter_mut(outer.through_mut()));
         }
     }
 }
@@ -142,7 +148,8 @@ where
 impl<A, B> Traverse for Then<A, B>
 where
     A: Traverse,
-    B: Traverse<Source = A::Focus> + Clone,
+    B: Traverse + Clone,
+    A::Focus: Through<B::Source>,
 {
     type Iter<'s>
         = ThenIter<'s, A, B>
@@ -165,7 +172,8 @@ where
 impl<A, B> TraverseMut for Then<A, B>
 where
     A: TraverseMut,
-    B: TraverseMut<Source = A::Focus> + Clone,
+    B: TraverseMut + Clone,
+    A::Focus: ThroughMut<B::Source>,
 {
     type IterMut<'s>
         = ThenIterMut<'s, A, B>
