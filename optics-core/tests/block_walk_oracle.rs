@@ -808,3 +808,49 @@ proptest! {
         large_lookups_agree(&doc, &["detail", "first", "x", "absent"])?;
     }
 }
+
+/// Large objects whose blocks are dense with brackets at every depth (the
+/// AVX-512 kernel finds a container's end among a block's closers in a
+/// table): arrays and objects nested 9 to 65 levels, hundreds in a row,
+/// before and around the key sought. Every kernel skips the object to its
+/// end and finds what serde_json reads, from the front and from both ends.
+#[test]
+fn dense_brackets_in_large_objects() {
+    for depth in [9, 17, 65] {
+        let array = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let object = format!("{}1{}", r#"{"k":"#.repeat(depth), "}".repeat(depth));
+        let arrays = vec![array; 200].join(",");
+        let objects = vec![object; 100].join(",");
+        let shapes = [
+            format!(r#"{{"a":[{arrays}],"b":[{objects}],"detail":[{arrays}],"z":1}}"#),
+            format!(r#"{{"a":[{arrays}],"b":[{objects}],"z":1,"detail":{{"q":[{arrays}]}}}}"#),
+        ];
+        for shape in &shapes {
+            for pad in [0, 31] {
+                let doc = format!("{}{shape}", " ".repeat(pad));
+                let bytes = doc.as_bytes();
+                let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
+                for kernel in KERNELS {
+                    assert_eq!(skip_container_with(kernel, bytes, pad), Some(bytes.len()));
+                    for key in ["detail", "z", "k", "absent"] {
+                        for got in [
+                            object_field_with(kernel, bytes, &[key]),
+                            object_field_late_with(kernel, bytes, &[key], false),
+                        ] {
+                            match (oracle.get(key), got) {
+                                (Some(want), Lookup::Found(got)) => {
+                                    let got: Value = serde_json::from_slice(got).expect("whole");
+                                    assert_eq!(&got, want, "{kernel:?} {key} depth {depth}");
+                                }
+                                (None, Lookup::Missing) => {}
+                                (want, got) => {
+                                    panic!("{kernel:?} {key} depth {depth}: {got:?}, want {want:?}")
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
