@@ -681,8 +681,9 @@ fn root_key_count(doc: &str, key: &str) -> usize {
 /// front, from both ends, and strict (validation and lookup in one pass),
 /// against serde_json: a key given once is found as serde_json reads it,
 /// one not given is missing; strict mode calls a key given twice malformed
-/// (the trusting lookups are not asked about it). The object's end is
-/// where a skip finds it.
+/// (the trusting lookups are not asked about it). A lookup entering the
+/// value finds it where the exact one does. The object's end is where a
+/// skip finds it.
 fn large_lookups_agree(doc: &str, keys: &[&str]) -> Result<(), TestCaseError> {
     let bytes = doc.as_bytes();
     let oracle: Map<String, Value> = serde_json::from_str(doc).expect("valid");
@@ -734,6 +735,13 @@ fn large_lookups_agree(doc: &str, keys: &[&str]) -> Result<(), TestCaseError> {
                     doc
                 );
             }
+            // Entering the value found: from the same start to the end.
+            let exact = object_field_with(KernelChoice::Scalar, bytes, &[key]);
+            let what = format!("{kernel:?} {key:?} entered");
+            let entered = object_field_entering_with(kernel, bytes, &[key]);
+            entered_where_found(exact, entered, bytes, &what)?;
+            let entered_late = object_field_late_with(kernel, bytes, &[key], true);
+            entered_where_found(exact, entered_late, bytes, &what)?;
         }
         if count <= 1 {
             prop_assert_eq!(
@@ -750,8 +758,8 @@ fn large_lookups_agree(doc: &str, keys: &[&str]) -> Result<(), TestCaseError> {
 }
 
 /// The key sought, written plainly or with escapes, at every offset around
-/// the edge of a validator's chunk (4 KB) and of the last block of a 6 KB
-/// object, and in steps around its front and its end in a 12 KB one, where
+/// the edge of a validator's chunk (4 KB), in steps around the last block
+/// of a 6 KB object, and around the front and the end of a 12 KB one, where
 /// the walk from both ends takes several turns and searches the text
 /// between them (the fillers' nested keys and values spell it).
 #[test]
@@ -762,14 +770,18 @@ fn keys_at_every_offset_of_large_objects() {
         r#""detail"  :  "a\"b""#,
         r#""detai\u006c":7"#,
     ];
-    for (len, edges, step) in [(6000, [4096, 5936], 1), (12000, [100, 10900], 6)] {
-        for edge in edges {
-            for member in members {
-                for back in (0..72).step_by(step) {
-                    let doc = large_object_with(edge + 8 - back, len, member);
-                    if let Err(error) = large_lookups_agree(&doc, &["detail", "absent"]) {
-                        panic!("{error}");
-                    }
+    let places = [
+        (6000, 4096, 1),
+        (6000, 5936, 3),
+        (12000, 100, 6),
+        (12000, 10900, 6),
+    ];
+    for (len, edge, step) in places {
+        for member in members {
+            for back in (0..40).step_by(step) {
+                let doc = large_object_with(edge + 8 - back, len, member);
+                if let Err(error) = large_lookups_agree(&doc, &["detail", "absent"]) {
+                    panic!("{error}");
                 }
             }
         }
