@@ -866,3 +866,37 @@ fn dense_brackets_in_large_objects() {
         }
     }
 }
+
+/// Strict mode's one-pass lookup treats the root object's first key, when
+/// written plainly with a text value (a tag), as watched too: met again at
+/// any offset around a chunk's edge, plainly or with an escape, before or
+/// after the key sought, the lookup is malformed in every kernel; not met
+/// again, the key sought is found.
+#[test]
+fn the_first_key_repeated_around_the_edge_of_a_chunk_is_a_duplicate() {
+    let again = [None, Some(r#""type":"B""#), Some(r#""typ\u0065":"B""#)];
+    for repeat in again {
+        for repeat_after in [false, true] {
+            for back in 0..24 {
+                let head = format!(r#"{{"type":"A","p":"{}""#, "p".repeat(3000));
+                let mut doc = head.clone();
+                doc.push_str(&" ".repeat(4096 + 4 - back - head.len()));
+                let detail = r#","detail":[1]"#;
+                match (repeat, repeat_after) {
+                    (Some(repeat), false) => doc += &format!(",{repeat}{detail}"),
+                    (Some(repeat), true) => doc += &format!("{detail},{repeat}"),
+                    (None, _) => doc += detail,
+                }
+                doc += &format!(r#","q":"{}"}}"#, "q".repeat(1000));
+                for kernel in KERNELS {
+                    let got = validate_and_find_with(kernel, doc.as_bytes(), &["detail"]);
+                    let want = match repeat {
+                        Some(_) => Lookup::Malformed,
+                        None => Lookup::Found(b"[1]"),
+                    };
+                    assert_eq!(got, Ok(Some(want)), "{kernel:?} {repeat:?} back {back}");
+                }
+            }
+        }
+    }
+}
