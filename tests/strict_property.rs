@@ -3,7 +3,9 @@
 //! rejects as JSON (numbers out of an f64's range included), nor one with a
 //! key repeated on a path the policy reads;
 //! and on every message that still decodes as an `Issue`, strict optics and
-//! a full decode give the same verdict.
+//! a full decode give the same verdict. Messages several of the
+//! validator's chunks long, damaged at their edges, are judged framed too,
+//! as the filter judges them (`judge_bytes`).
 
 #[path = "../optics-core/tests/support/scale.rs"]
 mod scale;
@@ -11,10 +13,14 @@ mod scale;
 use std::collections::HashSet;
 use std::fmt;
 
+use bytes::BytesMut;
 use proptest::prelude::*;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use triage::frames::encode;
 use triage::generate::{Gen, Generate};
-use triage::judge::{by_decoding, by_optics, by_optics_trusting, by_optics_validating_kept};
+use triage::judge::{
+    by_decoding, by_optics, by_optics_trusting, by_optics_validating_kept, judge_bytes,
+};
 use triage::model::Issue;
 use triage::policy::{Flaw, Policy};
 
@@ -207,32 +213,38 @@ fn apply(message: &[u8], damage: &Damage) -> Vec<u8> {
 }
 
 fn check(seed: u64, size: usize, damage: &Damage) {
-    let policy = Policy::default();
     let message = apply(
         &Issue::generate(&mut Gen::new(seed, size)).to_json(),
         damage,
     );
-    let verdict = by_optics(&policy, &message);
-    let is_json = serde_json::from_slice::<serde_json::Value>(&message).is_ok();
+    check_message(&message, &format!("{damage:?}"));
+}
+
+/// Strict optics' verdict on `message` (damaged as `what` says) against
+/// serde_json's reading of it.
+fn check_message(message: &[u8], what: &str) {
+    let policy = Policy::default();
+    let verdict = by_optics(&policy, message);
+    let is_json = serde_json::from_slice::<serde_json::Value>(message).is_ok();
     if verdict.keep {
-        assert!(is_json, "{damage:?}: kept what is not JSON");
+        assert!(is_json, "{what}: kept what is not JSON");
         assert!(
-            !repeats_a_judged_key(&message),
-            "{damage:?}: kept a message with a key repeated on a judged path"
+            !repeats_a_judged_key(message),
+            "{what}: kept a message with a key repeated on a judged path"
         );
     }
     if !is_json {
-        assert_eq!(verdict.flaw, Some(Flaw::Malformed), "{damage:?}");
+        assert_eq!(verdict.flaw, Some(Flaw::Malformed), "{what}");
     }
-    if serde_json::from_slice::<Issue>(&message).is_ok() {
-        assert_eq!(verdict, by_decoding(&policy, &message), "{damage:?}");
+    if serde_json::from_slice::<Issue>(message).is_ok() {
+        assert_eq!(verdict, by_decoding(&policy, message), "{what}");
     }
     // Validating only what it keeps forwards exactly what strict mode
     // forwards, with strict mode's verdict wherever trusting reads keep.
-    let kept_only = by_optics_validating_kept(&policy, &message);
-    assert_eq!(kept_only.keep, verdict.keep, "{damage:?}");
-    if by_optics_trusting(&policy, &message).keep {
-        assert_eq!(kept_only, verdict, "{damage:?}");
+    let kept_only = by_optics_validating_kept(&policy, message);
+    assert_eq!(kept_only.keep, verdict.keep, "{what}");
+    if by_optics_trusting(&policy, message).keep {
+        assert_eq!(kept_only, verdict, "{what}");
     }
 }
 
@@ -282,4 +294,93 @@ fn repeating_a_judged_key_is_seen_by_the_oracle() {
     twice.splice(title..title, b"\"title\":\"x\",".iter().copied());
     assert!(serde_json::from_slice::<serde_json::Value>(&twice).is_ok());
     assert!(!repeats_a_judged_key(&twice));
+}
+
+/// Judges each of `messages` framed one after another on one wire, as the
+/// filter does: strict optics and the full decode agree on every message
+/// that decodes as an `Issue`.
+fn judged_in_frames_agree(messages: &[Vec<u8>]) {
+    let mut wire = BytesMut::new();
+    for message in messages {
+        encode(message, &mut wire).expect("a frame");
+    }
+    let judged = judge_bytes(wire, &Policy::default());
+    assert!(judged.error.is_none());
+    assert_eq!(judged.optics.messages, messages.len() as u64);
+    for disagreement in &judged.disagreements {
+        let message = &messages[disagreement.index as usize];
+        assert!(
+            serde_json::from_slice::<Issue>(message).is_err(),
+            "frame {}: {disagreement:?}",
+            disagreement.index
+        );
+    }
+}
+
+/// Messages several of the validator's chunks (4 KB) long, with a byte
+/// replaced or inserted, or the message cut, at every offset just before
+/// and at each chunk's edge and at the end: strict optics keep nothing
+/// serde_json refuses, and agree with the full decode, alone and framed.
+#[test]
+fn large_messages_damaged_at_the_edges_of_chunks() {
+    for seed in 0..2 {
+        let message = Issue::generate(&mut Gen::new(seed, 20)).to_json();
+        assert!(message.len() > 2 * 4096, "{} bytes", message.len());
+        let edges = (1..=message.len() / 4096)
+            .map(|k| k * 4096)
+            .chain([message.len() - 1]);
+        let mut damaged = vec![message.clone()];
+        for edge in edges {
+            for at in edge - 12..(edge + 2).min(message.len()) {
+                for byte in *b"}]\",:\\ 0\xff" {
+                    let mut replaced = message.clone();
+                    replaced[at] = byte;
+                    damaged.push(replaced);
+                    let mut inserted = message.clone();
+                    inserted.insert(at, byte);
+                    damaged.push(inserted);
+                }
+                damaged.push(message[..at].to_vec());
+            }
+        }
+        for (i, bytes) in damaged.iter().enumerate() {
+            check_message(bytes, &format!("seed {seed}, damaged message {i}"));
+        }
+        judged_in_frames_agree(&damaged);
+    }
+}
+
+/// The `detail` member of a message of several chunks at every offset
+/// around a chunk's edge (whitespace after the `{` moving it), given once,
+/// or twice (its copy first or last): strict optics keep what the full
+/// decode keeps, and never a message with `detail` twice.
+#[test]
+fn detail_at_every_offset_around_the_edge_of_a_chunk() {
+    let policy = Policy::default();
+    for seed in 0..3 {
+        let text =
+            String::from_utf8(Issue::generate(&mut Gen::new(seed, 16)).to_json()).expect("UTF-8");
+        let start = text.find("\"detail\":").expect("a detail");
+        let value_at = start + "\"detail\":".len();
+        let mut values = serde_json::Deserializer::from_str(&text[value_at..])
+            .into_iter::<serde::de::IgnoredAny>();
+        values.next().expect("a value").expect("valid");
+        let member = &text[start..value_at + values.byte_offset()];
+        let to_edge = (start / 4096 + 1) * 4096 - start;
+        let mut messages = Vec::new();
+        for shift in to_edge - 40..to_edge + 40 {
+            let pad = " ".repeat(shift);
+            let moved = format!("{{{pad}{}", &text[1..]);
+            let first = format!("{{{pad}{member},{}", &text[1..]);
+            let last = format!("{{{pad}{},{member}}}", &text[1..text.len() - 1]);
+            for twice in [&first, &last] {
+                assert!(!by_optics(&policy, twice.as_bytes()).keep, "shift {shift}");
+            }
+            for message in [moved, first, last] {
+                check_message(message.as_bytes(), &format!("seed {seed}, shift {shift}"));
+                messages.push(message.into_bytes());
+            }
+        }
+        judged_in_frames_agree(&messages);
+    }
 }

@@ -8,12 +8,14 @@
 //! escapes, whitespace around colons, strings that straddle block edges and
 //! hold brackets, colons, quotes and backslashes, nested objects that repeat
 //! the keys sought, and a key that is missing (confirmed by the walk alone).
+//! Objects of up to 20 KB are looked up in strict mode too (validation and
+//! lookup in one pass), where a key given twice is malformed.
 
 mod support;
 
 use optics_core::json::scan::kernels::{
     object_field_entering_with, object_field_late_with, object_field_with, skip_container_with,
-    KernelChoice,
+    validate_and_find_with, KernelChoice,
 };
 use optics_core::json::scan::{object_field, object_field_late, skip_value, Lookup};
 use proptest::prelude::*;
@@ -601,6 +603,299 @@ fn keys_and_their_look_alikes_at_every_block_edge() {
                     want,
                     "{kernel:?} pad {pad} members {members}, from both ends"
                 );
+            }
+        }
+    }
+}
+
+/// Members that fill a large object: escapes and backslash runs, text of
+/// every UTF-8 width, numbers, literals, nested objects that repeat the
+/// key sought, strings that spell it, and keys that look like it.
+const FILLERS: [&str; 11] = [
+    r#""s":"a\\\\\"b\\""#,
+    r#""u":"\u00e9\ud83d\ude00""#,
+    "\"m\":\"é€😀\"",
+    r#""n":-0.5e-10"#,
+    r#""t":[true,false,null]"#,
+    r#""o":{"detail":{"detail":1},"x":"detail"}"#,
+    r#""v":"detail""#,
+    r#""w" : [ { } , [ ] ]"#,
+    r#""d\u0065tai":"detail\\""#,
+    r#""detai":1"#,
+    r#""detaill":2"#,
+];
+
+/// An object of about `len` bytes, `member` written after the first
+/// `before` bytes (whitespace placing it exactly), fillers around it.
+fn large_object_with(before: usize, len: usize, member: &str) -> String {
+    let mut doc = String::from("{\"first\":0");
+    let mut fillers = FILLERS.iter().cycle();
+    let mut fill = |doc: &mut String, to: usize| {
+        while doc.len() + 40 < to {
+            doc.push(',');
+            doc.push_str(fillers.next().expect("cycles"));
+        }
+    };
+    fill(&mut doc, before);
+    while doc.len() < before {
+        doc.push(' ');
+    }
+    doc.push(',');
+    doc.push_str(member);
+    fill(&mut doc, len);
+    doc.push('}');
+    doc
+}
+
+/// How many members of the root object of `doc` have the key `key`, as
+/// serde_json reads the keys.
+fn root_key_count(doc: &str, key: &str) -> usize {
+    struct Keys(Vec<String>);
+    impl<'de> serde::Deserialize<'de> for Keys {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Visit;
+            impl<'de> serde::de::Visitor<'de> for Visit {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Keys, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some((key, _)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
+                        keys.push(key);
+                    }
+                    Ok(Keys(keys))
+                }
+            }
+            d.deserialize_map(Visit)
+        }
+    }
+    let Keys(keys) = serde_json::from_str(doc).expect("an object");
+    keys.iter().filter(|k| *k == key).count()
+}
+
+/// Every kernel's lookups of `keys` in the large object `doc`, from the
+/// front, from both ends, and strict (validation and lookup in one pass),
+/// against serde_json: a key given once is found as serde_json reads it,
+/// one not given is missing; strict mode calls a key given twice malformed
+/// (the trusting lookups are not asked about it). A lookup entering the
+/// value finds it where the exact one does. The object's end is where a
+/// skip finds it.
+fn large_lookups_agree(doc: &str, keys: &[&str]) -> Result<(), TestCaseError> {
+    let bytes = doc.as_bytes();
+    let oracle: Map<String, Value> = serde_json::from_str(doc).expect("valid");
+    let same =
+        |got: &[u8], want: &Value| serde_json::from_slice::<Value>(got).ok().as_ref() == Some(want);
+    for key in keys {
+        let want = oracle.get(*key);
+        let count = root_key_count(doc, key);
+        for kernel in KERNELS {
+            let strict = validate_and_find_with(kernel, bytes, &[key]);
+            let strict_ok = match (count, want, &strict) {
+                (1, Some(want), Ok(Some(Lookup::Found(got)))) => same(got, want),
+                (0, None, Ok(Some(Lookup::Missing))) => true,
+                (2.., _, Ok(Some(Lookup::Malformed))) => true,
+                _ => false,
+            };
+            prop_assert!(
+                strict_ok,
+                "{:?} strict {:?} x{}: {:?} in {}",
+                kernel,
+                key,
+                count,
+                strict,
+                doc
+            );
+            if count > 1 {
+                continue;
+            }
+            for (walk, got) in [
+                ("front", object_field_with(kernel, bytes, &[key])),
+                (
+                    "both ends",
+                    object_field_late_with(kernel, bytes, &[key], false),
+                ),
+            ] {
+                let ok = match (want, got) {
+                    (Some(want), Lookup::Found(got)) => same(got, want),
+                    (None, Lookup::Missing) => true,
+                    _ => false,
+                };
+                prop_assert!(
+                    ok,
+                    "{:?} {} {:?}: {:?}, want {:?} in {}",
+                    kernel,
+                    walk,
+                    key,
+                    got,
+                    want,
+                    doc
+                );
+            }
+            // Entering the value found: from the same start to the end.
+            let exact = object_field_with(KernelChoice::Scalar, bytes, &[key]);
+            let what = format!("{kernel:?} {key:?} entered");
+            let entered = object_field_entering_with(kernel, bytes, &[key]);
+            entered_where_found(exact, entered, bytes, &what)?;
+            let entered_late = object_field_late_with(kernel, bytes, &[key], true);
+            entered_where_found(exact, entered_late, bytes, &what)?;
+        }
+        if count <= 1 {
+            prop_assert_eq!(
+                object_field_late(bytes, &[key]),
+                object_field(bytes, &[key])
+            );
+        }
+    }
+    for kernel in KERNELS {
+        prop_assert_eq!(skip_container_with(kernel, bytes, 0), Some(bytes.len()));
+    }
+    prop_assert_eq!(skip_value(bytes, 0), Some(bytes.len()));
+    Ok(())
+}
+
+/// The key sought, written plainly or with escapes, at every offset around
+/// the edge of a validator's chunk (4 KB), in steps around the last block
+/// of a 6 KB object, and around the front and the end of a 12 KB one, where
+/// the walk from both ends takes several turns and searches the text
+/// between them (the fillers' nested keys and values spell it).
+#[test]
+fn keys_at_every_offset_of_large_objects() {
+    let members = [
+        r#""detail":{"code":[1,2,"x"]}"#,
+        r#""d\u0065tail":"escaped""#,
+        r#""detail"  :  "a\"b""#,
+        r#""detai\u006c":7"#,
+    ];
+    let places = [
+        (6000, 4096, 1),
+        (6000, 5936, 3),
+        (12000, 100, 6),
+        (12000, 10900, 6),
+    ];
+    for (len, edge, step) in places {
+        for member in members {
+            for back in (0..40).step_by(step) {
+                let doc = large_object_with(edge + 8 - back, len, member);
+                if let Err(error) = large_lookups_agree(&doc, &["detail", "absent"]) {
+                    panic!("{error}");
+                }
+            }
+        }
+    }
+}
+
+/// Root keys of a large object as written: the key sought plainly and with
+/// an escape, look-alikes, and keys with escapes of their own.
+const WRITTEN_KEYS: [&str; 7] = [
+    r#""detail""#,
+    r#""d\u0065tail""#,
+    r#""detai""#,
+    r#""detaill""#,
+    r#""x""#,
+    r#""\\""#,
+    r#""de\"""#,
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(48)))]
+
+    /// Large objects (about 3 to 20 KB) of members drawn from the keys
+    /// above, some given twice, with whitespace around their colons and
+    /// values of every kind: the lookups agree with serde_json.
+    #[test]
+    fn lookups_in_large_objects_agree_with_serde_json(
+        members in prop::collection::vec((prop::sample::select(&WRITTEN_KEYS[..]), value(), 0usize..3), 60..300),
+        first_is_text in any::<bool>(),
+    ) {
+        let mut doc = String::from(if first_is_text { r#"{"first":"s""# } else { r#"{"first":0"# });
+        for (key, value, spaces) in &members {
+            let ws = " ".repeat(*spaces);
+            doc.push_str(&format!(",{ws}{key}{ws}:{ws}{value}"));
+        }
+        doc.push('}');
+        large_lookups_agree(&doc, &["detail", "first", "x", "absent"])?;
+    }
+}
+
+/// Large objects whose blocks are dense with brackets at every depth (the
+/// AVX-512 kernel finds a container's end among a block's closers in a
+/// table): arrays and objects nested 9 to 65 levels, hundreds in a row,
+/// before and around the key sought. Every kernel skips the object to its
+/// end and finds what serde_json reads, from the front and from both ends.
+#[test]
+fn dense_brackets_in_large_objects() {
+    for depth in [9, 17, 65] {
+        let array = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let object = format!("{}1{}", r#"{"k":"#.repeat(depth), "}".repeat(depth));
+        let arrays = vec![array; 200].join(",");
+        let objects = vec![object; 100].join(",");
+        let shapes = [
+            format!(r#"{{"a":[{arrays}],"b":[{objects}],"detail":[{arrays}],"z":1}}"#),
+            format!(r#"{{"a":[{arrays}],"b":[{objects}],"z":1,"detail":{{"q":[{arrays}]}}}}"#),
+        ];
+        for shape in &shapes {
+            for pad in [0, 31] {
+                let doc = format!("{}{shape}", " ".repeat(pad));
+                let bytes = doc.as_bytes();
+                let oracle: Map<String, Value> = serde_json::from_str(&doc).expect("valid");
+                for kernel in KERNELS {
+                    assert_eq!(skip_container_with(kernel, bytes, pad), Some(bytes.len()));
+                    for key in ["detail", "z", "k", "absent"] {
+                        for got in [
+                            object_field_with(kernel, bytes, &[key]),
+                            object_field_late_with(kernel, bytes, &[key], false),
+                        ] {
+                            match (oracle.get(key), got) {
+                                (Some(want), Lookup::Found(got)) => {
+                                    let got: Value = serde_json::from_slice(got).expect("whole");
+                                    assert_eq!(&got, want, "{kernel:?} {key} depth {depth}");
+                                }
+                                (None, Lookup::Missing) => {}
+                                (want, got) => {
+                                    panic!("{kernel:?} {key} depth {depth}: {got:?}, want {want:?}")
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Strict mode's one-pass lookup treats the root object's first key, when
+/// written plainly with a text value (a tag), as watched too: met again at
+/// any offset around a chunk's edge, plainly or with an escape, before or
+/// after the key sought, the lookup is malformed in every kernel; not met
+/// again, the key sought is found.
+#[test]
+fn the_first_key_repeated_around_the_edge_of_a_chunk_is_a_duplicate() {
+    let again = [None, Some(r#""type":"B""#), Some(r#""typ\u0065":"B""#)];
+    for repeat in again {
+        for repeat_after in [false, true] {
+            for back in 0..24 {
+                let head = format!(r#"{{"type":"A","p":"{}""#, "p".repeat(3000));
+                let mut doc = head.clone();
+                doc.push_str(&" ".repeat(4096 + 4 - back - head.len()));
+                let detail = r#","detail":[1]"#;
+                match (repeat, repeat_after) {
+                    (Some(repeat), false) => doc += &format!(",{repeat}{detail}"),
+                    (Some(repeat), true) => doc += &format!("{detail},{repeat}"),
+                    (None, _) => doc += detail,
+                }
+                doc += &format!(r#","q":"{}"}}"#, "q".repeat(1000));
+                for kernel in KERNELS {
+                    let got = validate_and_find_with(kernel, doc.as_bytes(), &["detail"]);
+                    let want = match repeat {
+                        Some(_) => Lookup::Malformed,
+                        None => Lookup::Found(b"[1]"),
+                    };
+                    assert_eq!(got, Ok(Some(want)), "{kernel:?} {repeat:?} back {back}");
+                }
             }
         }
     }

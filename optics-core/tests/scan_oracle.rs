@@ -611,3 +611,27 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(24)))]
+
+    /// Documents of 3 to 13 KB (objects of 40 to 120 members of every
+    /// kind, or arrays of as many values): every key and index, at every
+    /// depth, is found as serde_json reads it (objects of 1 KiB and more
+    /// are walked by blocks).
+    #[test]
+    fn every_key_and_index_of_large_documents_matches_serde_json(
+        members in prop::collection::vec((text(), value()), 40..120),
+        as_array: bool,
+        pretty: bool,
+        pad in (whitespace(), whitespace()),
+    ) {
+        let root = if as_array {
+            Value::Array(members.into_iter().map(|(_, v)| v).collect())
+        } else {
+            Value::Object(members.into_iter().collect())
+        };
+        let (text, oracle) = serialized(&root, pretty);
+        check_node(text.as_bytes(), &oracle, &pad);
+    }
+}

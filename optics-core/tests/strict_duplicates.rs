@@ -628,3 +628,54 @@ fn a_trusting_read_stops_at_its_focus_and_a_strict_one_checks_the_rest() {
         );
     }
 }
+
+/// A message several of the validator's chunks long whose nested objects
+/// on the path are large too (walked by blocks): the key read at every
+/// offset around a chunk's edge, given once, or again (plainly, by its
+/// alias, or with an escape) before or after the edge, and a long key off
+/// the path that spells it in its value.
+#[test]
+fn duplicates_in_large_nested_objects_around_the_edge_of_a_chunk() {
+    let seconds = [
+        None,
+        Some(r#""tier":"tin""#),
+        Some(r#""level":"tin""#),
+        Some(r#""t\u0069er":"tin""#),
+    ];
+    for second in seconds {
+        for second_first in [false, true] {
+            for back in 0..70 {
+                // "tier" at 4096 + 8 - back, the service object padded
+                // before it and after it.
+                let head = format!(
+                    r#"{{"id":7,"note":"{}","detail":{{"type":"Incident","severity":1,"impact":{{"users":5,"service":{{"name":"db","x":"\"tier\":\\","#,
+                    "n".repeat(1500)
+                );
+                let pad = 4096 + 8 - back - head.len();
+                let mut service = format!("{head}{}", " ".repeat(pad));
+                let gold = r#""tier":"gold""#;
+                match (second, second_first) {
+                    (Some(second), true) => service += &format!("{second},{gold}"),
+                    (Some(second), false) => service += &format!("{gold},{second}"),
+                    (None, _) => service += gold,
+                }
+                let message = format!(
+                    r#"{service},"y":"{}"}}}}}},"tags":{{}}}}"#,
+                    "q".repeat(1200)
+                );
+                let want = match second {
+                    None => (Some("gold".to_string()), false),
+                    Some(_) => (None, true),
+                };
+                assert_eq!(
+                    strict_read(&message, tier()),
+                    want,
+                    "{second:?} first {second_first}, back {back}"
+                );
+                assert_eq!(strict_read(&message, severity()), (Some(1), false));
+                let decoded = serde_json::from_str::<Issue>(&message);
+                assert_eq!(decoded.is_ok(), second.is_none(), "{second:?}");
+            }
+        }
+    }
+}

@@ -564,3 +564,208 @@ fn nesting_stops_where_serde_json_stops() {
         assert_eq!(validate(shapes[0].as_bytes()).is_ok(), deepest, "{levels}");
     }
 }
+
+/// Tokens the chunk test above does not place across a chunk's edge:
+/// escapes and backslash runs, surrogate escapes paired and lone, text of
+/// every UTF-8 width and bytes that are not UTF-8, numbers with exponents,
+/// in range and out of it, literals whole and cut, whitespace runs. Each
+/// straddles the edge at every byte of it, and stands just before and
+/// after it: in an array of numbers, as the value of a member, and as the
+/// last token of a document that ends right after it.
+#[test]
+fn every_kind_of_token_across_the_edge_of_a_chunk() {
+    let tokens: [&[u8]; 30] = [
+        br#""a\\\\\\\"b\"\\""#,
+        br#""\u00e9\ud83d\ude00x""#,
+        br#""\ud800""#,
+        br#""\ude00\ud83d""#,
+        "\"é€😀\"".as_bytes(),
+        b"\"\xff\"",
+        b"\"\xe2\x82\"",
+        b"\"\xed\xa0\x80\"",
+        b"\"\x01\"",
+        br#""\x""#,
+        br#""\u12g4""#,
+        b"-0.5e-10",
+        b"1.7976931348623157e308",
+        b"1e400",
+        b"123456789012345678901234567890",
+        b"01",
+        b"1.",
+        b"-",
+        b"1e",
+        b"true",
+        b"false",
+        b"null",
+        b"tru",
+        b"nulll",
+        br#"{"k" : [ 1 , { "x" : null } ] }"#,
+        br#"{"k" 1}"#,
+        b"[1,]",
+        b"{,}",
+        b"\t\n\r   ",
+        b"\xc3\xa9",
+    ];
+    for edge in [512usize, 4096] {
+        for token in tokens {
+            // From the token just after the edge to just before it.
+            for back in 0..token.len() + 6 {
+                let at = edge + 2 - back;
+                let mut array = b"[".to_vec();
+                while array.len() + 3 < at {
+                    array.extend_from_slice(b"0,");
+                }
+                array.resize(at, b' ');
+                array.extend_from_slice(token);
+                let mut whole = array.clone();
+                whole.extend_from_slice(b",1]");
+                array.push(b']');
+                let mut member = b"{\"a\":".to_vec();
+                member.resize(at, b' ');
+                member.extend_from_slice(token);
+                member.push(b'}');
+                for bytes in [&whole, &array, &member] {
+                    if let Err(error) = agree(bytes) {
+                        panic!("{} bytes, token at {at}: {error}", bytes.len());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Numbers of 299 to 400 characters (strict mode reads more than 300 in
+/// full, as serde_json does, for their range), and bytes that are not
+/// UTF-8 (a surrogate, an overlong form, a code point past U+10FFFF) or not
+/// JSON (a byte-order mark, a form feed), at and around a chunk's edge.
+#[test]
+fn long_numbers_and_stray_bytes_across_the_edge_of_a_chunk() {
+    let mut tokens: Vec<Vec<u8>> = Vec::new();
+    for digits in [299usize, 300, 301, 308, 309, 310, 400] {
+        let integer = format!("1{}", "0".repeat(digits - 1));
+        tokens.push(integer.clone().into_bytes());
+        tokens.push(format!("-{integer}").into_bytes());
+        tokens.push(format!("{integer}.5").into_bytes());
+        tokens.push(format!("{integer}e-10").into_bytes());
+        tokens.push(format!("0.{}1", "0".repeat(digits)).into_bytes());
+        tokens.push(format!("1.{}e308", "9".repeat(digits)).into_bytes());
+        tokens.push(format!("0.{}e310", "0".repeat(digits)).into_bytes());
+    }
+    for stray in [
+        &b"\"\xed\xa0\x80\""[..],
+        b"\"\xc0\xaf\"",
+        b"\"\xf4\x90\x80\x80\"",
+        b"\"\x7f\"",
+        b"\xef\xbb\xbf1",
+        b"\x0c1",
+    ] {
+        tokens.push(stray.to_vec());
+    }
+    for token in &tokens {
+        for at in (4000..4100).step_by(7).chain([4095, 4096, 4097]) {
+            let mut bytes = b"[".to_vec();
+            bytes.resize(at, b' ');
+            bytes.extend_from_slice(token);
+            bytes.push(b']');
+            if let Err(error) = agree(&bytes) {
+                panic!("token at {at}: {error}");
+            }
+        }
+    }
+}
+
+/// Chunks with a token every other byte or every byte (`[1,1,...]`,
+/// `{"a":1,"a":1,...}`, `[[],{},...]`), containers nested up to one level
+/// past the limit whose brackets straddle a chunk's edge, and documents
+/// whose value or whole bytes end just before, at or just after a chunk's
+/// edge, followed by nothing, whitespace or a stray byte.
+#[test]
+fn dense_and_deep_chunks_and_ends_at_the_edge() {
+    use optics_core::json::scan::MAX_DEPTH;
+    let mut cases: Vec<Vec<u8>> = Vec::new();
+    for len in [4094usize, 4095, 4096, 4097, 4160, 8193] {
+        let mut ones = b"[1".to_vec();
+        while ones.len() + 2 < len {
+            ones.extend_from_slice(b",1");
+        }
+        ones.push(b']');
+        for stray in [&b""[..], b"x", b" ", b"]", b",", b"0"] {
+            cases.push([&ones[..], stray].concat());
+        }
+        let mut members = b"{\"a\":1".to_vec();
+        while members.len() + 6 < len {
+            members.extend_from_slice(b",\"a\":1");
+        }
+        members.push(b'}');
+        cases.push(members);
+        let mut empties = b"[[]".to_vec();
+        while empties.len() + 3 < len {
+            empties.extend_from_slice(b",{}");
+        }
+        empties.push(b']');
+        cases.push(empties);
+        for value_end in [len - 2, len - 1, len] {
+            let mut bytes = b"[1".to_vec();
+            bytes.resize(value_end - 1, b' ');
+            bytes.push(b']');
+            bytes.resize(len, b' ');
+            for stray in [b'x', b'1', b'{', b'"', 0x80] {
+                cases.push([&bytes[..], &[stray]].concat());
+                let mut last = bytes.clone();
+                last[len - 1] = stray;
+                cases.push(last);
+            }
+            cases.push(bytes);
+        }
+    }
+    for opened_at in (3980..4100).step_by(3) {
+        for levels in [MAX_DEPTH, MAX_DEPTH + 1] {
+            let mut bytes = vec![b' '; opened_at];
+            bytes.extend(std::iter::repeat_n(b'[', levels));
+            bytes.extend(std::iter::repeat_n(b']', levels));
+            cases.push(bytes);
+            let nested = format!("{}1{}", r#"{"k":"#.repeat(levels), "}".repeat(levels));
+            cases.push([&vec![b' '; opened_at][..], nested.as_bytes()].concat());
+        }
+    }
+    for bytes in &cases {
+        if let Err(error) = agree(bytes) {
+            panic!("{} bytes: {error}", bytes.len());
+        }
+    }
+}
+
+/// A document of about 5 to 30 KB (one to seven chunks): many values,
+/// compact or pretty.
+fn large_document() -> impl Strategy<Value = Vec<u8>> {
+    (prop::collection::vec(value(), 40..160), any::<bool>()).prop_map(|(values, pretty)| {
+        let text = if pretty {
+            serde_json::to_string_pretty(&values)
+        } else {
+            serde_json::to_string(&values)
+        };
+        text.expect("serializes").into_bytes()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(support::scaled(32)))]
+
+    /// Large documents, whole and with one byte replaced, inserted or
+    /// deleted near the edge of one of their chunks (an error, if the edit
+    /// makes one, in a later chunk than the first).
+    #[test]
+    fn large_documents_edited_near_the_edge_of_a_chunk(
+        bytes in large_document(),
+        chunk in 1usize..5,
+        back in 0usize..130,
+        edit in 0..3u8,
+        byte in prop::sample::select(ALPHABET),
+    ) {
+        agree(&bytes)?;
+        let mut bytes = bytes;
+        let at = (chunk * 4096 + 64).saturating_sub(back).min(bytes.len());
+        edit_one_byte(&mut bytes, at, edit, byte);
+        agree(&bytes)?;
+    }
+}
