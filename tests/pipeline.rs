@@ -233,10 +233,7 @@ fn check_tally(tally: &Tally, case: &Case, count: usize, got: &[u8]) {
 }
 
 fn sizes() -> impl Strategy<Value = Vec<usize>> {
-    proptest::collection::vec(
-        prop_oneof![1usize..8, 8usize..200, 200usize..70_000],
-        1..6,
-    )
+    proptest::collection::vec(prop_oneof![1usize..8, 8usize..200, 200usize..70_000], 1..6)
 }
 
 proptest! {
