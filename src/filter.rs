@@ -374,19 +374,20 @@ impl Filter {
             }
         }
         let read_result = (&mut read).await;
-        if judge_panicked {
-            return Err(FilterError::new(Failure::Panicked("judge"), tally));
-        }
         let write_error = match written {
             Ok((written, error)) => {
                 tally.bytes_out = written.bytes;
-                // Judged and kept, but the downstream failed before them:
-                // counted apart, so that no kept frame goes unaccounted.
+                // Judged and kept, but the downstream failed before them (or
+                // they waited for a judge that panicked): counted apart, so
+                // that no kept frame goes unaccounted.
                 tally.unwritten = tally.kept().saturating_sub(written.frames);
                 error
             }
             Err(_) => return Err(FilterError::new(Failure::Panicked("write"), tally)),
         };
+        if judge_panicked {
+            return Err(FilterError::new(Failure::Panicked("judge"), tally));
+        }
         if let Some(err) = write_error {
             return Err(FilterError::new(Failure::Write(err), tally));
         }
@@ -875,6 +876,11 @@ mod tests {
         assert!(matches!(err.failure, Failure::Panicked("judge")), "{err}");
         // Batch 0 never came, so nothing after it was written.
         assert!(got.is_empty(), "{} bytes written", got.len());
+        // The tally says so: every kept frame counted unwritten.
+        assert!(err.tally.kept() > 0, "{:?}", err.tally);
+        assert_eq!(err.tally.bytes_out, 0);
+        assert_eq!(err.tally.written(), 0);
+        assert_eq!(err.tally.unwritten, err.tally.kept());
     }
 
     #[test]
