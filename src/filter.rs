@@ -883,6 +883,64 @@ mod tests {
         assert_eq!(err.tally.unwritten, err.tally.kept());
     }
 
+    /// An upstream that hands out its chunks, one a read, then stays open
+    /// and silent (between frames, so no idle timeout applies).
+    struct ThenSilence(VecDeque<Bytes>);
+
+    impl AsyncRead for ThenSilence {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            match self.0.pop_front() {
+                Some(chunk) => {
+                    buf.put_slice(&chunk);
+                    Poll::Ready(Ok(()))
+                }
+                None => Poll::Pending,
+            }
+        }
+    }
+
+    /// A judge that panics while the upstream is quiet between frames: the
+    /// filter ends with the panic at once, not when the upstream next
+    /// sends, and writes nothing after the lost batch.
+    #[test]
+    fn a_judge_that_panics_while_the_upstream_is_quiet_stops_the_filter() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        for judges in [1, 3] {
+            let chunks: VecDeque<Bytes> = (0..6).map(|_| frame(20)).collect();
+            let mut filter = Filter::new(Judge::ForwardAll, Policy::default())
+                .with_judges(judges)
+                .with_read_size(64);
+            filter.panic_on = Some((2, Duration::from_millis(50)));
+            let (result, got) = runtime.block_on(async {
+                let (out, mut downstream) = tokio::io::duplex(64 * 1024);
+                let reading = tokio::spawn(async move {
+                    let mut got = Vec::new();
+                    downstream.read_to_end(&mut got).await.map(|_| got)
+                });
+                let stop = CancellationToken::new();
+                let run = filter.run(ThenSilence(chunks), out, &stop);
+                let result = tokio::time::timeout(Duration::from_secs(10), run)
+                    .await
+                    .expect("the filter stops within 10 s of a judge's panic");
+                (result, reading.await.unwrap().unwrap())
+            });
+            let err = result.unwrap_err();
+            assert!(matches!(err.failure, Failure::Panicked("judge")), "{err}");
+            // Batches 0 and 1 at most; never one after the lost batch 2.
+            assert!(got.len() <= 2 * frame(20).len(), "{} bytes", got.len());
+            assert_eq!(err.tally.bytes_out, got.len() as u64);
+            assert_eq!(err.tally.written() + err.tally.unwritten, err.tally.kept());
+        }
+    }
+
     #[test]
     fn the_judge_with_the_most_room_takes_the_batch() {
         let (a, _a_rx) = mpsc::channel::<u8>(4);
