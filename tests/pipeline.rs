@@ -10,11 +10,12 @@ mod scale;
 
 use std::io;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
 use proptest::prelude::*;
-use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio_util::sync::CancellationToken;
 use triage::filter::{Failure, Filter, FilterError};
 use triage::frames::{encode, FrameError, DEFAULT_MAX_MESSAGE, HEADER_LEN};
@@ -232,6 +233,38 @@ fn check_tally(tally: &Tally, case: &Case, count: usize, got: &[u8]) {
     assert_eq!(tally.bytes_out, got.len() as u64);
 }
 
+/// A downstream that takes at most `per_write` bytes a write and fails
+/// every write once it has taken `limit` bytes.
+struct Failing {
+    got: Arc<Mutex<Vec<u8>>>,
+    per_write: usize,
+    limit: usize,
+}
+
+impl AsyncWrite for Failing {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let mut got = self.got.lock().unwrap();
+        if got.len() >= self.limit {
+            return Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()));
+        }
+        let n = buf.len().min(self.per_write).min(self.limit - got.len());
+        got.extend_from_slice(&buf[..n]);
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
 fn sizes() -> impl Strategy<Value = Vec<usize>> {
     proptest::collection::vec(prop_oneof![1usize..8, 8usize..200, 200usize..70_000], 1..6)
 }
@@ -318,6 +351,59 @@ proptest! {
         let want = kept(&case, count);
         prop_assert!(got == want, "{} bytes out, {} wanted", got.len(), want.len());
         check_tally(&tally, &case, count, &got);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(48)))]
+
+    /// A downstream that fails after any number of bytes: what it took is
+    /// a prefix of the kept frames, the filter fails with the write error,
+    /// and the tally counts as written exactly the kept frames whose bytes
+    /// it counts out, every other kept frame as unwritten.
+    #[test]
+    fn a_failing_downstream_is_told_apart_from_what_was_written(
+        messages in proptest::collection::vec(message(), 1..40),
+        judges in 1usize..=16,
+        read_size in prop_oneof![1usize..16, 16usize..5_000, 5_000usize..300_000],
+        sizes in sizes(),
+        per_write in 1usize..3_000,
+        limit in any::<prop::sample::Index>(),
+    ) {
+        let case = case(&messages, Judge::ForwardAll, judges, &[true], read_size);
+        let wire: Bytes = case.frames.concat().into();
+        let want = kept(&case, case.frames.len());
+        let limit = limit.index(want.len() + 1);
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let downstream = Failing { got: got.clone(), per_write, limit };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let result = runtime.block_on(async {
+            let upstream = Trickle { wire, sizes, reads: 0, waited: false, stop: None };
+            case.filter.run(upstream, downstream, &CancellationToken::new()).await
+        });
+        let got = got.lock().unwrap().clone();
+        prop_assert!(want.starts_with(&got));
+        let tally = match result {
+            Ok(tally) => {
+                prop_assert_eq!(got.len(), want.len());
+                check_tally(&tally, &case, case.frames.len(), &got);
+                return Ok(());
+            }
+            Err(err) => {
+                prop_assert!(matches!(err.failure, Failure::Write(_)), "{}", err);
+                err.tally
+            }
+        };
+        prop_assert!(got.len() < want.len() || limit == want.len());
+        prop_assert_eq!(tally.written() + tally.unwritten, tally.kept());
+        let written = usize::try_from(tally.written()).unwrap();
+        let bytes: usize = case.frames[..written].iter().map(Vec::len).sum();
+        prop_assert_eq!(tally.bytes_out, bytes as u64);
+        prop_assert!(tally.bytes_out <= got.len() as u64);
     }
 }
 
