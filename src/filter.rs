@@ -310,7 +310,10 @@ impl Filter {
     /// [`FilterError`], with the tally of what was done, when the upstream
     /// fails to read or frame ([`Failure::Read`]: everything before the bad
     /// frame is still judged and forwarded) or the downstream fails to write
-    /// ([`Failure::Write`]: the reading stops).
+    /// ([`Failure::Write`]: the reading stops). When a judge panics (a bug,
+    /// [`Failure::Panicked`]) the reading stops, the kept frames before the
+    /// lost batch are written whole, and the tally counts the kept frames
+    /// after it as unwritten.
     pub async fn run<R, W>(
         &self,
         upstream: R,
