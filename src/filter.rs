@@ -80,7 +80,7 @@ use crate::frames::{
 use crate::judge::Judge;
 use crate::policy::{Policy, Verdict};
 use crate::redact::Redactor;
-use crate::tally::Tally;
+use crate::tally::{SharedTally, Tally};
 use crate::timeouts::{within, Timeouts};
 
 /// Batches the channels between two stages hold, together, before the
@@ -332,6 +332,9 @@ impl Filter {
         // Cancelled when a judge panics: the reader stops then, even while
         // it waits for budget held by batches stuck behind that judge's.
         let failed = CancellationToken::new();
+        // What the judges judged, handed over as each ends (a panicking
+        // judge's batches judged before the panic too).
+        let judged = SharedTally::new();
         for _ in 0..self.judges {
             let (frames_tx, frames_rx) = mpsc::channel(each);
             let judging = Judging {
@@ -347,6 +350,7 @@ impl Filter {
                 frames_rx,
                 kept_tx.clone(),
                 failed.clone(),
+                judged.clone(),
             )));
             to_judges.push(frames_tx);
         }
@@ -368,14 +372,11 @@ impl Filter {
         if !matches!(written, Ok((_, None))) {
             read.abort();
         }
-        let mut tally = Tally::default();
         let mut judge_panicked = false;
         for judge in judges {
-            match judge.await {
-                Ok(judged) => tally.add(&judged),
-                Err(_) => judge_panicked = true,
-            }
+            judge_panicked |= judge.await.is_err();
         }
+        let mut tally = judged.snapshot();
         let read_result = (&mut read).await;
         let write_error = match written {
             Ok((written, error)) => {
@@ -582,17 +583,22 @@ struct Judging {
 /// stands twice) is dropped, never forwarded as it was, and counted in
 /// [`Tally::unredactable`] as well as its kind. Every batch is passed on,
 /// an empty one too, so that the writer knows when each batch's turn has
-/// passed. Returns the tally of the batches this judge judged (without
-/// bytes out). Cancels `failed` if it panics.
+/// passed. Adds the tally of the batches this judge judged whole (without
+/// bytes out) to `judged` when it ends, by a panic too; cancels `failed`
+/// if it panics.
 async fn judge_stage(
     mut judging: Judging,
     mut rx: mpsc::Receiver<InFlight<Frame>>,
     tx: mpsc::Sender<InFlight<Bytes>>,
     failed: CancellationToken,
-) -> Tally {
+    judged: SharedTally,
+) {
     // Dropped while unwinding from a panic, it cancels `failed`.
     let panicking = failed.drop_guard();
-    let mut total = Tally::default();
+    let mut total = JudgeTally {
+        total: Tally::default(),
+        into: judged,
+    };
     let mut ranges = Vec::new();
     while let Some(InFlight {
         frames,
@@ -652,7 +658,7 @@ async fn judge_stage(
             kept.extend(ranges.drain(..).map(|range| redacted.slice(range)));
         }
         tally.judging = start.elapsed();
-        total.add(&tally);
+        total.total.add(&tally);
         let in_flight = InFlight {
             frames: kept,
             seq,
@@ -664,7 +670,20 @@ async fn judge_stage(
         }
     }
     panicking.disarm();
-    total
+}
+
+/// A judge's tally, added to the filter's when the judge ends: dropped at
+/// the end of its task, or while unwinding from a panic, so that the
+/// batches judged (and perhaps written) before a panic are counted.
+struct JudgeTally {
+    total: Tally,
+    into: SharedTally,
+}
+
+impl Drop for JudgeTally {
+    fn drop(&mut self) {
+        self.into.add(&self.total);
+    }
 }
 
 /// Writes the kept frames in the order they were read (the judges' batches
@@ -940,6 +959,11 @@ mod tests {
             // Batches 0 and 1 at most; never one after the lost batch 2.
             assert!(got.len() <= 2 * frame(20).len(), "{} bytes", got.len());
             assert_eq!(err.tally.bytes_out, got.len() as u64);
+            // Every frame written was judged, kept and counted so, whichever
+            // judge judged it.
+            let written = (got.len() / frame(20).len()) as u64;
+            assert_eq!(err.tally.written(), written, "{judges} judges: {err}");
+            assert!(err.tally.messages >= written, "{judges} judges: {err}");
             assert_eq!(err.tally.written() + err.tally.unwritten, err.tally.kept());
         }
     }
