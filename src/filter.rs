@@ -80,7 +80,7 @@ use crate::frames::{
 use crate::judge::Judge;
 use crate::policy::{Policy, Verdict};
 use crate::redact::Redactor;
-use crate::tally::Tally;
+use crate::tally::{SharedTally, Tally};
 use crate::timeouts::{within, Timeouts};
 
 /// Batches the channels between two stages hold, together, before the
@@ -164,6 +164,9 @@ pub struct Filter {
     judges: usize,
     in_flight: usize,
     timeouts: Timeouts,
+    /// Unit tests only: the judge given this batch panics, after this long.
+    #[cfg(test)]
+    panic_on: Option<(u64, Duration)>,
 }
 
 impl Filter {
@@ -183,6 +186,8 @@ impl Filter {
             judges: default_judges(),
             in_flight: MAX_IN_FLIGHT,
             timeouts: Timeouts::default(),
+            #[cfg(test)]
+            panic_on: None,
         }
     }
 
@@ -305,7 +310,10 @@ impl Filter {
     /// [`FilterError`], with the tally of what was done, when the upstream
     /// fails to read or frame ([`Failure::Read`]: everything before the bad
     /// frame is still judged and forwarded) or the downstream fails to write
-    /// ([`Failure::Write`]: the reading stops).
+    /// ([`Failure::Write`]: the reading stops). When a judge panics (a bug,
+    /// [`Failure::Panicked`]) the reading stops, the kept frames before the
+    /// lost batch are written whole, and the tally counts the kept frames
+    /// after it as unwritten.
     pub async fn run<R, W>(
         &self,
         upstream: R,
@@ -321,6 +329,12 @@ impl Filter {
         let mut judges = Vec::new();
         let (kept_tx, to_writer) = mpsc::channel(each * self.judges);
         let policy = Arc::new(self.policy.clone());
+        // Cancelled when a judge panics: the reader stops then, even while
+        // it waits for budget held by batches stuck behind that judge's.
+        let failed = CancellationToken::new();
+        // What the judges judged, handed over as each ends (a panicking
+        // judge's batches judged before the panic too).
+        let judged = SharedTally::new();
         for _ in 0..self.judges {
             let (frames_tx, frames_rx) = mpsc::channel(each);
             let judging = Judging {
@@ -328,11 +342,15 @@ impl Filter {
                 policy: policy.clone(),
                 verdicts: self.verdicts.clone(),
                 redactor: self.redact.then(Redactor::default),
+                #[cfg(test)]
+                panic_on: self.panic_on,
             };
             judges.push(tokio::spawn(judge_stage(
                 judging,
                 frames_rx,
                 kept_tx.clone(),
+                failed.clone(),
+                judged.clone(),
             )));
             to_judges.push(frames_tx);
         }
@@ -340,7 +358,7 @@ impl Filter {
         let frames = BatchReader::with_read_size(upstream, self.read_size)
             .with_idle_timeout(self.timeouts.idle);
         let budget = Arc::new(Semaphore::new(self.in_flight));
-        let mut read = tokio::spawn(read_stage(frames, to_judges, budget, stop.clone()));
+        let mut read = tokio::spawn(read_stage(frames, to_judges, budget, stop.clone(), failed));
         let write = tokio::spawn(write_stage(downstream, to_writer, self.timeouts.write));
         let mut handles = vec![read.abort_handle(), write.abort_handle()];
         handles.extend(judges.iter().map(|judge| judge.abort_handle()));
@@ -354,28 +372,26 @@ impl Filter {
         if !matches!(written, Ok((_, None))) {
             read.abort();
         }
-        let mut tally = Tally::default();
         let mut judge_panicked = false;
         for judge in judges {
-            match judge.await {
-                Ok(judged) => tally.add(&judged),
-                Err(_) => judge_panicked = true,
-            }
+            judge_panicked |= judge.await.is_err();
         }
+        let mut tally = judged.snapshot();
         let read_result = (&mut read).await;
-        if judge_panicked {
-            return Err(FilterError::new(Failure::Panicked("judge"), tally));
-        }
         let write_error = match written {
             Ok((written, error)) => {
                 tally.bytes_out = written.bytes;
-                // Judged and kept, but the downstream failed before them:
-                // counted apart, so that no kept frame goes unaccounted.
+                // Judged and kept, but the downstream failed before them (or
+                // they waited for a judge that panicked): counted apart, so
+                // that no kept frame goes unaccounted.
                 tally.unwritten = tally.kept().saturating_sub(written.frames);
                 error
             }
             Err(_) => return Err(FilterError::new(Failure::Panicked("write"), tally)),
         };
+        if judge_panicked {
+            return Err(FilterError::new(Failure::Panicked("judge"), tally));
+        }
         if let Some(err) = write_error {
             return Err(FilterError::new(Failure::Write(err), tally));
         }
@@ -418,12 +434,15 @@ struct InFlight<T> {
 /// ends, fails, `stop` is cancelled, or a judge stops taking them. Each
 /// batch takes its bytes (at most the whole budget) from `budget` before it
 /// is passed on, so a slow writer stops the reading once the budget is
-/// spent.
+/// spent. Stops as well when `failed` is cancelled (a judge panicked), even
+/// while it waits for budget: the batches after the lost one wait at the
+/// writer for it, holding their budget, and would wait forever.
 async fn read_stage<R: AsyncRead + Unpin>(
     mut frames: BatchReader<R>,
     judges: Vec<mpsc::Sender<InFlight<Frame>>>,
     budget: Arc<Semaphore>,
     stop: CancellationToken,
+    failed: CancellationToken,
 ) -> Result<(), FrameError> {
     let whole = budget.available_permits();
     let mut first = 0;
@@ -433,12 +452,18 @@ async fn read_stage<R: AsyncRead + Unpin>(
         let batch = tokio::select! {
             biased;
             () = stop.cancelled() => return Ok(()),
+            () = failed.cancelled() => return Ok(()),
             batch = frames.next_batch() => batch?,
         };
         let Some(batch) = batch else { return Ok(()) };
         let bytes: usize = batch.iter().map(|frame| frame.frame().len()).sum();
         let permits = u32::try_from(bytes.clamp(1, whole)).unwrap_or(u32::MAX);
-        let Ok(share) = budget.clone().acquire_many_owned(permits).await else {
+        let share = tokio::select! {
+            biased;
+            () = failed.cancelled() => return Ok(()),
+            share = budget.clone().acquire_many_owned(permits) => share,
+        };
+        let Ok(share) = share else {
             return Ok(());
         };
         let count = batch.len();
@@ -546,6 +571,9 @@ struct Judging {
     verdicts: Option<Arc<[Verdict]>>,
     /// Set when kept messages are redacted before they are forwarded.
     redactor: Option<Redactor>,
+    /// Unit tests only: panic on this batch, after this long.
+    #[cfg(test)]
+    panic_on: Option<(u64, Duration)>,
 }
 
 /// Judges every frame of every batch, tallies once per batch and passes the
@@ -555,14 +583,22 @@ struct Judging {
 /// stands twice) is dropped, never forwarded as it was, and counted in
 /// [`Tally::unredactable`] as well as its kind. Every batch is passed on,
 /// an empty one too, so that the writer knows when each batch's turn has
-/// passed. Returns the tally of the batches this judge judged (without
-/// bytes out).
+/// passed. Adds the tally of the batches this judge judged whole (without
+/// bytes out) to `judged` when it ends, by a panic too; cancels `failed`
+/// if it panics.
 async fn judge_stage(
     mut judging: Judging,
     mut rx: mpsc::Receiver<InFlight<Frame>>,
     tx: mpsc::Sender<InFlight<Bytes>>,
-) -> Tally {
-    let mut total = Tally::default();
+    failed: CancellationToken,
+    judged: SharedTally,
+) {
+    // Dropped while unwinding from a panic, it cancels `failed`.
+    let panicking = failed.drop_guard();
+    let mut total = JudgeTally {
+        total: Tally::default(),
+        into: judged,
+    };
     let mut ranges = Vec::new();
     while let Some(InFlight {
         frames,
@@ -571,6 +607,13 @@ async fn judge_stage(
         _budget,
     }) = rx.recv().await
     {
+        #[cfg(test)]
+        if let Some((at, after)) = judging.panic_on {
+            if at == seq {
+                tokio::time::sleep(after).await;
+                panic!("the judge of batch {seq} panics, for a test");
+            }
+        }
         let mut tally = Tally::default();
         let mut kept = Vec::with_capacity(frames.len());
         let mut redacted = Vec::new();
@@ -615,7 +658,7 @@ async fn judge_stage(
             kept.extend(ranges.drain(..).map(|range| redacted.slice(range)));
         }
         tally.judging = start.elapsed();
-        total.add(&tally);
+        total.total.add(&tally);
         let in_flight = InFlight {
             frames: kept,
             seq,
@@ -626,7 +669,21 @@ async fn judge_stage(
             break;
         }
     }
-    total
+    panicking.disarm();
+}
+
+/// A judge's tally, added to the filter's when the judge ends: dropped at
+/// the end of its task, or while unwinding from a panic, so that the
+/// batches judged (and perhaps written) before a panic are counted.
+struct JudgeTally {
+    total: Tally,
+    into: SharedTally,
+}
+
+impl Drop for JudgeTally {
+    fn drop(&mut self) {
+        self.into.add(&self.total);
+    }
 }
 
 /// Writes the kept frames in the order they were read (the judges' batches
@@ -762,9 +819,154 @@ impl Error for FilterError {
 
 #[cfg(test)]
 mod tests {
-    use super::{roomiest, InOrder};
+    use super::{roomiest, Failure, Filter, InOrder};
+    use crate::frames::{encode, DEFAULT_MAX_MESSAGE, HEADER_LEN};
+    use crate::judge::Judge;
+    use crate::policy::Policy;
+    use bytes::{Bytes, BytesMut};
     use proptest::prelude::*;
+    use std::collections::VecDeque;
+    use std::io;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+    use std::time::Duration;
+    use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
     use tokio::sync::mpsc;
+    use tokio_util::sync::CancellationToken;
+
+    /// An upstream that hands out one chunk per read.
+    struct Chunks(VecDeque<Bytes>);
+
+    impl AsyncRead for Chunks {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            if let Some(mut chunk) = self.0.pop_front() {
+                let n = chunk.len().min(buf.remaining());
+                buf.put_slice(&chunk.split_to(n));
+                if !chunk.is_empty() {
+                    self.0.push_front(chunk);
+                }
+            }
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    fn frame(len: usize) -> Bytes {
+        let mut wire = BytesMut::new();
+        encode(&vec![b' '; len], &mut wire).unwrap();
+        wire.freeze()
+    }
+
+    /// A judge that panics on a small batch while the other judge's large
+    /// batches wait at the writer for it, holding the in-flight budget: the
+    /// reader, waiting for budget, must still stop, and the filter must end
+    /// with the panic, saying what it wrote.
+    #[test]
+    fn a_judge_that_panics_while_the_budget_is_spent_stops_the_filter() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let big = DEFAULT_MAX_MESSAGE / 4;
+        // One frame a read, so one a batch: small, large, small, large, ...
+        let chunks: VecDeque<Bytes> = (0..40)
+            .map(|i| if i % 2 == 0 { frame(10) } else { frame(big) })
+            .collect();
+        let mut filter = Filter::new(Judge::ForwardAll, Policy::default())
+            .with_judges(2)
+            .with_read_size(big + HEADER_LEN)
+            .with_in_flight(0);
+        filter.panic_on = Some((0, Duration::from_millis(300)));
+        let (result, got) = runtime.block_on(async {
+            let (out, mut downstream) = tokio::io::duplex(64 * 1024);
+            let reading = tokio::spawn(async move {
+                let mut got = Vec::new();
+                downstream.read_to_end(&mut got).await.map(|_| got)
+            });
+            let stop = CancellationToken::new();
+            let run = filter.run(Chunks(chunks), out, &stop);
+            let result = tokio::time::timeout(Duration::from_secs(10), run)
+                .await
+                .expect("the filter stops within 10 s of a judge's panic");
+            (result, reading.await.unwrap().unwrap())
+        });
+        let err = result.unwrap_err();
+        assert!(matches!(err.failure, Failure::Panicked("judge")), "{err}");
+        // Batch 0 never came, so nothing after it was written.
+        assert!(got.is_empty(), "{} bytes written", got.len());
+        // The tally says so: every kept frame counted unwritten.
+        assert!(err.tally.kept() > 0, "{:?}", err.tally);
+        assert_eq!(err.tally.bytes_out, 0);
+        assert_eq!(err.tally.written(), 0);
+        assert_eq!(err.tally.unwritten, err.tally.kept());
+    }
+
+    /// An upstream that hands out its chunks, one a read, then stays open
+    /// and silent (between frames, so no idle timeout applies).
+    struct ThenSilence(VecDeque<Bytes>);
+
+    impl AsyncRead for ThenSilence {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            match self.0.pop_front() {
+                Some(chunk) => {
+                    buf.put_slice(&chunk);
+                    Poll::Ready(Ok(()))
+                }
+                None => Poll::Pending,
+            }
+        }
+    }
+
+    /// A judge that panics while the upstream is quiet between frames: the
+    /// filter ends with the panic at once, not when the upstream next
+    /// sends, and writes nothing after the lost batch.
+    #[test]
+    fn a_judge_that_panics_while_the_upstream_is_quiet_stops_the_filter() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        for judges in [1, 3] {
+            let chunks: VecDeque<Bytes> = (0..6).map(|_| frame(20)).collect();
+            let mut filter = Filter::new(Judge::ForwardAll, Policy::default())
+                .with_judges(judges)
+                .with_read_size(64);
+            filter.panic_on = Some((2, Duration::from_millis(50)));
+            let (result, got) = runtime.block_on(async {
+                let (out, mut downstream) = tokio::io::duplex(64 * 1024);
+                let reading = tokio::spawn(async move {
+                    let mut got = Vec::new();
+                    downstream.read_to_end(&mut got).await.map(|_| got)
+                });
+                let stop = CancellationToken::new();
+                let run = filter.run(ThenSilence(chunks), out, &stop);
+                let result = tokio::time::timeout(Duration::from_secs(10), run)
+                    .await
+                    .expect("the filter stops within 10 s of a judge's panic");
+                (result, reading.await.unwrap().unwrap())
+            });
+            let err = result.unwrap_err();
+            assert!(matches!(err.failure, Failure::Panicked("judge")), "{err}");
+            // Batches 0 and 1 at most; never one after the lost batch 2.
+            assert!(got.len() <= 2 * frame(20).len(), "{} bytes", got.len());
+            assert_eq!(err.tally.bytes_out, got.len() as u64);
+            // Every frame written was judged, kept and counted so, whichever
+            // judge judged it.
+            let written = (got.len() / frame(20).len()) as u64;
+            assert_eq!(err.tally.written(), written, "{judges} judges: {err}");
+            assert!(err.tally.messages >= written, "{judges} judges: {err}");
+            assert_eq!(err.tally.written() + err.tally.unwritten, err.tally.kept());
+        }
+    }
 
     #[test]
     fn the_judge_with_the_most_room_takes_the_batch() {

@@ -104,7 +104,8 @@ pub struct Tally {
     /// Bytes of kept frames written to the downstream.
     pub bytes_out: u64,
     /// Messages the policy kept that were never written: the downstream
-    /// failed before them. Zero unless a write failed; counted in
+    /// failed before them, or they waited for a batch whose judge panicked.
+    /// Zero unless a write failed or a judge panicked; counted in
     /// [`Tally::kept`] all the same, so a report says both.
     pub unwritten: u64,
     /// Messages the policy kept that a redacting filter dropped because
