@@ -96,7 +96,7 @@ impl<R: AsyncRead + Unpin> BatchReader<R> {
         }
         loop {
             if self.buf.capacity() - self.buf.len() < self.read_size / 4 {
-                self.buf.reserve(self.read_size);
+                self.decoder.make_room(&mut self.buf, self.read_size);
             }
             // Bytes left in the buffer are part of a frame: the stream is
             // inside one and must keep moving.

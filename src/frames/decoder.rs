@@ -174,6 +174,36 @@ impl FrameDecoder {
         self.max_message
     }
 
+    /// Makes room in `buf`, the buffer this decoder reads from, for `want`
+    /// more bytes. Inside a frame longer than [`MAX_RESERVE_AHEAD`] the
+    /// buffer grows as a `Vec` does, to twice its capacity, but never past
+    /// the frame's own length: split off, such a frame holds a buffer of its
+    /// own size, where `BytesMut::reserve` could leave it holding twice that
+    /// (a 4 MiB frame in an 8 MiB buffer). The rest of the time it is
+    /// `buf.reserve(want)`. Costs a copy of the bytes held at each growth,
+    /// as a `Vec`'s growth does; nothing when the room is there.
+    pub fn make_room(&self, buf: &mut BytesMut, want: usize) {
+        let frame_len = match self.state {
+            State::Data(len) => HEADER_LEN + len,
+            State::Head => 0,
+        };
+        if frame_len <= MAX_RESERVE_AHEAD || buf.len() >= frame_len {
+            buf.reserve(want);
+            return;
+        }
+        // The buffer holds the front of this frame and nothing else.
+        let needed = buf.len() + want.min(frame_len - buf.len());
+        if buf.capacity() >= needed {
+            return;
+        }
+        let capacity = (buf.capacity().saturating_mul(2))
+            .max(needed)
+            .min(frame_len);
+        let mut grown = BytesMut::with_capacity(capacity);
+        grown.extend_from_slice(buf);
+        *buf = grown;
+    }
+
     /// How many frames were handed out so far: the 0-based index of the next
     /// frame. O(1).
     ///
@@ -326,7 +356,7 @@ impl Decoder for FrameDecoder {
             // Make room for what is coming, but never trust the declared
             // length with more than a bounded amount of memory.
             let missing = frame_len - src.len();
-            src.reserve(missing.min(MAX_RESERVE_AHEAD));
+            self.make_room(src, missing.min(MAX_RESERVE_AHEAD));
             return Ok(None);
         }
         let frame = src.split_to(frame_len).freeze();
