@@ -263,7 +263,7 @@ pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
     } else {
         let _ = writeln!(
             out,
-            "  kept {} messages by the policy, {} written before the downstream failed \
+            "  kept {} messages by the policy, {} written before the run failed \
              ({} never written), {:.1} MB out",
             tally.kept(),
             tally.written(),

@@ -450,7 +450,7 @@ fn after_a_write_failure_the_tally_says_how_many_kept_messages_were_written() {
     let report = triage::report::tally("filter", &tally, None);
     assert!(
         report.contains(&format!(
-            "kept {} messages by the policy, {written} written before the downstream failed ({} never written)",
+            "kept {} messages by the policy, {written} written before the run failed ({} never written)",
             tally.kept(),
             tally.unwritten
         )),
