@@ -319,11 +319,38 @@ fn each(
 fn unknown_optics_key(meta: &ParseNestedMeta, allowed: &str) -> syn::Error {
     let key = meta
         .path
-        .get_ident()
-        .map_or_else(|| "this".to_owned(), |ident| format!("`{ident}`"));
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::");
+    let key = if meta.path.leading_colon.is_some() {
+        format!("::{key}")
+    } else {
+        key
+    };
     meta.error(format!(
-        "unknown optics attribute {key}: expected {allowed}"
+        "unknown optics attribute `{key}`: expected {allowed}"
     ))
+}
+
+/// The keys of `#[optics(...)]` given so far on one item, across all its
+/// `#[optics]` attributes: a key given twice is an error, where serde's own
+/// attributes are too, rather than the last value winning silently.
+#[derive(Default)]
+struct SeenKeys(Vec<&'static str>);
+
+impl SeenKeys {
+    /// Records `key`; reports it, spanned on the key and its value, if it
+    /// was given before. Call after the value is parsed.
+    fn once(&mut self, cx: &Ctxt, meta: &ParseNestedMeta, key: &'static str) -> bool {
+        if self.0.contains(&key) {
+            cx.syn_error(meta.error(format!("duplicate optics attribute `{key}`: give it once")));
+            return false;
+        }
+        self.0.push(key);
+        true
+    }
 }
 
 pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttrs {
@@ -360,11 +387,18 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
         }
         Ok(())
     });
+    let mut seen = SeenKeys::default();
     each(cx, attrs, OPTICS, |meta| {
         if is_enum && meta.path.is_ident(KIND) {
-            out.kind_name = Some(ident_value(&meta)?);
+            let ident = ident_value(&meta)?;
+            if seen.once(cx, &meta, KIND) {
+                out.kind_name = Some(ident);
+            }
         } else if is_enum && meta.path.is_ident(KIND_TYPE) {
-            out.kind_type = Some(ident_value(&meta)?);
+            let ident = ident_value(&meta)?;
+            if seen.once(cx, &meta, KIND_TYPE) {
+                out.kind_type = Some(ident);
+            }
         } else if is_enum {
             return Err(unknown_optics_key(
                 &meta,
@@ -382,10 +416,19 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
 }
 
 fn optics_member(cx: &Ctxt, attrs: &[Attribute], name: &mut Option<Ident>, skip: &mut bool) {
+    let mut seen = SeenKeys::default();
     each(cx, attrs, OPTICS, |meta| {
         if meta.path.is_ident(NAME) {
-            *name = Some(ident_value(&meta)?);
+            let ident = ident_value(&meta)?;
+            if seen.once(cx, &meta, NAME) {
+                *name = Some(ident);
+            }
         } else if meta.path.is_ident(SKIP) {
+            if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
+                skip_rest(&meta)?;
+                return Err(meta.error("`skip` takes no value: write `#[optics(skip)]`"));
+            }
+            seen.once(cx, &meta, SKIP);
             *skip = true;
         } else {
             return Err(unknown_optics_key(&meta, "`name = \"...\"` or `skip`"));
