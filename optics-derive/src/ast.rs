@@ -195,11 +195,19 @@ impl<'a> Input<'a> {
     }
 
     /// The kind enum's name: `{Enum}Kind`, or `#[optics(kind_type = "...")]`.
+    /// A `kind_type` that names the enum itself is refused in `valid.rs`; the
+    /// default is generated in its place, so that refusal is the only error.
     pub fn kind_type(&self) -> Ident {
         self.attrs
             .kind_type
             .clone()
+            .filter(|name| !self.kind_type_is_own_name(name))
             .unwrap_or_else(|| format_ident!("{}Kind", self.ident))
+    }
+
+    /// Whether `name` is the enum's own name, as `kind_type` must not be.
+    pub fn kind_type_is_own_name(&self, name: &Ident) -> bool {
+        unraw(name) == unraw(self.ident)
     }
 }
 

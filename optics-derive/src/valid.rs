@@ -57,6 +57,19 @@ pub fn check(cx: &Ctxt, input: &Input) {
                     "#[serde(transparent)] is for structs",
                 ));
             }
+            if let Some(name) = &input.attrs.kind_type {
+                if input.kind_type_is_own_name(name) {
+                    let own = unraw(input.ident);
+                    cx.error_spanned_by(
+                        name,
+                        format!(
+                            "#[optics(kind_type = \"{own}\")] names the enum itself: the \
+                             generated kind enum would be a second type named `{own}`; give \
+                             it another name, or remove `kind_type` to get `{own}Kind`"
+                        ),
+                    );
+                }
+            }
             for variant in variants {
                 reject_all(cx, &variant.attrs.rejected);
                 check_fields(cx, &variant.fields);
