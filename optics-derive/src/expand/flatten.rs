@@ -119,10 +119,13 @@ pub fn struct_keys(input: &Input, style: Style, fields: &[Field]) -> TokenStream
         _ => None,
     };
     let (keys, takes, bounds, flattens) = match (style, inner) {
+        // The bound names `__X`, as the others do, so that a payload that
+        // leads back to this type (`struct Node(Box<NodeKind>)`, an enum
+        // with a `Node` payload) is not a cycle checked where the impl is.
         (_, Some(ty)) => (
-            quote!(<#ty as #p::JsonKeys>::KEYS),
-            quote!(<#ty as #p::JsonKeys>::TAKES),
-            vec![quote!(for<'__x> #ty: #p::Flatten)],
+            quote!(<#ty as #p::JsonKeys<__X>>::KEYS),
+            quote!(<#ty as #p::JsonKeys<__X>>::TAKES),
+            vec![quote!(#ty: #p::Flatten<__X>)],
             true,
         ),
         (Style::Named, None) => {
