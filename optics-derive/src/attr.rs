@@ -210,9 +210,21 @@ fn rename_rule(meta: &ParseNestedMeta) -> syn::Result<Option<RenameRule>> {
     }
 }
 
+/// The path written in a serde attribute's string. If it is not one, the
+/// error says so in serde's words at serde's place, so that the compiler
+/// shows it once when serde's derive reports it too.
+fn lit_path<T: syn::parse::Parse>(lit: &LitStr) -> syn::Result<T> {
+    lit.parse().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format!("failed to parse path: {:?}", lit.value()),
+        )
+    })
+}
+
 fn default_value(meta: &ParseNestedMeta) -> syn::Result<DefaultValue> {
     if meta.input.peek(Token![=]) {
-        Ok(DefaultValue::Path(lit_str(meta)?.parse()?))
+        Ok(DefaultValue::Path(lit_path(&lit_str(meta)?)?))
     } else {
         Ok(DefaultValue::Trait)
     }
@@ -475,11 +487,11 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             out.skip_keyword = Some(keyword(&meta));
         } else if meta.path.is_ident(WITH) {
             out.with_keyword = Some(keyword(&meta));
-            let module: syn::Path = lit_str(&meta)?.parse()?;
+            let module: syn::Path = lit_path(&lit_str(&meta)?)?;
             out.deserialize_with = Some(syn::parse_quote!(#module::deserialize));
         } else if meta.path.is_ident(DESERIALIZE_WITH) {
             out.with_keyword = Some(keyword(&meta));
-            out.deserialize_with = Some(lit_str(&meta)?.parse()?);
+            out.deserialize_with = Some(lit_path(&lit_str(&meta)?)?);
         } else if meta.path.is_ident(BORROW) {
             out.borrow = true;
             skip_rest(&meta)?;
