@@ -57,6 +57,15 @@ pub struct Variant<'a> {
 
 /// An identifier for `text`, raw if it is a keyword; `None` if it cannot be one.
 pub fn ident_for(text: &str, span: Span) -> Option<Ident> {
+    // Only an identifier's characters reach the lexer: it would read a
+    // string with a comment or spaces as the identifier in it, and report a
+    // prefix such as `k#` itself, at the derive.
+    let bare = text.strip_prefix("r#").unwrap_or(text);
+    let mut chars = bare.chars();
+    let starts = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
+    if !starts || !chars.all(|c| c == '_' || c.is_alphanumeric()) {
+        return None;
+    }
     let mut ident = syn::parse_str::<Ident>(text)
         .or_else(|_| syn::parse_str::<Ident>(&format!("r#{text}")))
         .ok()?;
