@@ -249,7 +249,10 @@ fn rejected(meta: &ParseNestedMeta, into: &mut Vec<Rejected>) -> syn::Result<boo
             let mut fix = (*fix).to_owned();
             if *keyword == "from" || *keyword == "try_from" {
                 // `from = "Raw"`: name the type, so the fix can be followed as is.
-                let value: syn::Expr = meta.value()?.parse()?;
+                let mut value: syn::Expr = meta.value()?.parse()?;
+                while let syn::Expr::Group(group) = value {
+                    value = *group.expr;
+                }
                 if let syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Str(ty),
                     ..
@@ -287,7 +290,11 @@ fn ident_value(meta: &ParseNestedMeta) -> syn::Result<Ident> {
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format!("`{key}` needs a value: `{key} = \"...\"`")));
     }
-    let value: syn::Expr = meta.value()?.parse()?;
+    let mut value: syn::Expr = meta.value()?.parse()?;
+    // A macro's `$name:expr` or `$name:literal` arrives in an invisible group.
+    while let syn::Expr::Group(group) = value {
+        value = *group.expr;
+    }
     let lit = match value {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(lit),
