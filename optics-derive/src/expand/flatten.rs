@@ -100,7 +100,7 @@ pub fn check_items(input: &Input, fields: &[Field]) -> TokenStream {
     }
     let checks = checks(input, fields);
     quote! {
-        #(const _: () = #checks;)*
+        #(#[allow(deprecated)] const _: () = #checks;)*
     }
 }
 
@@ -240,11 +240,13 @@ fn keys_impls(
     let flatten = flattens.then(|| {
         quote! {
             #[automatically_derived]
+            #[allow(deprecated)]
             impl #impl_generics #p::Flatten<__X> for #ident #ty_generics #where_clause {}
         }
     });
     quote! {
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #p::JsonKeys<__X> for #ident #ty_generics #where_clause {
             const KEYS: #p::KeySet = #keys;
             const TAKES: #p::KeySet = #takes;

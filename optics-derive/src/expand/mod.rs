@@ -84,6 +84,7 @@ impl Optics {
         let consts = self.consts;
         let inherent = quote! {
             #[automatically_derived]
+            #[allow(deprecated)]
             impl #impl_generics #ident #ty_generics #where_clause {
                 #(#consts)*
             }
