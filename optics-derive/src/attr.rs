@@ -132,6 +132,8 @@ pub struct FieldAttrs {
     pub rejected: Vec<Rejected>,
     pub optic_name: Option<Ident>,
     pub optic_skip: bool,
+    /// Where `#[optics(skip)]` is written, for an error about it.
+    pub optic_skip_span: Option<Span>,
 }
 
 #[derive(Default)]
@@ -434,7 +436,14 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
     out
 }
 
-fn optics_member(cx: &Ctxt, attrs: &[Attribute], name: &mut Option<Ident>, skip: &mut bool) {
+/// `#[optics(name = "...")]` and `#[optics(skip)]` on a field or variant:
+/// the name, and where `skip` is written.
+fn optics_member(
+    cx: &Ctxt,
+    attrs: &[Attribute],
+    name: &mut Option<Ident>,
+    skip: &mut Option<Span>,
+) {
     let mut seen = SeenKeys::default();
     each(cx, attrs, OPTICS, |meta| {
         if meta.path.is_ident(NAME) {
@@ -447,8 +456,9 @@ fn optics_member(cx: &Ctxt, attrs: &[Attribute], name: &mut Option<Ident>, skip:
                 skip_rest(&meta)?;
                 return Err(meta.error("`skip` takes no value: write `#[optics(skip)]`"));
             }
-            seen.once(cx, &meta, SKIP);
-            *skip = true;
+            if seen.once(cx, &meta, SKIP) {
+                *skip = Some(keyword_span(&meta));
+            }
         } else {
             return Err(unknown_optics_key(&meta, "`name = \"...\"` or `skip`"));
         }
@@ -507,7 +517,8 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         }
         Ok(())
     });
-    optics_member(cx, attrs, &mut out.optic_name, &mut out.optic_skip);
+    optics_member(cx, attrs, &mut out.optic_name, &mut out.optic_skip_span);
+    out.optic_skip = out.optic_skip_span.is_some();
     out
 }
 
@@ -550,6 +561,8 @@ pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
         }
         Ok(())
     });
-    optics_member(cx, attrs, &mut out.optic_name, &mut out.optic_skip);
+    let mut skip = None;
+    optics_member(cx, attrs, &mut out.optic_name, &mut skip);
+    out.optic_skip = skip.is_some();
     out
 }

@@ -84,6 +84,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
                     );
                 }
                 check_newtype_variant(cx, variant);
+                check_newtype_variant_optics(cx, variant);
                 if !variant.attrs.skip_deserializing {
                     let of_variant = format!(" of variant `{}`", variant.ident);
                     check_json_names(cx, &variant.fields, &of_variant);
@@ -263,6 +264,37 @@ fn check_newtype_variant(cx: &Ctxt, variant: &Variant) {
                  with its default, which the prism `{v}` does not do, so byte optics could \
                  not find what serde_json decodes; make `{v}` a unit variant, or remove \
                  #[serde({keyword})]"
+            ),
+        ));
+    }
+}
+
+/// `#[optics(name)]` and `#[optics(skip)]` on the one field of a newtype
+/// variant would do nothing: the variant gets one prism, which the variant's
+/// own `#[optics(...)]` names or leaves out. Refused at the attribute.
+fn check_newtype_variant_optics(cx: &Ctxt, variant: &Variant) {
+    if !variant.has_prism() || variant.style != Style::Tuple {
+        return;
+    }
+    let v = variant.ident;
+    let field = &variant.fields[0];
+    if let Some(name) = &field.attrs.optic_name {
+        cx.error_spanned_by(
+            name,
+            format!(
+                "#[optics(name)] on the field of newtype variant `{v}` does nothing: `{v}` \
+                 gets one prism, not one optic per field; put #[optics(name = \"...\")] on \
+                 the variant to name its prism"
+            ),
+        );
+    }
+    if let Some(span) = field.attrs.optic_skip_span {
+        cx.syn_error(syn::Error::new(
+            span,
+            format!(
+                "#[optics(skip)] on the field of newtype variant `{v}` does nothing: `{v}` \
+                 gets one prism, not one optic per field; put #[optics(skip)] on the variant \
+                 to leave its prism out"
             ),
         ));
     }
