@@ -196,14 +196,16 @@ fn rename_rule(meta: &ParseNestedMeta) -> syn::Result<Option<RenameRule>> {
         None => Ok(None),
         Some(lit) => match RenameRule::from_str(&lit.value()) {
             Some(rule) => Ok(Some(rule)),
+            // In serde's words, at serde's place: shown once when serde's
+            // derive reports it too.
             None => Err(syn::Error::new(
                 lit.span(),
                 format!(
-                    "unknown rename rule `{}`; serde knows {}",
+                    "unknown rename rule `rename_all = {:?}`, expected one of {}",
                     lit.value(),
                     crate::case::RULES
                         .iter()
-                        .map(|(name, _)| format!("\"{name}\""))
+                        .map(|(name, _)| format!("{name:?}"))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
