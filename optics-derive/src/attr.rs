@@ -167,8 +167,36 @@ fn keyword(meta: &ParseNestedMeta) -> Spanned<String> {
     }
 }
 
+/// The string after `key =`.
 fn lit_str(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
-    meta.value()?.parse()
+    lit_str_in(meta, &keyword(meta).value)
+}
+
+/// The string after `key =`, nested in serde's attribute `attr_name` (as
+/// `deserialize` is in `rename(...)`). Anything else is reported in serde's
+/// words at serde's place, so that the compiler shows it once when serde's
+/// derive reports it too.
+fn lit_str_in(meta: &ParseNestedMeta, attr_name: &str) -> syn::Result<LitStr> {
+    let expr: syn::Expr = meta.value()?.parse()?;
+    let mut value = &expr;
+    // A macro's `$name:expr` arrives in an invisible group.
+    while let syn::Expr::Group(group) = value {
+        value = &group.expr;
+    }
+    if let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(lit),
+        ..
+    }) = value
+    {
+        return Ok(lit.clone());
+    }
+    Err(syn::Error::new_spanned(
+        &expr,
+        format!(
+            "expected serde {attr_name} attribute to be a string: `{} = \"...\"`",
+            keyword(meta).value
+        ),
+    ))
 }
 
 /// `key = "x"`, or `key(serialize = "a", deserialize = "b")`: the name serde
@@ -177,12 +205,13 @@ fn de_name(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
     if meta.input.peek(Token![=]) {
         return Ok(Some(lit_str(meta)?));
     }
+    let attr_name = keyword(meta).value;
     let mut name = None;
     meta.parse_nested_meta(|nested| {
         if nested.path.is_ident(DESERIALIZE) {
-            name = Some(lit_str(&nested)?);
+            name = Some(lit_str_in(&nested, &attr_name)?);
         } else if nested.path.is_ident(SERIALIZE) {
-            lit_str(&nested)?;
+            lit_str_in(&nested, &attr_name)?;
         } else {
             return Err(nested.error("expected `serialize` or `deserialize`"));
         }
