@@ -36,10 +36,13 @@ pub fn kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
          read by the `{}` getter from values and from JSON bytes.",
         input.kind_const()
     );
-    let variant_docs = variants
-        .iter()
-        .zip(&tags)
-        .map(|(v, tag)| format!("`{ident}::{}` (tag `\"{tag}\"`).", v.ident));
+    let variant_docs = variants.iter().zip(&tags).map(|(v, tag)| {
+        format!(
+            "`{ident}::{}` (tag {}).",
+            v.ident,
+            super::code_span(&format!("\"{tag}\""))
+        )
+    });
     quote! {
         #[doc = #doc]
         #[derive(

@@ -109,7 +109,40 @@ pub(crate) fn type_text(ty: &syn::Type) -> String {
 fn names_text(names: &[String]) -> String {
     names
         .iter()
-        .map(|n| format!("`\"{n}\"`"))
+        .map(|n| code_span(&format!("\"{n}\"")))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `text` as one Markdown code span, whatever backticks it holds (a JSON name
+/// may have some): fenced by one backtick more than its longest run, and
+/// spaced from the fence where it starts or ends with one. A plain fence
+/// would end early, and rustdoc would read the rest as HTML or links.
+fn code_span(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    if text.starts_with('`') || text.ends_with('`') {
+        format!("{fence} {text} {fence}")
+    } else {
+        format!("{fence}{text}{fence}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{code_span, names_text};
+
+    #[test]
+    fn json_names_with_backticks_stay_one_code_span_each() {
+        let names = ["a`<b>[c]".to_owned(), "plain".to_owned()];
+        assert_eq!(names_text(&names), "``\"a`<b>[c]\"``, `\"plain\"`");
+    }
+
+    #[test]
+    fn code_spans_hold_any_backticks() {
+        assert_eq!(code_span("\"a\""), "`\"a\"`");
+        assert_eq!(code_span("\"a`<b>[c]\""), "``\"a`<b>[c]\"``");
+        assert_eq!(code_span("x``y`"), "``` x``y` ```");
+        assert_eq!(code_span("`"), "`` ` ``");
+    }
 }
