@@ -535,8 +535,15 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             out.skip_keyword = Some(keyword(&meta));
         } else if meta.path.is_ident(WITH) {
             out.with_keyword = Some(keyword(&meta));
-            let module: syn::Path = lit_path(&lit_str(&meta)?)?;
-            out.deserialize_with = Some(syn::parse_quote!(#module::deserialize));
+            // Parsed as serde parses it, as a path in an expression: a
+            // module written `m<T>` is refused here rather than making a
+            // function path that cannot be parsed.
+            let mut function: syn::ExprPath = lit_path(&lit_str(&meta)?)?;
+            function
+                .path
+                .segments
+                .push(Ident::new(DESERIALIZE, Span::call_site()).into());
+            out.deserialize_with = Some(function);
         } else if meta.path.is_ident(DESERIALIZE_WITH) {
             out.with_keyword = Some(keyword(&meta));
             out.deserialize_with = Some(lit_path(&lit_str(&meta)?)?);
