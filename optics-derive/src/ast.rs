@@ -195,6 +195,15 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// Whether a struct field's type is unsized, refused in `valid.rs`:
+    /// then nothing is generated, so that the refusal is the only error.
+    pub fn has_unsized_field(&self) -> bool {
+        match &self.data {
+            Data::Struct(_, fields) => fields.iter().any(|f| is_unsized_type(f.ty)),
+            _ => false,
+        }
+    }
+
     /// The discriminant getter's name: `kind`, or `#[optics(kind = "...")]`.
     pub fn kind_const(&self) -> Ident {
         self.attrs
@@ -252,6 +261,18 @@ impl Field<'_> {
 pub fn is_map_type(ty: &Type) -> bool {
     const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap", "Map", "Value"];
     last_segment_is(ty, MAPS)
+}
+
+/// Whether a type is spelled as one that has no size: a slice, `str` or a
+/// trait object (the last field of a struct may be one).
+pub fn is_unsized_type(ty: &Type) -> bool {
+    match ty {
+        Type::Slice(_) | Type::TraitObject(_) => true,
+        Type::Path(path) => path.qself.is_none() && path.path.is_ident("str"),
+        Type::Group(group) => is_unsized_type(&group.elem),
+        Type::Paren(paren) => is_unsized_type(&paren.elem),
+        _ => false,
+    }
 }
 
 /// Whether a type is spelled `Option<...>`.

@@ -7,7 +7,9 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::ast::{is_map_type, is_option_type, unraw, Data, Field, Input, Style, Variant};
+use crate::ast::{
+    is_map_type, is_option_type, is_unsized_type, unraw, Data, Field, Input, Style, Variant,
+};
 use crate::attr::Rejected;
 use crate::ctxt::Ctxt;
 use crate::expand::type_text;
@@ -119,6 +121,18 @@ fn reject_all(cx: &Ctxt, rejected: &[Rejected]) {
 fn check_fields(cx: &Ctxt, fields: &[Field]) {
     for field in fields {
         reject_all(cx, &field.attrs.rejected);
+        if is_unsized_type(field.ty) {
+            cx.error_spanned_by(
+                field.ty,
+                format!(
+                    "#[derive(Optics)] does not support a field of unsized type `{}`: a lens \
+                     focuses a value of the field's type, which must have a size; make \
+                     the field owned (`Vec<T>` for `[T]`, `String` for `str`, `Box<dyn \
+                     Trait>` for `dyn Trait`)",
+                    type_text(field.ty)
+                ),
+            );
+        }
         if field.attrs.flatten && field.original.ident.is_none() {
             cx.error_spanned_by(field.original, "#[serde(flatten)] needs a named field");
         }
