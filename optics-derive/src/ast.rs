@@ -204,6 +204,32 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// The input's generic parameters named like one the expansion declares
+    /// (refused in `valid.rs`; then nothing is generated, so that the
+    /// refusals are the only errors).
+    pub fn reserved_generics(&self) -> Vec<&'a syn::GenericParam> {
+        // The type parameters and lifetimes the generated impls and methods
+        // declare; an enum's also declare those of its payload accessor.
+        let is_enum = matches!(self.data, Data::Enum(_));
+        let reserved = |name: &Ident, all: &[&str], enums: &[&str]| {
+            all.iter()
+                .chain(if is_enum { enums } else { &[] })
+                .any(|n| name == n)
+        };
+        self.original
+            .generics
+            .params
+            .iter()
+            .filter(|param| match param {
+                syn::GenericParam::Type(ty) => reserved(&ty.ident, &["__X"], &["__R", "__K"]),
+                syn::GenericParam::Lifetime(lt) => {
+                    reserved(&lt.lifetime.ident, &["__de", "__w"], &["__s"])
+                }
+                syn::GenericParam::Const(_) => false,
+            })
+            .collect()
+    }
+
     /// The discriminant getter's name: `kind`, or `#[optics(kind = "...")]`.
     pub fn kind_const(&self) -> Ident {
         self.attrs

@@ -16,6 +16,20 @@ use crate::expand::type_text;
 
 pub fn check(cx: &Ctxt, input: &Input) {
     reject_all(cx, &input.attrs.rejected);
+    for param in input.reserved_generics() {
+        let (name, span) = match param {
+            syn::GenericParam::Type(ty) => (ty.ident.to_string(), ty.ident.span()),
+            syn::GenericParam::Lifetime(lt) => (lt.lifetime.to_string(), lt.lifetime.span()),
+            syn::GenericParam::Const(c) => (c.ident.to_string(), c.ident.span()),
+        };
+        cx.syn_error(syn::Error::new(
+            span,
+            format!(
+                "#[derive(Optics)] cannot derive for a generic parameter named `{name}`: the \
+                 code it generates declares a parameter of that name; rename this one"
+            ),
+        ));
+    }
     match &input.data {
         Data::Union(token) => cx.error_spanned_by(
             token,

@@ -36,8 +36,10 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     valid::check(&cx, &model);
     let errors = cx.check().err().map(to_compile_errors);
     let expansion = match &model.data {
-        // Generated code would only add errors about the field's size.
+        // Generated code would only add errors about the field's size, or
+        // the parameter's name.
         Data::Struct(..) if model.has_unsized_field() => TokenStream::new(),
+        _ if !model.reserved_generics().is_empty() => TokenStream::new(),
         Data::Struct(style, fields) => structs::expand(&model, *style, fields),
         Data::Enum(variants) => enums::expand(&model, variants),
         Data::Union(_) => TokenStream::new(),
