@@ -695,6 +695,42 @@ struct Pair {
     right: Expr,
 }
 
+/// A model that leads back to itself through a newtype struct: `Node`'s
+/// payload is an internally tagged enum, one of whose newtype variants holds
+/// a `Node` again. serde's derive accepts it; so must ours.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct Node(Box<NodeKind>);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "op")]
+enum NodeKind {
+    Lit { v: i64 },
+    Neg(Node),
+}
+
+/// The same through a transparent struct.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(transparent)]
+struct Boxed {
+    inner: Box<BoxedKind>,
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "op")]
+enum BoxedKind {
+    Lit { v: i64 },
+    Wrap(Boxed),
+}
+
+#[test]
+fn models_recursive_through_a_newtype_compile_and_read() {
+    let doc = r#"{"op":"Lit","v":7}"#;
+    assert_eq!(agree(doc, Node::_0.then(NodeKind::lit_v)), Some(7));
+    assert_eq!(agree(doc, Node::_0.then(NodeKind::neg)), None);
+    assert_eq!(agree(doc, Boxed::inner.then(BoxedKind::lit_v)), Some(7));
+    assert_eq!(agree(doc, Boxed::inner.then(BoxedKind::wrap)), None);
+}
+
 #[test]
 fn smart_pointers_are_transparent_on_values_and_bytes() {
     let doc = r#"{"value":1,"next":{"value":2,"next":{"value":3,"next":null}}}"#;

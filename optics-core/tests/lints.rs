@@ -72,6 +72,32 @@ struct PrivateStruct {
     unused: u32,
 }
 
+/// A deprecated model: serde's derive adds no deprecation warning for it, and
+/// neither may ours.
+#[deprecated = "the derive must not warn about this"]
+#[derive(Optics, Serialize, Deserialize)]
+pub struct Retired {
+    /// A field.
+    pub value: u8,
+    /// A flattened field.
+    #[serde(flatten)]
+    pub more: Failure,
+}
+
+/// A deprecated enum, internally tagged.
+#[deprecated = "the derive must not warn about this"]
+#[derive(Optics, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum RetiredDetail {
+    /// A variant.
+    Only {
+        /// A field.
+        value: u8,
+    },
+    /// A unit variant.
+    Other,
+}
+
 #[test]
 fn reads_under_strict_lints() {
     let report = Report {

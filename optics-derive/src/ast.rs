@@ -57,6 +57,15 @@ pub struct Variant<'a> {
 
 /// An identifier for `text`, raw if it is a keyword; `None` if it cannot be one.
 pub fn ident_for(text: &str, span: Span) -> Option<Ident> {
+    // Only an identifier's characters reach the lexer: it would read a
+    // string with a comment or spaces as the identifier in it, and report a
+    // prefix such as `k#` itself, at the derive.
+    let bare = text.strip_prefix("r#").unwrap_or(text);
+    let mut chars = bare.chars();
+    let starts = chars.next().is_some_and(|c| c == '_' || c.is_alphabetic());
+    if !starts || !chars.all(|c| c == '_' || c.is_alphanumeric()) {
+        return None;
+    }
     let mut ident = syn::parse_str::<Ident>(text)
         .or_else(|_| syn::parse_str::<Ident>(&format!("r#{text}")))
         .ok()?;
@@ -186,6 +195,41 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// Whether a struct field's type is unsized, refused in `valid.rs`:
+    /// then nothing is generated, so that the refusal is the only error.
+    pub fn has_unsized_field(&self) -> bool {
+        match &self.data {
+            Data::Struct(_, fields) => fields.iter().any(|f| is_unsized_type(f.ty)),
+            _ => false,
+        }
+    }
+
+    /// The input's generic parameters named like one the expansion declares
+    /// (refused in `valid.rs`; then nothing is generated, so that the
+    /// refusals are the only errors).
+    pub fn reserved_generics(&self) -> Vec<&'a syn::GenericParam> {
+        // The type parameters and lifetimes the generated impls and methods
+        // declare; an enum's also declare those of its payload accessor.
+        let is_enum = matches!(self.data, Data::Enum(_));
+        let reserved = |name: &Ident, all: &[&str], enums: &[&str]| {
+            all.iter()
+                .chain(if is_enum { enums } else { &[] })
+                .any(|n| name == n)
+        };
+        self.original
+            .generics
+            .params
+            .iter()
+            .filter(|param| match param {
+                syn::GenericParam::Type(ty) => reserved(&ty.ident, &["__X"], &["__R", "__K"]),
+                syn::GenericParam::Lifetime(lt) => {
+                    reserved(&lt.lifetime.ident, &["__de", "__w"], &["__s"])
+                }
+                syn::GenericParam::Const(_) => false,
+            })
+            .collect()
+    }
+
     /// The discriminant getter's name: `kind`, or `#[optics(kind = "...")]`.
     pub fn kind_const(&self) -> Ident {
         self.attrs
@@ -195,11 +239,19 @@ impl<'a> Input<'a> {
     }
 
     /// The kind enum's name: `{Enum}Kind`, or `#[optics(kind_type = "...")]`.
+    /// A `kind_type` that names the enum itself is refused in `valid.rs`; the
+    /// default is generated in its place, so that refusal is the only error.
     pub fn kind_type(&self) -> Ident {
         self.attrs
             .kind_type
             .clone()
+            .filter(|name| !self.kind_type_is_own_name(name))
             .unwrap_or_else(|| format_ident!("{}Kind", self.ident))
+    }
+
+    /// Whether `name` is the enum's own name, as `kind_type` must not be.
+    pub fn kind_type_is_own_name(&self, name: &Ident) -> bool {
+        unraw(name) == unraw(self.ident)
     }
 }
 
@@ -235,6 +287,18 @@ impl Field<'_> {
 pub fn is_map_type(ty: &Type) -> bool {
     const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap", "Map", "Value"];
     last_segment_is(ty, MAPS)
+}
+
+/// Whether a type is spelled as one that has no size: a slice, `str` or a
+/// trait object (the last field of a struct may be one).
+pub fn is_unsized_type(ty: &Type) -> bool {
+    match ty {
+        Type::Slice(_) | Type::TraitObject(_) => true,
+        Type::Path(path) => path.qself.is_none() && path.path.is_ident("str"),
+        Type::Group(group) => is_unsized_type(&group.elem),
+        Type::Paren(paren) => is_unsized_type(&paren.elem),
+        _ => false,
+    }
 }
 
 /// Whether a type is spelled `Option<...>`.

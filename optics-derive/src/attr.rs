@@ -132,6 +132,8 @@ pub struct FieldAttrs {
     pub rejected: Vec<Rejected>,
     pub optic_name: Option<Ident>,
     pub optic_skip: bool,
+    /// Where `#[optics(skip)]` is written, for an error about it.
+    pub optic_skip_span: Option<Span>,
 }
 
 #[derive(Default)]
@@ -165,8 +167,36 @@ fn keyword(meta: &ParseNestedMeta) -> Spanned<String> {
     }
 }
 
+/// The string after `key =`.
 fn lit_str(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
-    meta.value()?.parse()
+    lit_str_in(meta, &keyword(meta).value)
+}
+
+/// The string after `key =`, nested in serde's attribute `attr_name` (as
+/// `deserialize` is in `rename(...)`). Anything else is reported in serde's
+/// words at serde's place, so that the compiler shows it once when serde's
+/// derive reports it too.
+fn lit_str_in(meta: &ParseNestedMeta, attr_name: &str) -> syn::Result<LitStr> {
+    let expr: syn::Expr = meta.value()?.parse()?;
+    let mut value = &expr;
+    // A macro's `$name:expr` arrives in an invisible group.
+    while let syn::Expr::Group(group) = value {
+        value = &group.expr;
+    }
+    if let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(lit),
+        ..
+    }) = value
+    {
+        return Ok(lit.clone());
+    }
+    Err(syn::Error::new_spanned(
+        &expr,
+        format!(
+            "expected serde {attr_name} attribute to be a string: `{} = \"...\"`",
+            keyword(meta).value
+        ),
+    ))
 }
 
 /// `key = "x"`, or `key(serialize = "a", deserialize = "b")`: the name serde
@@ -175,12 +205,13 @@ fn de_name(meta: &ParseNestedMeta) -> syn::Result<Option<LitStr>> {
     if meta.input.peek(Token![=]) {
         return Ok(Some(lit_str(meta)?));
     }
+    let attr_name = keyword(meta).value;
     let mut name = None;
     meta.parse_nested_meta(|nested| {
         if nested.path.is_ident(DESERIALIZE) {
-            name = Some(lit_str(&nested)?);
+            name = Some(lit_str_in(&nested, &attr_name)?);
         } else if nested.path.is_ident(SERIALIZE) {
-            lit_str(&nested)?;
+            lit_str_in(&nested, &attr_name)?;
         } else {
             return Err(nested.error("expected `serialize` or `deserialize`"));
         }
@@ -194,14 +225,16 @@ fn rename_rule(meta: &ParseNestedMeta) -> syn::Result<Option<RenameRule>> {
         None => Ok(None),
         Some(lit) => match RenameRule::from_str(&lit.value()) {
             Some(rule) => Ok(Some(rule)),
+            // In serde's words, at serde's place: shown once when serde's
+            // derive reports it too.
             None => Err(syn::Error::new(
                 lit.span(),
                 format!(
-                    "unknown rename rule `{}`; serde knows {}",
+                    "unknown rename rule `rename_all = {:?}`, expected one of {}",
                     lit.value(),
                     crate::case::RULES
                         .iter()
-                        .map(|(name, _)| format!("\"{name}\""))
+                        .map(|(name, _)| format!("{name:?}"))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
@@ -210,9 +243,21 @@ fn rename_rule(meta: &ParseNestedMeta) -> syn::Result<Option<RenameRule>> {
     }
 }
 
+/// The path written in a serde attribute's string. If it is not one, the
+/// error says so in serde's words at serde's place, so that the compiler
+/// shows it once when serde's derive reports it too.
+fn lit_path<T: syn::parse::Parse>(lit: &LitStr) -> syn::Result<T> {
+    lit.parse().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format!("failed to parse path: {:?}", lit.value()),
+        )
+    })
+}
+
 fn default_value(meta: &ParseNestedMeta) -> syn::Result<DefaultValue> {
     if meta.input.peek(Token![=]) {
-        Ok(DefaultValue::Path(lit_str(meta)?.parse()?))
+        Ok(DefaultValue::Path(lit_path(&lit_str(meta)?)?))
     } else {
         Ok(DefaultValue::Trait)
     }
@@ -237,7 +282,10 @@ fn rejected(meta: &ParseNestedMeta, into: &mut Vec<Rejected>) -> syn::Result<boo
             let mut fix = (*fix).to_owned();
             if *keyword == "from" || *keyword == "try_from" {
                 // `from = "Raw"`: name the type, so the fix can be followed as is.
-                let value: syn::Expr = meta.value()?.parse()?;
+                let mut value: syn::Expr = meta.value()?.parse()?;
+                while let syn::Expr::Group(group) = value {
+                    value = *group.expr;
+                }
                 if let syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Str(ty),
                     ..
@@ -275,7 +323,11 @@ fn ident_value(meta: &ParseNestedMeta) -> syn::Result<Ident> {
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format!("`{key}` needs a value: `{key} = \"...\"`")));
     }
-    let value: syn::Expr = meta.value()?.parse()?;
+    let mut value: syn::Expr = meta.value()?.parse()?;
+    // A macro's `$name:expr` or `$name:literal` arrives in an invisible group.
+    while let syn::Expr::Group(group) = value {
+        value = *group.expr;
+    }
     let lit = match value {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(lit),
@@ -319,11 +371,38 @@ fn each(
 fn unknown_optics_key(meta: &ParseNestedMeta, allowed: &str) -> syn::Error {
     let key = meta
         .path
-        .get_ident()
-        .map_or_else(|| "this".to_owned(), |ident| format!("`{ident}`"));
+        .segments
+        .iter()
+        .map(|segment| segment.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::");
+    let key = if meta.path.leading_colon.is_some() {
+        format!("::{key}")
+    } else {
+        key
+    };
     meta.error(format!(
-        "unknown optics attribute {key}: expected {allowed}"
+        "unknown optics attribute `{key}`: expected {allowed}"
     ))
+}
+
+/// The keys of `#[optics(...)]` given so far on one item, across all its
+/// `#[optics]` attributes: a key given twice is an error, where serde's own
+/// attributes are too, rather than the last value winning silently.
+#[derive(Default)]
+struct SeenKeys(Vec<&'static str>);
+
+impl SeenKeys {
+    /// Records `key`; reports it, spanned on the key and its value, if it
+    /// was given before. Call after the value is parsed.
+    fn once(&mut self, cx: &Ctxt, meta: &ParseNestedMeta, key: &'static str) -> bool {
+        if self.0.contains(&key) {
+            cx.syn_error(meta.error(format!("duplicate optics attribute `{key}`: give it once")));
+            return false;
+        }
+        self.0.push(key);
+        true
+    }
 }
 
 pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttrs {
@@ -360,11 +439,18 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
         }
         Ok(())
     });
+    let mut seen = SeenKeys::default();
     each(cx, attrs, OPTICS, |meta| {
         if is_enum && meta.path.is_ident(KIND) {
-            out.kind_name = Some(ident_value(&meta)?);
+            let ident = ident_value(&meta)?;
+            if seen.once(cx, &meta, KIND) {
+                out.kind_name = Some(ident);
+            }
         } else if is_enum && meta.path.is_ident(KIND_TYPE) {
-            out.kind_type = Some(ident_value(&meta)?);
+            let ident = ident_value(&meta)?;
+            if seen.once(cx, &meta, KIND_TYPE) {
+                out.kind_type = Some(ident);
+            }
         } else if is_enum {
             return Err(unknown_optics_key(
                 &meta,
@@ -381,12 +467,29 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
     out
 }
 
-fn optics_member(cx: &Ctxt, attrs: &[Attribute], name: &mut Option<Ident>, skip: &mut bool) {
+/// `#[optics(name = "...")]` and `#[optics(skip)]` on a field or variant:
+/// the name, and where `skip` is written.
+fn optics_member(
+    cx: &Ctxt,
+    attrs: &[Attribute],
+    name: &mut Option<Ident>,
+    skip: &mut Option<Span>,
+) {
+    let mut seen = SeenKeys::default();
     each(cx, attrs, OPTICS, |meta| {
         if meta.path.is_ident(NAME) {
-            *name = Some(ident_value(&meta)?);
+            let ident = ident_value(&meta)?;
+            if seen.once(cx, &meta, NAME) {
+                *name = Some(ident);
+            }
         } else if meta.path.is_ident(SKIP) {
-            *skip = true;
+            if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
+                skip_rest(&meta)?;
+                return Err(meta.error("`skip` takes no value: write `#[optics(skip)]`"));
+            }
+            if seen.once(cx, &meta, SKIP) {
+                *skip = Some(keyword_span(&meta));
+            }
         } else {
             return Err(unknown_optics_key(&meta, "`name = \"...\"` or `skip`"));
         }
@@ -432,11 +535,18 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             out.skip_keyword = Some(keyword(&meta));
         } else if meta.path.is_ident(WITH) {
             out.with_keyword = Some(keyword(&meta));
-            let module: syn::Path = lit_str(&meta)?.parse()?;
-            out.deserialize_with = Some(syn::parse_quote!(#module::deserialize));
+            // Parsed as serde parses it, as a path in an expression: a
+            // module written `m<T>` is refused here rather than making a
+            // function path that cannot be parsed.
+            let mut function: syn::ExprPath = lit_path(&lit_str(&meta)?)?;
+            function
+                .path
+                .segments
+                .push(Ident::new(DESERIALIZE, Span::call_site()).into());
+            out.deserialize_with = Some(function);
         } else if meta.path.is_ident(DESERIALIZE_WITH) {
             out.with_keyword = Some(keyword(&meta));
-            out.deserialize_with = Some(lit_str(&meta)?.parse()?);
+            out.deserialize_with = Some(lit_path(&lit_str(&meta)?)?);
         } else if meta.path.is_ident(BORROW) {
             out.borrow = true;
             skip_rest(&meta)?;
@@ -445,7 +555,8 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         }
         Ok(())
     });
-    optics_member(cx, attrs, &mut out.optic_name, &mut out.optic_skip);
+    optics_member(cx, attrs, &mut out.optic_name, &mut out.optic_skip_span);
+    out.optic_skip = out.optic_skip_span.is_some();
     out
 }
 
@@ -488,6 +599,8 @@ pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
         }
         Ok(())
     });
-    optics_member(cx, attrs, &mut out.optic_name, &mut out.optic_skip);
+    let mut skip = None;
+    optics_member(cx, attrs, &mut out.optic_name, &mut skip);
+    out.optic_skip = skip.is_some();
     out
 }

@@ -124,11 +124,16 @@ pub fn field(attrs: &[Attribute]) -> SerField {
             out.serialize_with = Some(path(meta)?);
         } else if meta.path.is_ident(WITH) {
             let lit = meta.value()?.parse::<LitStr>()?;
-            let module: syn::Path = lit.parse()?;
+            // A path in an expression, as serde parses it (`attr.rs` reports
+            // one that is not).
+            let mut function: syn::ExprPath = lit.parse()?;
             // Spanned on the module's name: a module without `serialize`
             // (enough for serde's `Deserialize` alone) is an error there.
-            let function = syn::Ident::new(SERIALIZE, lit.span());
-            out.serialize_with = Some(syn::parse_quote!(#module::#function));
+            function
+                .path
+                .segments
+                .push(syn::Ident::new(SERIALIZE, lit.span()).into());
+            out.serialize_with = Some(function);
         } else if meta.path.is_ident(SKIP_SERIALIZING_IF) {
             out.skip_serializing_if = Some(path(meta)?);
         } else if meta.path.is_ident(SKIP) || meta.path.is_ident(SKIP_SERIALIZING) {

@@ -7,13 +7,29 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::ast::{is_map_type, is_option_type, unraw, Data, Field, Input, Style, Variant};
+use crate::ast::{
+    is_map_type, is_option_type, is_unsized_type, unraw, Data, Field, Input, Style, Variant,
+};
 use crate::attr::Rejected;
 use crate::ctxt::Ctxt;
 use crate::expand::type_text;
 
 pub fn check(cx: &Ctxt, input: &Input) {
     reject_all(cx, &input.attrs.rejected);
+    for param in input.reserved_generics() {
+        let (name, span) = match param {
+            syn::GenericParam::Type(ty) => (ty.ident.to_string(), ty.ident.span()),
+            syn::GenericParam::Lifetime(lt) => (lt.lifetime.to_string(), lt.lifetime.span()),
+            syn::GenericParam::Const(c) => (c.ident.to_string(), c.ident.span()),
+        };
+        cx.syn_error(syn::Error::new(
+            span,
+            format!(
+                "#[derive(Optics)] cannot derive for a generic parameter named `{name}`: the \
+                 code it generates declares a parameter of that name; rename this one"
+            ),
+        ));
+    }
     match &input.data {
         Data::Union(token) => cx.error_spanned_by(
             token,
@@ -57,6 +73,19 @@ pub fn check(cx: &Ctxt, input: &Input) {
                     "#[serde(transparent)] is for structs",
                 ));
             }
+            if let Some(name) = &input.attrs.kind_type {
+                if input.kind_type_is_own_name(name) {
+                    let own = unraw(input.ident);
+                    cx.error_spanned_by(
+                        name,
+                        format!(
+                            "#[optics(kind_type = \"{own}\")] names the enum itself: the \
+                             generated kind enum would be a second type named `{own}`; give \
+                             it another name, or remove `kind_type` to get `{own}Kind`"
+                        ),
+                    );
+                }
+            }
             for variant in variants {
                 reject_all(cx, &variant.attrs.rejected);
                 check_fields(cx, &variant.fields);
@@ -71,6 +100,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
                     );
                 }
                 check_newtype_variant(cx, variant);
+                check_newtype_variant_optics(cx, variant);
                 if !variant.attrs.skip_deserializing {
                     let of_variant = format!(" of variant `{}`", variant.ident);
                     check_json_names(cx, &variant.fields, &of_variant);
@@ -105,6 +135,18 @@ fn reject_all(cx: &Ctxt, rejected: &[Rejected]) {
 fn check_fields(cx: &Ctxt, fields: &[Field]) {
     for field in fields {
         reject_all(cx, &field.attrs.rejected);
+        if is_unsized_type(field.ty) {
+            cx.error_spanned_by(
+                field.ty,
+                format!(
+                    "#[derive(Optics)] does not support a field of unsized type `{}`: a lens \
+                     focuses a value of the field's type, which must have a size; make \
+                     the field owned (`Vec<T>` for `[T]`, `String` for `str`, `Box<dyn \
+                     Trait>` for `dyn Trait`)",
+                    type_text(field.ty)
+                ),
+            );
+        }
         if field.attrs.flatten && field.original.ident.is_none() {
             cx.error_spanned_by(field.original, "#[serde(flatten)] needs a named field");
         }
@@ -250,6 +292,37 @@ fn check_newtype_variant(cx: &Ctxt, variant: &Variant) {
                  with its default, which the prism `{v}` does not do, so byte optics could \
                  not find what serde_json decodes; make `{v}` a unit variant, or remove \
                  #[serde({keyword})]"
+            ),
+        ));
+    }
+}
+
+/// `#[optics(name)]` and `#[optics(skip)]` on the one field of a newtype
+/// variant would do nothing: the variant gets one prism, which the variant's
+/// own `#[optics(...)]` names or leaves out. Refused at the attribute.
+fn check_newtype_variant_optics(cx: &Ctxt, variant: &Variant) {
+    if !variant.has_prism() || variant.style != Style::Tuple {
+        return;
+    }
+    let v = variant.ident;
+    let field = &variant.fields[0];
+    if let Some(name) = &field.attrs.optic_name {
+        cx.error_spanned_by(
+            name,
+            format!(
+                "#[optics(name)] on the field of newtype variant `{v}` does nothing: `{v}` \
+                 gets one prism, not one optic per field; put #[optics(name = \"...\")] on \
+                 the variant to name its prism"
+            ),
+        );
+    }
+    if let Some(span) = field.attrs.optic_skip_span {
+        cx.syn_error(syn::Error::new(
+            span,
+            format!(
+                "#[optics(skip)] on the field of newtype variant `{v}` does nothing: `{v}` \
+                 gets one prism, not one optic per field; put #[optics(skip)] on the variant \
+                 to leave its prism out"
             ),
         ));
     }

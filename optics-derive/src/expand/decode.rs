@@ -64,6 +64,7 @@ pub fn through_impl(
     let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
     Some(quote! {
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #p::#through_trait<#index> for #ident #ty_generics #where_clause {}
     })
 }
@@ -141,6 +142,7 @@ pub fn decode_impl(
     }
     quote! {
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #de_impl_generics #p::#decode_trait<'__de, #index> for #ident #ty_generics #de_where {
             #[inline]
             fn decode_field(__found: #p::Located<'__de>) -> #p::Option<#ty> {

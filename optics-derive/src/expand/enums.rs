@@ -151,6 +151,7 @@ fn variant_of_impl(input: &Input, index: usize, variant: &Variant) -> TokenStrea
     );
     quote! {
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #p::VariantOf<#index> for #ident #ty_generics #where_clause {
             type Payload = #ty;
             const NAME: &'static str = #name;
@@ -297,6 +298,7 @@ fn variant_field_of_impl(
     );
     quote! {
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #p::VariantFieldOf<#number> for #ident #ty_generics #where_clause {
             type Type = #ty;
             const NAME: &'static str = #name;

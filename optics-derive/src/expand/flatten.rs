@@ -100,7 +100,7 @@ pub fn check_items(input: &Input, fields: &[Field]) -> TokenStream {
     }
     let checks = checks(input, fields);
     quote! {
-        #(const _: () = #checks;)*
+        #(#[allow(deprecated)] const _: () = #checks;)*
     }
 }
 
@@ -119,10 +119,13 @@ pub fn struct_keys(input: &Input, style: Style, fields: &[Field]) -> TokenStream
         _ => None,
     };
     let (keys, takes, bounds, flattens) = match (style, inner) {
+        // The bound names `__X`, as the others do, so that a payload that
+        // leads back to this type (`struct Node(Box<NodeKind>)`, an enum
+        // with a `Node` payload) is not a cycle checked where the impl is.
         (_, Some(ty)) => (
-            quote!(<#ty as #p::JsonKeys>::KEYS),
-            quote!(<#ty as #p::JsonKeys>::TAKES),
-            vec![quote!(for<'__x> #ty: #p::Flatten)],
+            quote!(<#ty as #p::JsonKeys<__X>>::KEYS),
+            quote!(<#ty as #p::JsonKeys<__X>>::TAKES),
+            vec![quote!(#ty: #p::Flatten<__X>)],
             true,
         ),
         (Style::Named, None) => {
@@ -237,11 +240,13 @@ fn keys_impls(
     let flatten = flattens.then(|| {
         quote! {
             #[automatically_derived]
+            #[allow(deprecated)]
             impl #impl_generics #p::Flatten<__X> for #ident #ty_generics #where_clause {}
         }
     });
     quote! {
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #p::JsonKeys<__X> for #ident #ty_generics #where_clause {
             const KEYS: #p::KeySet = #keys;
             const TAKES: #p::KeySet = #takes;

@@ -36,10 +36,13 @@ pub fn kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
          read by the `{}` getter from values and from JSON bytes.",
         input.kind_const()
     );
-    let variant_docs = variants
-        .iter()
-        .zip(&tags)
-        .map(|(v, tag)| format!("`{ident}::{}` (tag `\"{tag}\"`).", v.ident));
+    let variant_docs = variants.iter().zip(&tags).map(|(v, tag)| {
+        format!(
+            "`{ident}::{}` (tag {}).",
+            v.ident,
+            super::code_span(&format!("\"{tag}\""))
+        )
+    });
     quote! {
         #[doc = #doc]
         #[derive(
@@ -52,6 +55,7 @@ pub fn kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
         }
 
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #kind_type {
             /// Every kind, in declaration order.
             pub const ALL: [Self; #count] = [#(Self::#names),*];
@@ -65,6 +69,7 @@ pub fn kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
         }
 
         #[automatically_derived]
+        #[allow(deprecated)]
         impl ::core::fmt::Display for #kind_type {
             fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 __f.write_str(self.tag())
@@ -121,6 +126,7 @@ pub fn tagged_impl(input: &Input, variants: &[Variant]) -> TokenStream {
     });
     quote! {
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #p::Tagged for #ident #ty_generics #where_clause {
             type Kind = #kind_type;
             const ENCODING: #p::Encoding = #encoding;

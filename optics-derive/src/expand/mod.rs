@@ -36,6 +36,10 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     valid::check(&cx, &model);
     let errors = cx.check().err().map(to_compile_errors);
     let expansion = match &model.data {
+        // Generated code would only add errors about the field's size, or
+        // the parameter's name.
+        Data::Struct(..) if model.has_unsized_field() => TokenStream::new(),
+        _ if !model.reserved_generics().is_empty() => TokenStream::new(),
         Data::Struct(style, fields) => structs::expand(&model, *style, fields),
         Data::Enum(variants) => enums::expand(&model, variants),
         Data::Union(_) => TokenStream::new(),
@@ -84,6 +88,7 @@ impl Optics {
         let consts = self.consts;
         let inherent = quote! {
             #[automatically_derived]
+            #[allow(deprecated)]
             impl #impl_generics #ident #ty_generics #where_clause {
                 #(#consts)*
             }
@@ -108,7 +113,40 @@ pub(crate) fn type_text(ty: &syn::Type) -> String {
 fn names_text(names: &[String]) -> String {
     names
         .iter()
-        .map(|n| format!("`\"{n}\"`"))
+        .map(|n| code_span(&format!("\"{n}\"")))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `text` as one Markdown code span, whatever backticks it holds (a JSON name
+/// may have some): fenced by one backtick more than its longest run, and
+/// spaced from the fence where it starts or ends with one. A plain fence
+/// would end early, and rustdoc would read the rest as HTML or links.
+fn code_span(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    if text.starts_with('`') || text.ends_with('`') {
+        format!("{fence} {text} {fence}")
+    } else {
+        format!("{fence}{text}{fence}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{code_span, names_text};
+
+    #[test]
+    fn json_names_with_backticks_stay_one_code_span_each() {
+        let names = ["a`<b>[c]".to_owned(), "plain".to_owned()];
+        assert_eq!(names_text(&names), "``\"a`<b>[c]\"``, `\"plain\"`");
+    }
+
+    #[test]
+    fn code_spans_hold_any_backticks() {
+        assert_eq!(code_span("\"a\""), "`\"a\"`");
+        assert_eq!(code_span("\"a`<b>[c]\""), "``\"a`<b>[c]\"``");
+        assert_eq!(code_span("x``y`"), "``` x``y` ```");
+        assert_eq!(code_span("`"), "`` ` ``");
+    }
 }

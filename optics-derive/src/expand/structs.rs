@@ -123,6 +123,7 @@ fn field_of_impl(
     let written_plain = written_plain(field_written_plain(input, field));
     quote! {
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #p::FieldOf<#index> for #ident #ty_generics #where_clause {
             type Type = #ty;
             const NAME: &'static str = #name;

@@ -120,6 +120,7 @@ fn write_impl(
     });
     Some(quote! {
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #p::#write_trait<#index> for #ident #ty_generics #where_clause {
             const KEY: &'static str = #key;
             #read_back
