@@ -881,19 +881,7 @@ mod tests {
             .with_read_size(big + HEADER_LEN)
             .with_in_flight(0);
         filter.panic_on = Some((0, Duration::from_millis(300)));
-        let (result, got) = runtime.block_on(async {
-            let (out, mut downstream) = tokio::io::duplex(64 * 1024);
-            let reading = tokio::spawn(async move {
-                let mut got = Vec::new();
-                downstream.read_to_end(&mut got).await.map(|_| got)
-            });
-            let stop = CancellationToken::new();
-            let run = filter.run(Chunks(chunks), out, &stop);
-            let result = tokio::time::timeout(Duration::from_secs(10), run)
-                .await
-                .expect("the filter stops within 10 s of a judge's panic");
-            (result, reading.await.unwrap().unwrap())
-        });
+        let (result, got) = run_to_the_panic(&runtime, &filter, Chunks(chunks));
         let err = result.unwrap_err();
         assert!(matches!(err.failure, Failure::Panicked("judge")), "{err}");
         // Batch 0 never came, so nothing after it was written.
@@ -903,6 +891,29 @@ mod tests {
         assert_eq!(err.tally.bytes_out, 0);
         assert_eq!(err.tally.written(), 0);
         assert_eq!(err.tally.unwritten, err.tally.kept());
+    }
+
+    /// Runs `filter` from `upstream` into a downstream that reads all it
+    /// is sent; its result, which must come within 10 s (a judge panics),
+    /// and the bytes the downstream received.
+    fn run_to_the_panic(
+        runtime: &tokio::runtime::Runtime,
+        filter: &Filter,
+        upstream: impl AsyncRead + Unpin + Send + 'static,
+    ) -> (Result<crate::tally::Tally, super::FilterError>, Vec<u8>) {
+        runtime.block_on(async {
+            let (out, mut downstream) = tokio::io::duplex(64 * 1024);
+            let reading = tokio::spawn(async move {
+                let mut got = Vec::new();
+                downstream.read_to_end(&mut got).await.map(|_| got)
+            });
+            let stop = CancellationToken::new();
+            let run = filter.run(upstream, out, &stop);
+            let result = tokio::time::timeout(Duration::from_secs(10), run)
+                .await
+                .expect("the filter stops within 10 s of a judge's panic");
+            (result, reading.await.unwrap().unwrap())
+        })
     }
 
     /// An upstream that hands out its chunks, one a read, then stays open
@@ -941,19 +952,7 @@ mod tests {
                 .with_judges(judges)
                 .with_read_size(64);
             filter.panic_on = Some((2, Duration::from_millis(50)));
-            let (result, got) = runtime.block_on(async {
-                let (out, mut downstream) = tokio::io::duplex(64 * 1024);
-                let reading = tokio::spawn(async move {
-                    let mut got = Vec::new();
-                    downstream.read_to_end(&mut got).await.map(|_| got)
-                });
-                let stop = CancellationToken::new();
-                let run = filter.run(ThenSilence(chunks), out, &stop);
-                let result = tokio::time::timeout(Duration::from_secs(10), run)
-                    .await
-                    .expect("the filter stops within 10 s of a judge's panic");
-                (result, reading.await.unwrap().unwrap())
-            });
+            let (result, got) = run_to_the_panic(&runtime, &filter, ThenSilence(chunks));
             let err = result.unwrap_err();
             assert!(matches!(err.failure, Failure::Panicked("judge")), "{err}");
             // Batches 0 and 1 at most; never one after the lost batch 2.

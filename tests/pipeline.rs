@@ -99,15 +99,6 @@ fn bytes_of(pool: &Pool, message: &Message) -> Vec<u8> {
     }
 }
 
-const JUDGES: [Judge; 6] = [
-    Judge::Optics,
-    Judge::OpticsTrusting,
-    Judge::OpticsValidatingKept,
-    Judge::Decode,
-    Judge::ForwardAll,
-    Judge::Oracle,
-];
-
 /// A stream case: the messages, their frames back to back, the filter, and
 /// the keep decision of each frame as the oracle sees it.
 struct Case {
@@ -277,7 +268,7 @@ proptest! {
     #[test]
     fn the_downstream_gets_exactly_the_kept_frames_in_order(
         messages in proptest::collection::vec(message(), 0..60),
-        judge in 0..JUDGES.len(),
+        judge in 0..Judge::ALL.len(),
         judges in 1usize..=16,
         pattern in proptest::collection::vec(any::<bool>(), 1..8),
         read_size in prop_oneof![1usize..16, 16usize..5_000, 5_000usize..300_000],
@@ -285,7 +276,7 @@ proptest! {
         pipe in 1usize..4_096,
         chunk in 1usize..2_000,
     ) {
-        let case = case(&messages, JUDGES[judge], judges, &pattern, read_size);
+        let case = case(&messages, Judge::ALL[judge], judges, &pattern, read_size);
         let wire: Bytes = case.frames.concat().into();
         let (result, got) = run(&case, wire, sizes, pipe, chunk, None);
         let tally = result.unwrap();
