@@ -426,11 +426,7 @@ fn a_redacting_filter_forwards_each_kept_message_with_only_the_email_replaced() 
 #[test]
 fn a_kept_message_that_cannot_be_redacted_is_dropped_and_counted_as_such() {
     let policy = Policy::default();
-    let pool = Pool::generate(18, 7, 400).unwrap();
-    let original = (0..400)
-        .map(|i| pool.message(i))
-        .find(|m| oracle(&policy, m).keep)
-        .expect("the policy keeps one");
+    let original = a_kept_message(&policy);
     let kind = oracle(&policy, &original).kind;
     assert!(kind.is_some());
     // The kept issue without its reporter: well-formed, the same detail,
@@ -475,11 +471,7 @@ fn a_kept_message_that_cannot_be_redacted_is_dropped_and_counted_as_such() {
 #[test]
 fn the_report_says_a_repeated_email_key_made_a_message_not_redactable() {
     let policy = Policy::default();
-    let pool = Pool::generate(18, 7, 400).unwrap();
-    let original = (0..400)
-        .map(|i| pool.message(i))
-        .find(|m| oracle(&policy, m).keep)
-        .expect("the policy keeps one");
+    let original = a_kept_message(&policy);
     // The kept issue with its reporter's email given twice: it has an email
     // to redact, but a last-wins parser would read the one the lens left.
     let text = String::from_utf8(original.to_vec()).unwrap();
@@ -542,4 +534,13 @@ fn any_number_of_judges_forwards_the_kept_frames_in_the_order_they_came() {
             );
         }
     }
+}
+
+/// A generated message the policy keeps.
+fn a_kept_message(policy: &Policy) -> Bytes {
+    let pool = Pool::generate(18, 7, 400).unwrap();
+    (0..400)
+        .map(|i| pool.message(i))
+        .find(|m| oracle(policy, m).keep)
+        .expect("the policy keeps one")
 }
