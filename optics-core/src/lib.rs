@@ -63,7 +63,10 @@
 //! Every generated optic is a zero-sized associated const with a doc comment.
 //! `#[optics(name = "...")]` renames one, `#[optics(skip)]` leaves one out, and
 //! `#[optics(kind = "...", kind_type = "...")]` on an enum renames the getter
-//! and its enum. Generics, lifetimes and where-clauses on the type are kept.
+//! and its enum: the derive cannot see the module's other items, so where
+//! one is already named `TypeKind`, rustc says the name is defined twice
+//! (E0428) and `kind_type` gives the enum another. Generics, lifetimes and
+//! where-clauses on the type are kept.
 //!
 //! # Serde attributes
 //!
