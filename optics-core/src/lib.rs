@@ -68,6 +68,30 @@
 //! (E0428) and `kind_type` gives the enum another. Generics, lifetimes and
 //! where-clauses on the type are kept.
 //!
+//! The generated code names this crate `::optics_core`. Where a crate knows
+//! it by another path (renamed in `Cargo.toml`, or re-exported by a facade
+//! crate), `#[optics(crate = "path")]` on the type gives that path, as
+//! `#[serde(crate = "...")]` does for serde:
+//!
+//! ```
+//! mod facade {
+//!     pub mod optics {
+//!         pub use optics_core::*;
+//!     }
+//! }
+//!
+//! #[derive(facade::optics::Optics, serde::Deserialize)]
+//! #[optics(crate = "crate::facade::optics")]
+//! struct Ticket {
+//!     id: u64,
+//! }
+//!
+//! fn main() {
+//!     let json = facade::optics::json::Json::<Ticket>::new(br#"{"id":7}"#);
+//!     assert_eq!(json.read(Ticket::id), Some(7));
+//! }
+//! ```
+//!
 //! # Serde attributes
 //!
 //! The derive reads serde's attributes, so a byte optic finds exactly what

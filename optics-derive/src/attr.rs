@@ -73,6 +73,7 @@ const OPTICS: &str = "optics";
 const NAME: &str = "name";
 const KIND: &str = "kind";
 const KIND_TYPE: &str = "kind_type";
+const CRATE: &str = "crate";
 
 /// A name serde reads, with the span it was written at.
 #[derive(Clone, Debug)]
@@ -114,6 +115,8 @@ pub struct ContainerAttrs {
     pub kind_name: Option<Ident>,
     /// `#[optics(kind_type = "...")]`: the name of the generated kind enum.
     pub kind_type: Option<Ident>,
+    /// `#[optics(crate = "...")]`: the path the output names `optics_core` by.
+    pub crate_path: Option<syn::Path>,
 }
 
 #[derive(Default)]
@@ -441,7 +444,12 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
     });
     let mut seen = SeenKeys::default();
     each(cx, attrs, OPTICS, |meta| {
-        if is_enum && meta.path.is_ident(KIND) {
+        if meta.path.is_ident(CRATE) {
+            let path = crate_path(&meta)?;
+            if seen.once(cx, &meta, CRATE) {
+                out.crate_path = Some(path);
+            }
+        } else if is_enum && meta.path.is_ident(KIND) {
             let ident = ident_value(&meta)?;
             if seen.once(cx, &meta, KIND) {
                 out.kind_name = Some(ident);
@@ -454,17 +462,51 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], is_enum: bool) -> ContainerAttr
         } else if is_enum {
             return Err(unknown_optics_key(
                 &meta,
-                "`kind = \"...\"` or `kind_type = \"...\"` on an enum",
+                "`kind = \"...\"`, `kind_type = \"...\"` or `crate = \"...\"` on an enum",
             ));
         } else {
             return Err(unknown_optics_key(
                 &meta,
-                "nothing on a struct: `name` and `skip` go on fields",
+                "`crate = \"...\"` on a struct (`name` and `skip` go on fields)",
             ));
         }
         Ok(())
     });
     out
+}
+
+/// The path in `crate = "..."`: where the user's crate finds `optics_core`
+/// (renamed in `Cargo.toml`, or re-exported by another crate).
+fn crate_path(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error("`crate` needs a value: `crate = \"path::to::optics_core\"`"));
+    }
+    let expr: syn::Expr = meta.value()?.parse()?;
+    let mut value = &expr;
+    // A macro's `$name:expr` or `$name:literal` arrives in an invisible group.
+    while let syn::Expr::Group(group) = value {
+        value = &group.expr;
+    }
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(lit),
+        ..
+    }) = value
+    else {
+        return Err(syn::Error::new_spanned(
+            &expr,
+            "`crate` takes a path in a string: `crate = \"path::to::optics_core\"`",
+        ));
+    };
+    lit.parse_with(syn::Path::parse_mod_style).map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format!(
+                "`crate = {:?}` is not a path: write the path the crate is known by, \
+                 as `crate = \"my_optics\"` or `crate = \"::facade::optics_core\"`",
+                lit.value()
+            ),
+        )
+    })
 }
 
 /// `#[optics(name = "...")]` and `#[optics(skip)]` on a field or variant:

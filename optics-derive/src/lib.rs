@@ -3,7 +3,7 @@
 //! serde model, as associated consts, reading values and JSON bytes.
 //!
 //! Use it through `optics_core::Optics`; the generated code names
-//! `::optics_core` paths. The parse -> validate -> expand pipeline lives in one
+//! `::optics_core` paths, or the path `#[optics(crate = "...")]` gives. The parse -> validate -> expand pipeline lives in one
 //! module each; errors from every stage are collected and reported together,
 //! each spanned on the user's code.
 

@@ -32,13 +32,14 @@ pub struct Layout<'a> {
 /// are the types of the flattened fields before it, whose keys a flattened
 /// field does not see either.
 pub fn field_json(
+    input: &Input,
     field: &Field,
     layout: &Layout,
     element: usize,
     flattened_before: &[&syn::Type],
 ) -> TokenStream {
-    let p = private();
-    let place = field_place(field, layout, element, flattened_before);
+    let p = private(input);
+    let place = field_place(input, field, layout, element, flattened_before);
     // Only its function reads a field read `with` one (see `FieldThrough`).
     if field.attrs.deserialize_with.is_some() && !field.attrs.skip_deserializing {
         quote!(#p::FieldJson::With(&#place))
@@ -59,7 +60,7 @@ pub fn through_impl(
     if field.attrs.deserialize_with.is_some() {
         return None;
     }
-    let p = private();
+    let p = private(input);
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
     Some(quote! {
@@ -70,12 +71,13 @@ pub fn through_impl(
 }
 
 fn field_place(
+    input: &Input,
     field: &Field,
     layout: &Layout,
     element: usize,
     flattened_before: &[&syn::Type],
 ) -> TokenStream {
-    let p = private();
+    let p = private(input);
     if field.attrs.skip_deserializing {
         return quote!(#p::FieldJson::Skipped);
     }
@@ -124,13 +126,13 @@ pub fn decode_impl(
     container_default: Option<&DefaultValue>,
     extra_bounds: &[TokenStream],
 ) -> TokenStream {
-    let p = private();
+    let p = private(input);
     let ident = input.ident;
     let ty = field.ty;
     let generics = with_de_lifetime(&input.original.generics);
     let (de_impl_generics, _, _) = generics.split_for_impl();
     let (_, ty_generics, _) = input.original.generics.split_for_impl();
-    let (body, bounds) = decode_body(field, container_default);
+    let (body, bounds) = decode_body(input, field, container_default);
     let mut de_where = input
         .original
         .generics
@@ -163,7 +165,7 @@ fn with_de_lifetime(generics: &syn::Generics) -> syn::Generics {
 /// `deserialize_with`: serde's derive then borrows from the input where it can
 /// (a plain `Cow` always owns). The function that decodes it the same way, and
 /// `'x`, which the decoder's lifetime must outlive.
-fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
+fn borrowed_cow(input: &Input, field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
     fn ungroup(ty: &syn::Type) -> &syn::Type {
         match ty {
             syn::Type::Group(group) => ungroup(&group.elem),
@@ -192,7 +194,7 @@ fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
     if segment.ident != "Cow" {
         return None;
     }
-    let p = private();
+    let p = private(input);
     let function = match ungroup(elem) {
         syn::Type::Path(elem) if elem.qself.is_none() && elem.path.is_ident("str") => {
             quote!(#p::borrow_cow_str)
@@ -213,10 +215,11 @@ fn borrowed_cow(field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
 /// Default`; each only on this field's impl, so a type that lacks one loses
 /// only the byte reads that need it, as it lacks serde's `Deserialize`.
 fn decode_body(
+    input: &Input,
     field: &Field,
     container_default: Option<&DefaultValue>,
 ) -> (TokenStream, Vec<TokenStream>) {
-    let p = private();
+    let p = private(input);
     let ty = field.ty;
     let member = &field.member;
     let mut needs_bound = false;
@@ -224,7 +227,7 @@ fn decode_body(
     // Spanned on the field's type, so that a missing `Default` points there.
     let type_default = quote_spanned!(ty.span()=> #ty: ::core::default::Default);
     let self_default = quote_spanned!(ty.span()=> Self: ::core::default::Default);
-    let cow = borrowed_cow(field);
+    let cow = borrowed_cow(input, field);
     let with = match (&field.attrs.deserialize_with, &cow) {
         (Some(with), _) => Some(with.to_token_stream()),
         (None, Some((function, _))) => Some(function.clone()),

@@ -50,7 +50,7 @@ fn prism(input: &Input, index: usize, variant: &Variant, optics: &mut Optics) {
     if variant.attrs.optic_skip || !optics.claim(&variant.optic) {
         return;
     }
-    let o = optic_mod();
+    let o = optic_mod(input);
     let ident = input.ident;
     let vis = input.vis;
     let optic = &variant.optic;
@@ -96,8 +96,8 @@ struct Payload {
 
 impl Payload {
     /// A unit variant focuses `()`; a newtype variant, its one field.
-    fn of(variant: &Variant) -> Self {
-        let p = private();
+    fn of(input: &Input, variant: &Variant) -> Self {
+        let p = private(input);
         let v = variant.ident;
         match variant.style {
             Style::Unit => Payload {
@@ -126,7 +126,7 @@ impl Payload {
 }
 
 fn variant_of_impl(input: &Input, index: usize, variant: &Variant) -> TokenStream {
-    let p = private();
+    let p = private(input);
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
     let name = optic_name(input, &variant.optic);
@@ -138,7 +138,7 @@ fn variant_of_impl(input: &Input, index: usize, variant: &Variant) -> TokenStrea
         preview_mut,
         review_arg,
         review,
-    } = Payload::of(variant);
+    } = Payload::of(input, variant);
     // serde writes the payload otherwise than its own `Serialize` does: a
     // byte write through the prism would not write what serde writes.
     let plain_payload = written_plain(
@@ -223,7 +223,7 @@ fn variant_fields(
         if field.attrs.optic_skip || variant.attrs.optic_skip || !optics.claim(&field.optic) {
             continue;
         }
-        let json = field_json(field, &layout, position, &[]);
+        let json = field_json(input, field, &layout, position, &[]);
         optics
             .consts
             .push(variant_field_const(input, number, variant, field));
@@ -257,7 +257,7 @@ fn variant_field_const(
     variant: &Variant,
     field: &Field,
 ) -> TokenStream {
-    let o = optic_mod();
+    let o = optic_mod(input);
     let ident = input.ident;
     let vis = input.vis;
     let optic = &field.optic;
@@ -284,7 +284,7 @@ fn variant_field_of_impl(
     field: &Field,
     json: TokenStream,
 ) -> TokenStream {
-    let p = private();
+    let p = private(input);
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
     let v = variant.ident;

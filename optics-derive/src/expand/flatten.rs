@@ -16,7 +16,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
-use super::private;
+use super::{core_at, private};
 use crate::ast::{Field, Input, Style, Variant};
 
 /// Whether the type has parameters: then its checks cannot be written as a
@@ -42,8 +42,8 @@ pub fn own_keys(fields: &[Field]) -> Vec<String> {
 
 /// `for<'__x> T: Flatten` for every flattened field's type: what the layout
 /// of a flattened field reads.
-pub fn flatten_bounds(fields: &[Field]) -> Vec<TokenStream> {
-    let p = private();
+pub fn flatten_bounds(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
+    let p = private(input);
     flattened(fields)
         .into_iter()
         .map(|field| {
@@ -58,7 +58,7 @@ pub fn flatten_bounds(fields: &[Field]) -> Vec<TokenStream> {
 /// is named where the field's type is written, so that a type that cannot be
 /// flattened is reported there.
 pub fn checks(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
-    let p = private();
+    let p = private(input);
     let outer = input.ident.to_string();
     let own = own_keys(fields);
     let flattened: Vec<TokenStream> = flattened(fields)
@@ -66,22 +66,24 @@ pub fn checks(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
         .map(|field| {
             let ty = field.ty;
             let name = field.member.to_token_stream().to_string();
-            quote_spanned!(ty.span()=> ::optics_core::__private::flattened::<#ty>(#name))
+            let core = core_at(input, ty.span());
+            quote_spanned!(ty.span()=> #core::__private::flattened::<#ty>(#name))
         })
         .collect();
     let fields = self::flattened(fields);
     (0..flattened.len())
         .map(|j| {
             let (earlier, this) = (&flattened[..j], &flattened[j]);
-            // The path is written here, not spliced, so that the call (whose
-            // span is its first token's) points at the field.
+            // The path has the field's span, so that the call (whose span
+            // is its first token's) points at the field.
             let span = fields[j]
                 .original
                 .ident
                 .as_ref()
                 .map_or_else(|| fields[j].ty.span(), syn::Ident::span);
+            let core = core_at(input, span);
             quote_spanned! {span=>
-                ::optics_core::__private::check_flatten(
+                #core::__private::check_flatten(
                     #outer,
                     &#p::KeySet { keys: &[#(#own),*], nested: &[] },
                     &[#(#earlier),*],
@@ -106,7 +108,7 @@ pub fn check_items(input: &Input, fields: &[Field]) -> TokenStream {
 
 /// The struct's `JsonKeys` and, where serde can flatten it, `Flatten` impls.
 pub fn struct_keys(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
-    let p = private();
+    let p = private(input);
     let transparent = input.attrs.transparent.is_some();
     let read: Vec<&Field> = fields
         .iter()
@@ -169,7 +171,7 @@ pub fn struct_keys(input: &Input, style: Style, fields: &[Field]) -> TokenStream
 
 /// The enum's `JsonKeys` and `Flatten` impls: the keys each encoding reads.
 pub fn enum_keys(input: &Input, variants: &[Variant]) -> TokenStream {
-    let p = private();
+    let p = private(input);
     let read: Vec<&Variant> = variants
         .iter()
         .filter(|v| !v.tag_names.is_empty())
@@ -228,7 +230,7 @@ fn keys_impls(
     bounds: &[TokenStream],
     flattens: bool,
 ) -> TokenStream {
-    let p = private();
+    let p = private(input);
     let ident = input.ident;
     let mut generics = input.original.generics.clone();
     generics

@@ -80,7 +80,7 @@ pub fn kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
 
 /// `Type::kind`, the getter from the enum to its kind.
 pub fn kind_getter(input: &Input) -> TokenStream {
-    let o = optic_mod();
+    let o = optic_mod(input);
     let ident = input.ident;
     let vis = input.vis;
     let kind_type = input.kind_type();
@@ -99,7 +99,7 @@ pub fn kind_getter(input: &Input) -> TokenStream {
 /// The `Tagged` impl: the enum's encoding, each variant's tags, its kinds, and
 /// which variant a value is.
 pub fn tagged_impl(input: &Input, variants: &[Variant]) -> TokenStream {
-    let p = private();
+    let p = private(input);
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
     let kind_type = input.kind_type();

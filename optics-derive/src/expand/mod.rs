@@ -16,8 +16,8 @@ mod write;
 
 use std::collections::HashSet;
 
-use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::{DeriveInput, Ident};
 
 use crate::ast::{unraw, Data, Input};
@@ -47,14 +47,42 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     quote!(#errors #expansion)
 }
 
+/// The path the output names `optics_core` by: `::optics_core`, or the one
+/// `#[optics(crate = "...")]` gives, spanned on its string (so that a path
+/// that does not resolve is reported there).
+fn core(input: &Input) -> TokenStream {
+    match &input.attrs.crate_path {
+        Some(path) => path.to_token_stream(),
+        None => quote!(::optics_core),
+    }
+}
+
+/// [`core`] with every token at `span`, so that an error in a call it
+/// starts points where `span` does.
+fn core_at(input: &Input, span: Span) -> TokenStream {
+    match &input.attrs.crate_path {
+        Some(path) => path
+            .to_token_stream()
+            .into_iter()
+            .map(|mut token| {
+                token.set_span(span);
+                token
+            })
+            .collect(),
+        None => quote_spanned!(span=> ::optics_core),
+    }
+}
+
 /// What only the derive's output names: `optics_core::__private`.
-fn private() -> TokenStream {
-    quote!(::optics_core::__private)
+fn private(input: &Input) -> TokenStream {
+    let core = core(input);
+    quote!(#core::__private)
 }
 
 /// The public module of the optic types the generated consts have.
-fn optic_mod() -> TokenStream {
-    quote!(::optics_core::optic)
+fn optic_mod(input: &Input) -> TokenStream {
+    let core = core(input);
+    quote!(#core::optic)
 }
 
 /// The optics generated for one type: associated consts, spliced into one
@@ -134,7 +162,61 @@ fn code_span(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{code_span, names_text};
+    use super::{code_span, derive, names_text};
+
+    /// The output of the derive on `model`, as text.
+    fn expand(model: &str) -> String {
+        let input: syn::DeriveInput = syn::parse_str(model).expect("the model parses");
+        derive(&input).to_string()
+    }
+
+    #[test]
+    fn crate_attribute_renames_every_path_to_the_core_crate() {
+        // Every shape the expansion has a branch for: generic and not (the
+        // flatten checks differ), borrowed, defaulted, skipped, flattened and
+        // `with` fields, and every kind of variant, tagged and not.
+        let models = [
+            r#"#[optics(crate = "renamed::core")]
+            struct S<'a, T> {
+                #[serde(borrow)] c: Cow<'a, str>,
+                #[serde(default)] d: u8,
+                #[serde(skip)] s: u8,
+                #[serde(flatten)] f: Inner,
+                #[serde(with = "m")] w: u8,
+                g: T,
+            }"#,
+            r#"#[optics(crate = "renamed::core")]
+            struct P { #[serde(flatten)] f: Inner, x: Vec<u8> }"#,
+            r#"#[optics(crate = "renamed::core")]
+            struct N(u8);"#,
+            r#"#[optics(crate = "renamed::core")]
+            struct T(u8, #[serde(default)] String);"#,
+            r#"#[optics(crate = "renamed::core")]
+            enum E { U, N(u8), S { a: u8, #[serde(default)] b: u8 }, T(u8, u8) }"#,
+            r#"#[optics(crate = "renamed::core")]
+            #[serde(tag = "t")]
+            enum I { U, N(Inner), S { a: u8 } }"#,
+            r#"#[optics(crate = "renamed::core")]
+            #[serde(tag = "t", content = "c")]
+            enum A<T> { U, N(T), S { a: u8 } }"#,
+        ];
+        for model in models {
+            let out = expand(model);
+            assert!(!out.contains("compile_error"), "{model}: {out}");
+            assert!(
+                out.contains("renamed :: core :: __private"),
+                "{model}: {out}"
+            );
+            assert!(!out.contains("optics_core"), "{model}: {out}");
+            // Without the attribute the same model names `::optics_core`.
+            let plain = expand(&model.replace(r#"#[optics(crate = "renamed::core")]"#, ""));
+            assert!(
+                plain.contains(":: optics_core :: __private"),
+                "{model}: {plain}"
+            );
+            assert!(!plain.contains("renamed"), "{model}: {plain}");
+        }
+    }
 
     #[test]
     fn json_names_with_backticks_stay_one_code_span_each() {

@@ -22,7 +22,7 @@ pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
     };
     // What a flattened field's layout needs: the keys of every flattened
     // type, and (for a type with parameters) the check itself.
-    let flatten_bounds = flatten::flatten_bounds(fields);
+    let flatten_bounds = flatten::flatten_bounds(input, fields);
     let flatten_checks = if flatten::is_generic(input) {
         flatten::checks(input, fields)
     } else {
@@ -35,7 +35,7 @@ pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
     let mut element = 0usize;
     let mut flattened_before: Vec<&syn::Type> = Vec::new();
     for (index, field) in fields.iter().enumerate() {
-        let mut json = field_json(field, &layout, element, &flattened_before);
+        let mut json = field_json(input, field, &layout, element, &flattened_before);
         let bounds: &[TokenStream] = if field.flattens() {
             if let Some(check) = flatten_checks.get(flattened_before.len()) {
                 json = quote!({ #check; #json });
@@ -83,7 +83,7 @@ pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
 
 /// `Type::field`, the lens, documented and with the field's visibility.
 fn lens_const(input: &Input, index: usize, field: &Field) -> TokenStream {
-    let o = optic_mod();
+    let o = optic_mod(input);
     let ident = input.ident;
     let optic = &field.optic;
     let vis = &field.original.vis;
@@ -113,7 +113,7 @@ fn field_of_impl(
     json: TokenStream,
     bounds: &[TokenStream],
 ) -> TokenStream {
-    let p = private();
+    let p = private(input);
     let ident = input.ident;
     let (impl_generics, ty_generics, _) = input.original.generics.split_for_impl();
     let where_clause = where_with(&input.original.generics, bounds);

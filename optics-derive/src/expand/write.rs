@@ -76,7 +76,7 @@ fn write_impl(
     {
         return None;
     }
-    let p = private();
+    let p = private(input);
     let ident = input.ident;
     let ty = field.ty;
     let (impl_generics, ty_generics, where_clause) = input.original.generics.split_for_impl();
