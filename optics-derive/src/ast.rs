@@ -282,11 +282,28 @@ impl Field<'_> {
     }
 }
 
-/// Whether a type is spelled as one of the maps serde flattens members into.
-/// (A map behind an alias gets the `Flatten` bound's message instead.)
+/// Whether a type is spelled as one of the maps serde flattens members into:
+/// a map with its parameters (`HashMap<K, V>`, `serde_json::Map<String,
+/// Value>`), or `serde_json::Value` with its crate. A bare `Value` or `Map`
+/// may be the model's own struct, which flattens in place; serde_json's, like
+/// a map behind an alias, gets the `Flatten` bound's message instead.
 pub fn is_map_type(ty: &Type) -> bool {
-    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap", "Map", "Value"];
-    last_segment_is(ty, MAPS)
+    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap", "Map"];
+    match ty {
+        Type::Path(path) => {
+            let segments = &path.path.segments;
+            let Some(last) = segments.last() else {
+                return false;
+            };
+            let generic = matches!(last.arguments, syn::PathArguments::AngleBracketed(_));
+            let json_value = last.ident == "Value"
+                && segments.len() >= 2
+                && segments[segments.len() - 2].ident == "serde_json";
+            (generic && MAPS.iter().any(|name| last.ident == name)) || json_value
+        }
+        Type::Group(group) => is_map_type(&group.elem),
+        _ => false,
+    }
 }
 
 /// Whether a type is spelled as one that has no size: a slice, `str` or a
