@@ -223,7 +223,7 @@ impl<'a> Input<'a> {
             .filter(|param| match param {
                 syn::GenericParam::Type(ty) => reserved(&ty.ident, &["__X"], &["__R", "__K"]),
                 syn::GenericParam::Lifetime(lt) => {
-                    reserved(&lt.lifetime.ident, &["__de", "__w"], &["__s"])
+                    reserved(&lt.lifetime.ident, &["__de", "__w", "__x"], &["__s"])
                 }
                 syn::GenericParam::Const(_) => false,
             })
