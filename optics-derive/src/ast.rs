@@ -225,7 +225,8 @@ impl<'a> Input<'a> {
                 syn::GenericParam::Lifetime(lt) => {
                     reserved(&lt.lifetime.ident, &["__de", "__w", "__x"], &["__s"])
                 }
-                syn::GenericParam::Const(_) => false,
+                // Type and const parameters share one namespace.
+                syn::GenericParam::Const(c) => reserved(&c.ident, &["__X"], &["__R", "__K"]),
             })
             .collect()
     }
