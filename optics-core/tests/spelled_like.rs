@@ -6,7 +6,10 @@
 
 mod support;
 
+use std::borrow::Cow;
+
 use optics_core::prelude::*;
+use serde::Deserialize;
 use support::oracle::agree;
 
 /// A model's own structs named like `serde_json`'s map types.
@@ -53,4 +56,41 @@ fn a_flattened_struct_named_like_a_map_is_read_in_place() {
     let set = json.set(Priced::map.then(Map::width), &7).unwrap();
     let back: Priced = serde_json::from_slice(&set).unwrap();
     assert_eq!(back.map.width, 7);
+}
+
+/// The payload the derive's refusal of a borrowed `Cow` newtype variant
+/// suggests: a newtype struct whose field borrows.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct Bytes<'a>(#[serde(borrow)] Cow<'a, [u8]>);
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+enum Blob<'a> {
+    #[serde(borrow)]
+    Raw(Bytes<'a>),
+}
+
+#[test]
+fn a_borrowed_cow_payload_reads_as_serde_does_in_a_newtype_struct() {
+    let raw = Blob::raw.then(Bytes::_0);
+    for doc in [r#"{"Raw":"abc"}"#, r#"{"Raw":"a\nc"}"#] {
+        let whole: Blob = serde_json::from_str(doc).unwrap();
+        let Blob::Raw(payload) = &whole;
+        let Bytes(expected) = payload;
+        let read = Json::<Blob>::new(doc.as_bytes()).read(raw).unwrap();
+        assert_eq!(read, *expected, "{doc}");
+        assert_eq!(
+            matches!(read, Cow::Borrowed(_)),
+            matches!(expected, Cow::Borrowed(_)),
+            "{doc}"
+        );
+        assert_eq!(
+            Json::<Blob>::new(doc.as_bytes()).read(Blob::raw),
+            Some(payload.clone())
+        );
+    }
+    // serde reads a borrowed `Cow<[u8]>` from a string only.
+    let doc = r#"{"Raw":[1,2]}"#;
+    assert!(serde_json::from_str::<Blob>(doc).is_err());
+    assert_eq!(Json::<Blob>::new(doc.as_bytes()).read(raw), None);
+    assert_eq!(Json::<Blob>::new(doc.as_bytes()).read(Blob::raw), None);
 }

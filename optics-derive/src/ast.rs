@@ -158,8 +158,15 @@ impl<'a> Input<'a> {
                             .unwrap_or_else(|| format_ident!("{}_", snake));
                         let field_rule = vattrs.rename_all.or(attrs.rename_all_fields);
                         let prefix = unraw(&optic);
-                        let (style, fields) =
+                        let (style, mut fields) =
                             fields(cx, &original.fields, field_rule, Some(&prefix));
+                        if vattrs.borrow {
+                            // serde borrows the fields of a variant marked
+                            // `borrow` as if each were.
+                            for field in &mut fields {
+                                field.attrs.borrow = true;
+                            }
+                        }
                         let mut tag_names = Vec::new();
                         if !vattrs.skip_deserializing {
                             tag_names.push(match (&vattrs.rename, attrs.rename_all) {
@@ -316,6 +323,47 @@ pub fn is_unsized_type(ty: &Type) -> bool {
         Type::Group(group) => is_unsized_type(&group.elem),
         Type::Paren(paren) => is_unsized_type(&paren.elem),
         _ => false,
+    }
+}
+
+/// `Cow<'x, str>` or `Cow<'x, [u8]>`, spelled as serde looks for them: the
+/// types serde decodes with its borrowing functions under
+/// `#[serde(borrow)]`. `true` for `[u8]`; and `'x`.
+pub fn borrowable_cow(ty: &Type) -> Option<(bool, &syn::Lifetime)> {
+    let Type::Path(path) = ungroup(ty) else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    let mut args = args.args.iter();
+    let (
+        Some(syn::GenericArgument::Lifetime(lifetime)),
+        Some(syn::GenericArgument::Type(elem)),
+        None,
+    ) = (args.next(), args.next(), args.next())
+    else {
+        return None;
+    };
+    if segment.ident != "Cow" {
+        return None;
+    }
+    match ungroup(elem) {
+        Type::Path(elem) if elem.qself.is_none() && elem.path.is_ident("str") => {
+            Some((false, lifetime))
+        }
+        Type::Slice(slice) if matches!(ungroup(&slice.elem), Type::Path(elem) if elem.path.is_ident("u8")) => {
+            Some((true, lifetime))
+        }
+        _ => None,
+    }
+}
+
+fn ungroup(ty: &Type) -> &Type {
+    match ty {
+        Type::Group(group) => ungroup(&group.elem),
+        ty => ty,
     }
 }
 

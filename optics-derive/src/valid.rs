@@ -8,7 +8,8 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::ast::{
-    is_map_type, is_option_type, is_unsized_type, unraw, Data, Field, Input, Style, Variant,
+    borrowable_cow, is_map_type, is_option_type, is_unsized_type, unraw, Data, Field, Input, Style,
+    Variant,
 };
 use crate::attr::Rejected;
 use crate::ctxt::Ctxt;
@@ -295,6 +296,28 @@ fn check_newtype_variant(cx: &Ctxt, variant: &Variant) {
                  #[serde({keyword})]"
             ),
         ));
+    }
+    let borrowed = field.attrs.borrow
+        && field.attrs.with_keyword.is_none()
+        && field.attrs.skip_keyword.is_none();
+    if let Some((bytes, lifetime)) = borrowable_cow(field.ty).filter(|_| borrowed) {
+        let reads = if bytes {
+            "which reads it from a string's bytes, never from an array"
+        } else {
+            "which borrows the string where it has no escapes"
+        };
+        cx.error_spanned_by(
+            field.ty,
+            format!(
+                "#[derive(Optics)] does not support #[serde(borrow)] on a `Cow` that is the \
+                 payload of a newtype variant: serde decodes `{v}`'s `{ty}` with its borrowing \
+                 function ({reads}), which the prism `{v}` does not call, so byte optics could \
+                 not find what \
+                 serde_json decodes; make the payload a newtype struct that borrows, \
+                 `{v}(Payload<{lifetime}>)` with \
+                 `struct Payload<{lifetime}>(#[serde(borrow)] {ty})`: its JSON is the same"
+            ),
+        );
     }
 }
 
