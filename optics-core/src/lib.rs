@@ -68,6 +68,23 @@
 //! (E0428) and `kind_type` gives the enum another. Generics, lifetimes and
 //! where-clauses on the type are kept.
 //!
+//! A known limit: every field's type must be as visible as the model. The
+//! traits behind the optics are public and name each field's type, so a
+//! `pub` model with a private field of a private (or `pub(crate)`) type is
+//! rustc's E0446 at the derive, where serde's derive alone compiles it.
+//! Make the field's type `pub`, or the model as private as it.
+//!
+//! ```compile_fail,E0446
+//! mod model {
+//!     #[derive(optics_core::Optics)]
+//!     pub struct Account {
+//!         secret: Secret,
+//!     }
+//!
+//!     struct Secret;
+//! }
+//! ```
+//!
 //! # Serde attributes
 //!
 //! The derive reads serde's attributes, so a byte optic finds exactly what
