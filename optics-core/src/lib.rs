@@ -72,7 +72,8 @@
 //! traits behind the optics are public and name each field's type, so a
 //! `pub` model with a private field of a private (or `pub(crate)`) type is
 //! rustc's E0446 at the derive, where serde's derive alone compiles it.
-//! Make the field's type `pub`, or the model as private as it.
+//! Make the field's type `pub`, make the model as private as it, or leave
+//! that field's optic out with `#[optics(skip)]`.
 //!
 //! ```compile_fail,E0446
 //! mod model {
