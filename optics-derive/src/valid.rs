@@ -487,7 +487,12 @@ fn check_variant_names(cx: &Ctxt, input: &Input) {
     let Data::Enum(variants) = &input.data else {
         return;
     };
-    for this in generated_names(input) {
+    let generated = generated_names(input);
+    for this in &generated {
+        // Two optics of one name are reported once, by `check_names`.
+        if generated.iter().filter(|g| g.name == this.name).count() > 1 {
+            continue;
+        }
         let Some(variant) = variants.iter().find(|v| unraw(v.ident) == this.name) else {
             continue;
         };
