@@ -66,9 +66,16 @@ pub fn ident_for(text: &str, span: Span) -> Option<Ident> {
     if !starts || !chars.all(|c| c == '_' || c.is_alphanumeric()) {
         return None;
     }
-    let mut ident = syn::parse_str::<Ident>(text)
-        .or_else(|_| syn::parse_str::<Ident>(&format!("r#{text}")))
-        .ok()?;
+    // syn knows the keywords of every edition but these, which a later
+    // edition reserved: the span given is the user's, so the identifier is
+    // read in the user's edition and must be raw there.
+    const RESERVED_LATER: &[&str] = &["gen"];
+    let parsed = if RESERVED_LATER.contains(&text) {
+        syn::parse_str::<Ident>(&format!("r#{text}"))
+    } else {
+        syn::parse_str::<Ident>(text).or_else(|_| syn::parse_str::<Ident>(&format!("r#{text}")))
+    };
+    let mut ident = parsed.ok()?;
     ident.set_span(span);
     Some(ident)
 }
