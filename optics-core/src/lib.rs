@@ -60,6 +60,21 @@
 //! optional instead, which misses on the other variants. Wrap the fields in a
 //! struct (a newtype variant) to get a prism.
 //!
+//! A variant's optic is named in snake_case, as a raw identifier where that
+//! name is a keyword in any edition: a variant `Type` gets `Type::r#type`,
+//! and `Gen` gets `r#gen`, whatever the edition of the crate that derives
+//! (`gen` is reserved from 2024 on).
+//!
+//! ```edition2024
+//! use optics_core::prelude::*;
+//!
+//! #[derive(Optics, serde::Deserialize)]
+//! enum Step { Gen(u32), Type(u32) }
+//!
+//! assert_eq!(Json::<Step>::new(br#"{"Gen":4}"#).read(Step::r#gen), Some(4));
+//! assert_eq!(Json::<Step>::new(br#"{"Type":5}"#).read(Step::r#type), Some(5));
+//! ```
+//!
 //! Every generated optic is a zero-sized associated const with a doc comment.
 //! `#[optics(name = "...")]` renames one, `#[optics(skip)]` leaves one out, and
 //! `#[optics(kind = "...", kind_type = "...")]` on an enum renames the getter
@@ -89,6 +104,24 @@
 //! fn main() {
 //!     let json = facade::optics::json::Json::<Ticket>::new(br#"{"id":7}"#);
 //!     assert_eq!(json.read(Ticket::id), Some(7));
+//! }
+//! ```
+//!
+//! A known limit: every field's type must be as visible as the model. The
+//! traits behind the optics are public and name each field's type, so a
+//! `pub` model with a private field of a private (or `pub(crate)`) type is
+//! rustc's E0446 at the derive, where serde's derive alone compiles it.
+//! Make the field's type `pub`, make the model as private as it, or leave
+//! that field's optic out with `#[optics(skip)]`.
+//!
+//! ```compile_fail,E0446
+//! mod model {
+//!     #[derive(optics_core::Optics)]
+//!     pub struct Account {
+//!         secret: Secret,
+//!     }
+//!
+//!     struct Secret;
 //! }
 //! ```
 //!

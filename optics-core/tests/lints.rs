@@ -98,6 +98,20 @@ pub enum RetiredDetail {
     Other,
 }
 
+/// A model whose variants are spelled as the wire spells them, with the
+/// lint allowed where they are written: the kind enum the derive makes from
+/// them must not warn either.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum token {
+    /// A keyword.
+    #[optics(name = "keyword")]
+    r#match(String),
+    /// A number.
+    #[optics(name = "number")]
+    int(u32),
+}
+
 #[test]
 fn reads_under_strict_lints() {
     let report = Report {
@@ -132,6 +146,16 @@ fn reads_under_strict_lints() {
             Private::used_count.preview(&private).copied()
         );
     }
+    let bytes = br#"{"match":"if"}"#;
+    assert_eq!(
+        Json::<token>::new(bytes).read(token::keyword),
+        Some("if".to_owned())
+    );
+    assert_eq!(
+        Json::<token>::new(bytes).read(token::kind),
+        Some(tokenKind::r#match)
+    );
+
     let private = PrivateStruct { used: 1, unused: 2 };
     assert_eq!(PrivateStruct::used.get(&private) + private.unused, 3);
 }

@@ -66,9 +66,16 @@ pub fn ident_for(text: &str, span: Span) -> Option<Ident> {
     if !starts || !chars.all(|c| c == '_' || c.is_alphanumeric()) {
         return None;
     }
-    let mut ident = syn::parse_str::<Ident>(text)
-        .or_else(|_| syn::parse_str::<Ident>(&format!("r#{text}")))
-        .ok()?;
+    // syn knows the keywords of every edition but these, which a later
+    // edition reserved: the span given is the user's, so the identifier is
+    // read in the user's edition and must be raw there.
+    const RESERVED_LATER: &[&str] = &["gen"];
+    let parsed = if RESERVED_LATER.contains(&text) {
+        syn::parse_str::<Ident>(&format!("r#{text}"))
+    } else {
+        syn::parse_str::<Ident>(text).or_else(|_| syn::parse_str::<Ident>(&format!("r#{text}")))
+    };
+    let mut ident = parsed.ok()?;
     ident.set_span(span);
     Some(ident)
 }
@@ -158,8 +165,15 @@ impl<'a> Input<'a> {
                             .unwrap_or_else(|| format_ident!("{}_", snake));
                         let field_rule = vattrs.rename_all.or(attrs.rename_all_fields);
                         let prefix = unraw(&optic);
-                        let (style, fields) =
+                        let (style, mut fields) =
                             fields(cx, &original.fields, field_rule, Some(&prefix));
+                        if vattrs.borrow {
+                            // serde borrows the fields of a variant marked
+                            // `borrow` as if each were.
+                            for field in &mut fields {
+                                field.attrs.borrow = true;
+                            }
+                        }
                         let mut tag_names = Vec::new();
                         if !vattrs.skip_deserializing {
                             tag_names.push(match (&vattrs.rename, attrs.rename_all) {
@@ -223,9 +237,10 @@ impl<'a> Input<'a> {
             .filter(|param| match param {
                 syn::GenericParam::Type(ty) => reserved(&ty.ident, &["__X"], &["__R", "__K"]),
                 syn::GenericParam::Lifetime(lt) => {
-                    reserved(&lt.lifetime.ident, &["__de", "__w"], &["__s"])
+                    reserved(&lt.lifetime.ident, &["__de", "__w", "__x"], &["__s"])
                 }
-                syn::GenericParam::Const(_) => false,
+                // Type and const parameters share one namespace.
+                syn::GenericParam::Const(c) => reserved(&c.ident, &["__X"], &["__R", "__K"]),
             })
             .collect()
     }
@@ -282,11 +297,28 @@ impl Field<'_> {
     }
 }
 
-/// Whether a type is spelled as one of the maps serde flattens members into.
-/// (A map behind an alias gets the `Flatten` bound's message instead.)
+/// Whether a type is spelled as one of the maps serde flattens members into:
+/// a map with its parameters (`HashMap<K, V>`, `serde_json::Map<String,
+/// Value>`), or `serde_json::Value` with its crate. A bare `Value` or `Map`
+/// may be the model's own struct, which flattens in place; serde_json's, like
+/// a map behind an alias, gets the `Flatten` bound's message instead.
 pub fn is_map_type(ty: &Type) -> bool {
-    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap", "Map", "Value"];
-    last_segment_is(ty, MAPS)
+    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap", "Map"];
+    match ty {
+        Type::Path(path) => {
+            let segments = &path.path.segments;
+            let Some(last) = segments.last() else {
+                return false;
+            };
+            let generic = matches!(last.arguments, syn::PathArguments::AngleBracketed(_));
+            let json_value = last.ident == "Value"
+                && segments.len() >= 2
+                && segments[segments.len() - 2].ident == "serde_json";
+            (generic && MAPS.iter().any(|name| last.ident == name)) || json_value
+        }
+        Type::Group(group) => is_map_type(&group.elem),
+        _ => false,
+    }
 }
 
 /// Whether a type is spelled as one that has no size: a slice, `str` or a
@@ -298,6 +330,47 @@ pub fn is_unsized_type(ty: &Type) -> bool {
         Type::Group(group) => is_unsized_type(&group.elem),
         Type::Paren(paren) => is_unsized_type(&paren.elem),
         _ => false,
+    }
+}
+
+/// `Cow<'x, str>` or `Cow<'x, [u8]>`, spelled as serde looks for them: the
+/// types serde decodes with its borrowing functions under
+/// `#[serde(borrow)]`. `true` for `[u8]`; and `'x`.
+pub fn borrowable_cow(ty: &Type) -> Option<(bool, &syn::Lifetime)> {
+    let Type::Path(path) = ungroup(ty) else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    let mut args = args.args.iter();
+    let (
+        Some(syn::GenericArgument::Lifetime(lifetime)),
+        Some(syn::GenericArgument::Type(elem)),
+        None,
+    ) = (args.next(), args.next(), args.next())
+    else {
+        return None;
+    };
+    if segment.ident != "Cow" {
+        return None;
+    }
+    match ungroup(elem) {
+        Type::Path(elem) if elem.qself.is_none() && elem.path.is_ident("str") => {
+            Some((false, lifetime))
+        }
+        Type::Slice(slice) if matches!(ungroup(&slice.elem), Type::Path(elem) if elem.path.is_ident("u8")) => {
+            Some((true, lifetime))
+        }
+        _ => None,
+    }
+}
+
+fn ungroup(ty: &Type) -> &Type {
+    match ty {
+        Type::Group(group) => ungroup(&group.elem),
+        ty => ty,
     }
 }
 

@@ -146,6 +146,8 @@ pub struct VariantAttrs {
     pub rename_all: Option<RenameRule>,
     pub skip_deserializing: bool,
     pub other: bool,
+    /// `#[serde(borrow)]`: serde borrows the one field of a newtype variant.
+    pub borrow: bool,
     pub rejected: Vec<Rejected>,
     pub optic_name: Option<Ident>,
     pub optic_skip: bool,
@@ -616,6 +618,9 @@ pub fn variant(cx: &Ctxt, attrs: &[Attribute]) -> VariantAttrs {
             out.skip_deserializing = true;
         } else if meta.path.is_ident(OTHER) {
             out.other = true;
+        } else if meta.path.is_ident(BORROW) {
+            out.borrow = true;
+            skip_rest(&meta)?;
         } else if meta.path.is_ident(WITH) || meta.path.is_ident(DESERIALIZE_WITH) {
             out.rejected.push(Rejected {
                 span: keyword_span(&meta),

@@ -8,7 +8,8 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::ast::{
-    is_map_type, is_option_type, is_unsized_type, unraw, Data, Field, Input, Style, Variant,
+    borrowable_cow, is_map_type, is_option_type, is_unsized_type, unraw, Data, Field, Input, Style,
+    Variant,
 };
 use crate::attr::Rejected;
 use crate::ctxt::Ctxt;
@@ -112,6 +113,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
         }
     }
     check_names(cx, input);
+    check_variant_names(cx, input);
 }
 
 fn reject_all(cx: &Ctxt, rejected: &[Rejected]) {
@@ -295,6 +297,28 @@ fn check_newtype_variant(cx: &Ctxt, variant: &Variant) {
             ),
         ));
     }
+    let borrowed = field.attrs.borrow
+        && field.attrs.with_keyword.is_none()
+        && field.attrs.skip_keyword.is_none();
+    if let Some((bytes, lifetime)) = borrowable_cow(field.ty).filter(|_| borrowed) {
+        let reads = if bytes {
+            "which reads it from a string's bytes, never from an array"
+        } else {
+            "which borrows the string where it has no escapes"
+        };
+        cx.error_spanned_by(
+            field.ty,
+            format!(
+                "#[derive(Optics)] does not support #[serde(borrow)] on a `Cow` that is the \
+                 payload of a newtype variant: serde decodes `{v}`'s `{ty}` with its borrowing \
+                 function ({reads}), which the prism `{v}` does not call, so byte optics could \
+                 not find what \
+                 serde_json decodes; make the payload a newtype struct that borrows, \
+                 `{v}(Payload<{lifetime}>)` with \
+                 `struct Payload<{lifetime}>(#[serde(borrow)] {ty})`: its JSON is the same"
+            ),
+        );
+    }
 }
 
 /// `#[optics(name)]` and `#[optics(skip)]` on the one field of a newtype
@@ -337,6 +361,8 @@ struct Generated {
     /// of the input spells.
     span: Option<Span>,
     is_kind: bool,
+    /// The variant the optic belongs to, without `r#`.
+    variant: Option<String>,
 }
 
 /// The span of the token that gives a field's optic its name: the string in
@@ -360,6 +386,7 @@ fn generated_names(input: &Input) -> Vec<Generated> {
                     what: format!("the lens on field `{}`", field.member.to_token_stream()),
                     span: Some(field_name_span(field)),
                     is_kind: false,
+                    variant: None,
                 });
             }
         }
@@ -373,6 +400,7 @@ fn generated_names(input: &Input) -> Vec<Generated> {
                 ),
                 span: input.attrs.kind_name.as_ref().map(syn::Ident::span),
                 is_kind: true,
+                variant: None,
             });
             for variant in variants.iter().filter(|v| !v.attrs.optic_skip) {
                 if variant.has_prism() {
@@ -387,6 +415,7 @@ fn generated_names(input: &Input) -> Vec<Generated> {
                                 .map_or_else(|| variant.ident.span(), syn::Ident::span),
                         ),
                         is_kind: false,
+                        variant: Some(unraw(variant.ident)),
                     });
                 } else {
                     for field in variant.fields.iter().filter(|f| !f.attrs.optic_skip) {
@@ -399,6 +428,7 @@ fn generated_names(input: &Input) -> Vec<Generated> {
                             ),
                             span: Some(field_name_span(field)),
                             is_kind: false,
+                            variant: Some(unraw(variant.ident)),
                         });
                     }
                 }
@@ -444,6 +474,54 @@ fn check_names(cx: &Ctxt, input: &Input) {
             error.combine(syn::Error::new(
                 first_span,
                 format!("{} is named `{name}` here", first.what),
+            ));
+        }
+        cx.syn_error(error);
+    }
+}
+
+/// An optic named like a variant of its enum could not be reached:
+/// `Enum::name` names the variant first. Reported at the optic's name, and
+/// at the variant where that is another token.
+fn check_variant_names(cx: &Ctxt, input: &Input) {
+    let Data::Enum(variants) = &input.data else {
+        return;
+    };
+    let generated = generated_names(input);
+    for this in &generated {
+        // Two optics of one name are reported once, by `check_names`.
+        if generated.iter().filter(|g| g.name == this.name).count() > 1 {
+            continue;
+        }
+        let Some(variant) = variants.iter().find(|v| unraw(v.ident) == this.name) else {
+            continue;
+        };
+        let name = &this.name;
+        let enum_name = input.ident;
+        let own = this.variant.as_deref() == Some(name.as_str());
+        let like = if own {
+            "like the variant itself".to_owned()
+        } else {
+            format!("like variant `{}`", variant.ident)
+        };
+        let rename = if this.is_kind {
+            "rename the getter with #[optics(kind = \"...\")] on the enum"
+        } else {
+            "rename the optic with #[optics(name = \"...\")]"
+        };
+        let span = this.span.unwrap_or_else(|| enum_name.span());
+        let mut error = syn::Error::new(
+            span,
+            format!(
+                "{} would be named `{name}`, {like}, and `{enum_name}::{}` names the \
+                 variant, so the optic could not be reached; {rename}",
+                this.what, variant.ident
+            ),
+        );
+        if !own {
+            error.combine(syn::Error::new(
+                variant.ident.span(),
+                format!("variant `{}` is here", variant.ident),
             ));
         }
         cx.syn_error(error);

@@ -80,7 +80,9 @@
 //! read and write (`skip`, `skip_serializing`, `skip_deserializing`), a
 //! `flatten`ed field as a whole (its members stand among the outer struct's;
 //! a path *through* it writes them), a field of a type with `#[serde(into)]`,
-//! and a getter such as `Type::kind`.
+//! a getter such as `Type::kind`, and any path through an `Rc`, an `Arc` or
+//! a getter, however many steps follow it: what has no `set` on values has
+//! none on bytes.
 
 use core::ops::Range;
 
@@ -95,7 +97,7 @@ use super::{Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, Located, Sp
 use crate::json::iter::JsonTraverseDecode;
 use crate::optic::{
     At, Discriminant, Each, Elements, Field, Indexed, JsonKey, Key, Keyed, Optic, Some_, StartsAt,
-    Then, ThroughMut, Variant, VariantField, VariantOf,
+    Then, ThroughMut, TraverseMut, Variant, VariantField, VariantOf,
 };
 
 /// Where one focus stands in the bytes, for writing: found by
@@ -339,10 +341,12 @@ pub trait JsonWrite: Optic {
 
 impl<A, B> JsonWrite for Then<A, B>
 where
-    A: JsonTraverseThrough,
+    // Writable on values all the way: through a `Box` as on values, but a
+    // path through an `Rc` or an `Arc` (at any step, not only the last
+    // but one) has no `set` on values, and none on bytes; nor has a path
+    // past a getter (`Type::kind`, an `optic!` getter).
+    A: JsonTraverseThrough + TraverseMut,
     B: JsonWrite,
-    // Through a `Box` as on values; a path through an `Rc` or an `Arc` has
-    // no `set` on values, and none on bytes.
     A::Focus: ThroughMut<B::Source>,
 {
     #[inline]

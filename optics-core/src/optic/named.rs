@@ -11,10 +11,11 @@
 /// nothing. A named optic reads bytes into leaves that own their data (a
 /// borrowed `&'a str` leaf is read through the path itself). It is a
 /// traversal of at most one focus too, so it composes with `each()`
-/// (`NAME.then(each())`) and serves [`Json::iter`](crate::Json::iter). It
-/// writes bytes as the first step of a path (`NAME.then(Field::x)`); to
-/// write its own focus, write through the path it names, which rustc can
-/// check is writable.
+/// (`NAME.then(each())`) and serves [`Json::iter`](crate::Json::iter). A
+/// lens, prism or optional writes bytes as the first step of a path
+/// (`NAME.then(Field::x)`); a getter has no write, and no path past it has.
+/// To write its own focus, write through the path it names, which rustc
+/// can check is writable.
 ///
 /// ```
 /// use optics_core::prelude::*;

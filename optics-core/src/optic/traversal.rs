@@ -43,6 +43,12 @@ pub trait Traverse: Optic {
 }
 
 /// Write access to every focus, in order.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot write its foci",
+    label = "read-only",
+    note = "a getter (`Type::kind`, or a getter from `optic!`) and a path through an `Rc` or an `Arc` are read-only, on values and on JSON bytes, and so is any path that goes on past them",
+    note = "write through a path of lenses, prisms, optionals and `each()`, or through a `Box`"
+)]
 pub trait TraverseMut: Traverse {
     /// The iterator over the foci, mutably.
     type IterMut<'s>: Iterator<Item = &'s mut Self::Focus>

@@ -8,7 +8,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 use super::private;
-use crate::ast::{Field, Input, Style};
+use crate::ast::{borrowable_cow, Field, Input, Style};
 use crate::attr::DefaultValue;
 
 /// What a field's JSON layout depends on beyond the field itself: its struct's
@@ -166,44 +166,15 @@ fn with_de_lifetime(generics: &syn::Generics) -> syn::Generics {
 /// (a plain `Cow` always owns). The function that decodes it the same way, and
 /// `'x`, which the decoder's lifetime must outlive.
 fn borrowed_cow(input: &Input, field: &Field) -> Option<(TokenStream, syn::Lifetime)> {
-    fn ungroup(ty: &syn::Type) -> &syn::Type {
-        match ty {
-            syn::Type::Group(group) => ungroup(&group.elem),
-            ty => ty,
-        }
-    }
     if !field.attrs.borrow || field.attrs.deserialize_with.is_some() {
         return None;
     }
-    let syn::Type::Path(path) = ungroup(field.ty) else {
-        return None;
-    };
-    let segment = path.path.segments.last()?;
-    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
-        return None;
-    };
-    let mut args = args.args.iter();
-    let (
-        Some(syn::GenericArgument::Lifetime(lifetime)),
-        Some(syn::GenericArgument::Type(elem)),
-        None,
-    ) = (args.next(), args.next(), args.next())
-    else {
-        return None;
-    };
-    if segment.ident != "Cow" {
-        return None;
-    }
+    let (bytes, lifetime) = borrowable_cow(field.ty)?;
     let p = private(input);
-    let function = match ungroup(elem) {
-        syn::Type::Path(elem) if elem.qself.is_none() && elem.path.is_ident("str") => {
-            quote!(#p::borrow_cow_str)
-        }
-        syn::Type::Slice(slice) if matches!(ungroup(&slice.elem), syn::Type::Path(elem) if elem.path.is_ident("u8")) =>
-        {
-            quote!(#p::borrow_cow_bytes)
-        }
-        _ => return None,
+    let function = if bytes {
+        quote!(#p::borrow_cow_bytes)
+    } else {
+        quote!(#p::borrow_cow_str)
     };
     Some((function, lifetime.clone()))
 }

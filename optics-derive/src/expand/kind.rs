@@ -50,6 +50,9 @@ pub fn kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
             ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash,
             ::core::cmp::PartialOrd, ::core::cmp::Ord,
         )]
+        // Named after the enum and its variants: where they are not camel
+        // case, rustc warns at the user's enum already, which may allow it.
+        #[allow(non_camel_case_types)]
         #vis enum #kind_type {
             #(#[doc = #variant_docs] #names,)*
         }
