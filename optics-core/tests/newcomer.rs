@@ -1,0 +1,722 @@
+//! The framework used from its docs alone, on a model unlike the repo's:
+//! an order service. Every read and write is held to serde_json, on the
+//! value and on the bytes.
+
+use std::collections::HashMap;
+
+use optics_core::json::{Duplicates, Strict};
+use optics_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[global_allocator]
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Order<'a> {
+    order_id: u128,
+    balance_cents: i128,
+    status: Status,
+    shipping: Shipping,
+    line_items: Vec<LineItem>,
+    address: Option<Address>,
+    counters: HashMap<String, u32>,
+    #[serde(default)]
+    priority: u8,
+    #[serde(rename = "memo")]
+    note: Box<Note>,
+    discount: f32,
+    grade: char,
+    #[serde(borrow)]
+    channel: &'a str,
+}
+
+/// serde's default representation: externally tagged.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum Status {
+    Pending,
+    Held(String),
+    Shipped { carrier: String, tracking: u64 },
+}
+
+/// Adjacently tagged.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", content = "data", rename_all = "snake_case")]
+enum Shipping {
+    Pickup,
+    Courier(Courier),
+    Freight { weight: f32, pallets: u32 },
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Courier {
+    company_name: String,
+    express: bool,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct LineItem {
+    sku: String,
+    quantity: u32,
+    unit_price: f64,
+    #[serde(default)]
+    gift: bool,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Address {
+    street_line: String,
+    city: String,
+    zip_code: Option<String>,
+}
+
+/// Recursive, through a `Box`.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Note {
+    text: String,
+    reply: Option<Box<Note>>,
+}
+
+fn order(n: u32) -> Order<'static> {
+    let status = match n % 3 {
+        0 => Status::Pending,
+        1 => Status::Held(format!("fraud check {n}")),
+        _ => Status::Shipped {
+            carrier: "ups".to_owned(),
+            tracking: 1_000_000 + u64::from(n),
+        },
+    };
+    let shipping = match n % 3 {
+        0 => Shipping::Courier(Courier {
+            company_name: "Fast \"Bikes\"".to_owned(),
+            express: n.is_multiple_of(2),
+        }),
+        1 => Shipping::Freight {
+            weight: 12.5,
+            pallets: n,
+        },
+        _ => Shipping::Pickup,
+    };
+    Order {
+        order_id: u128::MAX - u128::from(n),
+        balance_cents: i128::MIN + i128::from(n) * 7_000_000_000_000_000_000_000_000_000_000_000,
+        status,
+        shipping,
+        line_items: (0..n % 4)
+            .map(|i| LineItem {
+                sku: format!("SKU-{i}\u{e9}"),
+                quantity: i + 1,
+                unit_price: 9.99 * f64::from(i + 1),
+                gift: i == 1,
+            })
+            .collect(),
+        address: (n % 2 == 1).then(|| Address {
+            street_line: "1 Main St".to_owned(),
+            city: "Z\u{fc}rich".to_owned(),
+            zip_code: (n % 4 == 1).then(|| "8001".to_owned()),
+        }),
+        counters: HashMap::from([("views".to_owned(), n), ("edits".to_owned(), 2)]),
+        priority: (n % 5) as u8,
+        note: Box::new(Note {
+            text: "first".to_owned(),
+            reply: Some(Box::new(Note {
+                text: format!("reply {n}"),
+                reply: None,
+            })),
+        }),
+        discount: 0.1 * n as f32,
+        grade: ['A', '\u{e9}', '\u{1F600}'][n as usize % 3],
+        channel: "web",
+    }
+}
+
+fn orders() -> Vec<Order<'static>> {
+    (0..12).map(order).collect()
+}
+
+fn decode(bytes: &[u8]) -> Order<'_> {
+    serde_json::from_slice(bytes).expect("serde_json decodes the order")
+}
+
+#[test]
+fn every_leaf_reads_the_same_from_bytes_and_value() {
+    for order in orders() {
+        let bytes = serde_json::to_vec(&order).unwrap();
+        assert_eq!(decode(&bytes), order);
+        check_reads(&bytes);
+        let pretty = serde_json::to_vec_pretty(&order).unwrap();
+        check_reads(&pretty);
+    }
+}
+
+/// Every path below reads from `bytes` what it previews in serde_json's
+/// decode of them.
+fn check_reads(bytes: &[u8]) {
+    {
+        let json = Json::<Order>::new(bytes);
+        let value = decode(bytes);
+
+        assert_eq!(
+            json.read(Order::order_id),
+            Some(*Order::order_id.get(&value))
+        );
+        assert_eq!(json.read(Order::balance_cents), Some(value.balance_cents));
+        assert_eq!(json.read(Order::status), Some(value.status.clone()));
+        assert_eq!(json.read(Order::shipping), Some(value.shipping.clone()));
+        assert_eq!(json.read(Order::line_items), Some(value.line_items.clone()));
+        assert_eq!(json.read(Order::address), Some(value.address.clone()));
+        assert_eq!(json.read(Order::counters), Some(value.counters.clone()));
+        assert_eq!(json.read(Order::priority), Some(value.priority));
+        assert_eq!(json.read(Order::note), Some(value.note.clone()));
+        assert_eq!(json.read(Order::discount), Some(value.discount));
+        assert_eq!(json.read(Order::grade), Some(value.grade));
+        assert_eq!(json.read(Order::channel), Some(value.channel));
+
+        // Variants: prisms and the optionals of struct variants.
+        assert_eq!(
+            json.read(Order::status.then(Status::held)),
+            Order::status.then(Status::held).preview(&value).cloned()
+        );
+        assert_eq!(
+            json.read(Order::status.then(Status::pending)),
+            Order::status.then(Status::pending).preview(&value).cloned()
+        );
+        let tracking = Order::status.then(Status::shipped_tracking);
+        assert_eq!(json.read(tracking), tracking.preview(&value).copied());
+        let carrier = Order::status.then(Status::shipped_carrier);
+        assert_eq!(json.read(carrier), carrier.preview(&value).cloned());
+        assert_eq!(
+            json.read(Order::status.then(Status::kind)),
+            Some(*Status::kind.get(&value.status))
+        );
+
+        let company = Order::shipping
+            .then(Shipping::courier)
+            .then(Courier::company_name);
+        assert_eq!(json.read(company), company.preview(&value).cloned());
+        let pallets = Order::shipping.then(Shipping::freight_pallets);
+        assert_eq!(json.read(pallets), pallets.preview(&value).copied());
+        let weight = Order::shipping.then(Shipping::freight_weight);
+        assert_eq!(json.read(weight), weight.preview(&value).copied());
+        let pickup = Order::shipping.then(Shipping::pickup);
+        assert_eq!(json.read(pickup), pickup.preview(&value).copied());
+        assert_eq!(
+            json.read(Order::shipping.then(Shipping::kind)),
+            Some(*Shipping::kind.get(&value.shipping))
+        );
+
+        // Option, Box, recursion.
+        let city = Order::address.then(some()).then(Address::city);
+        assert_eq!(json.read(city), city.preview(&value).cloned());
+        let zip = Order::address
+            .then(some())
+            .then(Address::zip_code)
+            .then(some());
+        assert_eq!(json.read(zip), zip.preview(&value).cloned());
+        let reply = Order::note.then(Note::reply).then(some()).then(Note::text);
+        assert_eq!(json.read(reply), reply.preview(&value).cloned());
+        let deeper = Order::note
+            .then(Note::reply)
+            .then(some())
+            .then(Note::reply)
+            .then(some())
+            .then(Note::text);
+        assert_eq!(json.read(deeper), deeper.preview(&value).cloned());
+
+        // Lists and maps.
+        for i in 0..5 {
+            let sku = Order::line_items.then(at(i)).then(LineItem::sku);
+            assert_eq!(json.read(sku), sku.preview(&value).cloned());
+            let price = Order::line_items.then(at(i)).then(LineItem::unit_price);
+            assert_eq!(json.read(price), price.preview(&value).copied());
+        }
+        for k in ["views", "edits", "missing"] {
+            let counter = Order::counters.then(key(k));
+            assert_eq!(json.read(counter), counter.preview(&value).copied(), "{k}");
+        }
+
+        // The borrowed leaf points into the message.
+        let channel: &str = json.read(Order::channel).unwrap();
+        assert!(bytes.as_ptr_range().contains(&channel.as_ptr()));
+
+        // The same through the reader capability.
+        fn views<'x>(order: impl Reader<Order<'x>>) -> Option<u32> {
+            order.read(Order::counters.then(key("views")))
+        }
+        assert_eq!(views(&value), views(json));
+    }
+}
+
+/// Orders as another writer might send them: members in another order,
+/// whitespace, escapes, a defaulted field left out, the adjacent content
+/// before its tag.
+const HAND_WRITTEN: &[&str] = &[
+    r#"{"orderId":340282366920938463463374607431768211455,"balanceCents":-170141183460469231731687303715884105728,"status":"Pending","shipping":{"kind":"pickup"},"lineItems":[],"address":null,"counters":{},"memo":{"text":"","reply":null},"discount":0,"grade":"x","channel":"app"}"#,
+    r#"{ "channel" : "app" , "grade" : "\u00e9", "discount" : 1e-1, "memo" : { "reply" : { "reply" : null, "text" : "b\"q\"" }, "text" : "a" },
+        "counters" : { "views" : 3, "edits" : 4, "views" : 5 }, "address" : { "zipCode" : "1\u0030", "city" : "Bern", "streetLine" : "x" },
+        "lineItems" : [ { "unitPrice" : 1.5E2, "quantity" : 2, "sku" : "A\/B" }, { "sku" : "C", "gift" : true, "quantity" : 0, "unitPrice" : -0.0 } ],
+        "shipping" : { "data" : { "express" : false, "companyName" : "DHL" }, "kind" : "courier" },
+        "status" : { "Shipped" : { "tracking" : 18446744073709551615, "carrier" : "fedex" } }, "order\u0049d" : 0, "priority" : 9, "balanceCents" : -0 }"#,
+    r#"{"orderId":1,"balanceCents":170141183460469231731687303715884105727,"status":{"Held":"why \ud83d\ude00"},"shipping":{"kind":"freight","data":{"pallets":3,"weight":2.5e0}},"lineItems":[{"sku":"s","quantity":1,"unitPrice":0.1}],"address":{"streetLine":"s","city":"c"},"counters":{"edits":1},"memo":{"text":"t","reply":{"text":"u","reply":{"text":"v","reply":null}}},"discount":3.4028235e38,"grade":"\ud83d\ude00","channel":"b2b"}"#,
+    r#"{"orderId":2,"balanceCents":0,"status":{"Shipped":{"carrier":"x","tracking":0}},"shipping":{"data":{"weight":1,"pallets":0},"kind":"freight"},"lineItems":[],"address":null,"counters":{"views":7},"memo":{"text":"t","reply":null},"discount":-1.5,"grade":" ","channel":"","priority":255}"#,
+];
+
+#[test]
+fn hand_written_orders_read_as_serde_json_decodes_them() {
+    for text in HAND_WRITTEN {
+        check_reads(text.as_bytes());
+    }
+}
+
+optic! {
+    /// How often an order was viewed.
+    optional VIEWS: Order<'static> => u32 = Order::counters.then(key("views"));
+}
+
+optic! {
+    /// The courier's company of an order shipped by courier.
+    optional COURIER_NAME: Order<'static> => String =
+        Order::shipping.then(Shipping::courier).then(Courier::company_name);
+}
+
+optic! {
+    /// An order's line items.
+    lens ITEMS: Order<'static> => Vec<LineItem> = Order::line_items;
+}
+
+#[test]
+fn named_paths_read_as_the_paths_they_name() {
+    let mut texts: Vec<Vec<u8>> = orders()
+        .iter()
+        .map(|o| serde_json::to_vec(o).unwrap())
+        .collect();
+    texts.extend(HAND_WRITTEN.iter().map(|t| t.as_bytes().to_vec()));
+    for bytes in &texts {
+        let value: Order<'static> = serde_json::from_slice::<Order>(bytes)
+            .map(|o| Order {
+                channel: "",
+                ..o.clone()
+            })
+            .unwrap();
+        let json = Json::<Order<'static>>::new(bytes);
+        assert_eq!(json.read(VIEWS), VIEWS.preview(&value).copied());
+        assert_eq!(
+            json.read(COURIER_NAME),
+            COURIER_NAME.preview(&value).cloned()
+        );
+        assert_eq!(json.read(ITEMS).as_ref(), Some(ITEMS.get(&value)));
+        let skus = ITEMS.then(each()).then(LineItem::sku);
+        let on_value: Vec<String> = skus.iter(&value).cloned().collect();
+        let on_bytes: Option<Vec<String>> = json.read_each(skus).collect();
+        assert_eq!(on_bytes, Some(on_value));
+    }
+}
+
+#[test]
+fn each_visits_line_items_and_counters_on_values_and_bytes() {
+    let mut texts: Vec<Vec<u8>> = orders()
+        .iter()
+        .map(|o| serde_json::to_vec(o).unwrap())
+        .collect();
+    texts.extend(HAND_WRITTEN.iter().map(|t| t.as_bytes().to_vec()));
+    for bytes in &texts {
+        let value = decode(bytes);
+        let json = Json::<Order>::new(bytes);
+
+        let quantities = Order::line_items.then(each()).then(LineItem::quantity);
+        let on_value: Vec<u32> = quantities.iter(&value).copied().collect();
+        let on_bytes: Option<Vec<u32>> = json.read_each(quantities).collect();
+        assert_eq!(on_bytes, Some(on_value.clone()));
+        assert_eq!(
+            quantities.fold(&value, 0, |n, q| n + q),
+            on_value.iter().sum::<u32>()
+        );
+
+        // A missing defaulted field is read as serde fills it in.
+        let gifts = Order::line_items.then(each()).then(LineItem::gift);
+        let on_value: Vec<bool> = gifts.iter(&value).copied().collect();
+        let on_bytes: Option<Vec<bool>> = json.read_each(gifts).collect();
+        assert_eq!(on_bytes, Some(on_value));
+
+        // Each view is one line item's own JSON.
+        let items: Vec<LineItem> = json
+            .iter(Order::line_items.then(each()))
+            .map(|item| serde_json::from_slice(item.bytes()).unwrap())
+            .collect();
+        assert_eq!(items, value.line_items);
+
+        // A map's values: in the bytes' order, every member the bytes hold.
+        let mut on_value: Vec<u32> = Order::counters
+            .then(each())
+            .iter(&value)
+            .copied()
+            .collect::<Vec<u32>>();
+        let on_bytes: Option<Vec<u32>> = json.read_each(Order::counters.then(each())).collect();
+        let mut on_bytes = on_bytes.unwrap();
+        on_value.sort();
+        on_bytes.sort();
+        if bytes.windows(7).filter(|w| w == br#""views""#).count() < 2 {
+            assert_eq!(on_bytes, on_value);
+        }
+    }
+}
+
+#[test]
+fn strict_reads_refuse_duplicate_keys_and_malformed_messages() {
+    let bytes = serde_json::to_vec(&order(4)).unwrap();
+    let views = Order::counters.then(key("views"));
+    let city = Order::address.then(some()).then(Address::city);
+
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Order>::validated(&bytes, &duplicates).unwrap();
+    assert_eq!(strict.read(views), Some(4));
+    assert_eq!(strict.read(city), None);
+    assert!(!duplicates.met());
+
+    // A struct key given twice on the path: serde_json refuses the order,
+    // a strict read refuses the path.
+    let twice = br#"{"orderId":1,"balanceCents":1,"address":{"streetLine":"s","city":"a","city":"b"},"status":"Pending","shipping":{"kind":"pickup"},"lineItems":[],"counters":{},"memo":{"text":"t","reply":null},"discount":0,"grade":"g","channel":"c"}"#;
+    assert!(serde_json::from_slice::<Order>(twice).is_err());
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Order>::validated(twice, &duplicates).unwrap();
+    assert_eq!(strict.read(city), None);
+    assert!(duplicates.met());
+    // Trusting, the first is read.
+    assert_eq!(Json::<Order>::new(twice).read(city).as_deref(), Some("a"));
+
+    // The same key twice in a map: serde_json keeps the last, so does a
+    // strict read, and it is no duplicate.
+    let map_twice = br#"{"orderId":1,"balanceCents":1,"address":null,"status":"Pending","shipping":{"kind":"pickup"},"lineItems":[],"counters":{"views":1,"views":2},"memo":{"text":"t","reply":null},"discount":0,"grade":"g","channel":"c"}"#;
+    let value = decode(map_twice);
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Order>::validated(map_twice, &duplicates).unwrap();
+    assert_eq!(strict.read(views), views.preview(&value).copied());
+    assert!(!duplicates.met());
+
+    // Malformed messages are refused whole.
+    for bad in [
+        &bytes[..bytes.len() - 1],
+        br#"{"orderId":1,}"#,
+        br#"{"orderId":01}"#,
+        br#"{"orderId":1}x"#,
+        b"{\"channel\":\"\xff\"}",
+        br#"{"channel":"\ud800"}"#,
+        br#"{"discount":1e400}"#,
+    ] {
+        assert!(serde_json::from_slice::<serde_json::Value>(bad).is_err());
+        let duplicates = Duplicates::new();
+        assert!(
+            Strict::<Order>::validated(bad, &duplicates).is_err(),
+            "{}",
+            String::from_utf8_lossy(bad)
+        );
+        assert!(Json::<Order>::validated(bad).is_err());
+    }
+}
+
+/// Every order the tests read: generated ones, compact and pretty, and the
+/// hand-written ones.
+fn all_texts() -> Vec<Vec<u8>> {
+    let mut texts = Vec::new();
+    for order in orders() {
+        texts.push(serde_json::to_vec(&order).unwrap());
+        texts.push(serde_json::to_vec_pretty(&order).unwrap());
+    }
+    texts.extend(HAND_WRITTEN.iter().map(|t| t.as_bytes().to_vec()));
+    texts
+}
+
+/// Holds a byte write to the same write on the decoded value: where the
+/// write has a focus, the new bytes decode to the value written; where it
+/// has none, the bytes write refuses and the value is left as it was.
+fn check_write<'b>(
+    what: &str,
+    bytes: &'b [u8],
+    on_bytes: impl FnOnce(Json<'b, Order<'b>>) -> Option<Vec<u8>>,
+    on_value: impl FnOnce(&mut Order<'b>) -> bool,
+) {
+    let mut value = decode(bytes);
+    let written = on_value(&mut value);
+    let patched = on_bytes(Json::new(bytes));
+    let text = String::from_utf8_lossy(bytes);
+    match patched {
+        Some(patched) => {
+            assert!(
+                written,
+                "{what}: bytes written where the value had no focus: {text}"
+            );
+            let decoded = serde_json::from_slice::<Order>(&patched)
+                .unwrap_or_else(|e| panic!("{what}: {e} in {}", String::from_utf8_lossy(&patched)));
+            assert_eq!(
+                decoded,
+                value,
+                "{what}: {}",
+                String::from_utf8_lossy(&patched)
+            );
+        }
+        None => assert!(
+            !written,
+            "{what}: bytes refused a write the value took: {text}"
+        ),
+    }
+}
+
+#[test]
+fn byte_writes_decode_as_the_same_write_on_the_value() {
+    for bytes in &all_texts() {
+        let bytes = &bytes[..];
+
+        let street = Order::address.then(some()).then(Address::street_line);
+        let redacted = "REDACTED".to_owned();
+        check_write(
+            "redact",
+            bytes,
+            |j| j.set(street, &redacted),
+            |v| street.modify(v, |s| *s = redacted.clone()),
+        );
+
+        let views = Order::counters.then(key("views"));
+        check_write(
+            "bump views",
+            bytes,
+            |j| j.modify(views, |n| n + 1),
+            |v| views.modify(v, |n| *n += 1),
+        );
+        check_write(
+            "balance",
+            bytes,
+            |j| j.modify(Order::balance_cents, |n| n / -2),
+            |v| Order::balance_cents.modify(v, |n| *n /= -2),
+        );
+        check_write(
+            "order id",
+            bytes,
+            |j| j.modify(Order::order_id, |n| n / 3),
+            |v| Order::order_id.modify(v, |n| *n /= 3),
+        );
+        check_write(
+            "priority",
+            bytes,
+            |j| j.modify(Order::priority, |n| n.wrapping_add(1)),
+            |v| Order::priority.modify(v, |n| *n = n.wrapping_add(1)),
+        );
+        check_write(
+            "discount",
+            bytes,
+            |j| j.set(Order::discount, &0.3),
+            |v| Order::discount.modify(v, |d| *d = 0.3),
+        );
+        check_write(
+            "grade",
+            bytes,
+            |j| j.set(Order::grade, &'\u{1F4E6}'),
+            |v| Order::grade.modify(v, |g| *g = '\u{1F4E6}'),
+        );
+        check_write(
+            "channel",
+            bytes,
+            |j| j.set(Order::channel, &"phone"),
+            |v| Order::channel.modify(v, |c| *c = "phone"),
+        );
+
+        // Enum variants, whole and through prisms.
+        let shipped = Status::Shipped {
+            carrier: "dhl".to_owned(),
+            tracking: 42,
+        };
+        check_write(
+            "status",
+            bytes,
+            |j| j.set(Order::status, &shipped),
+            |v| Order::status.modify(v, |s| *s = shipped.clone()),
+        );
+        let held = Order::status.then(Status::held);
+        check_write(
+            "held",
+            bytes,
+            |j| j.set(held, &"again".to_owned()),
+            |v| held.modify(v, |h| *h = "again".to_owned()),
+        );
+        let tracking = Order::status.then(Status::shipped_tracking);
+        check_write(
+            "tracking",
+            bytes,
+            |j| j.modify(tracking, |t| t / 2),
+            |v| tracking.modify(v, |t| *t /= 2),
+        );
+        let freight = Shipping::Freight {
+            weight: 0.5,
+            pallets: 1,
+        };
+        check_write(
+            "shipping",
+            bytes,
+            |j| j.set(Order::shipping, &freight),
+            |v| Order::shipping.modify(v, |s| *s = freight.clone()),
+        );
+        let pickup = Shipping::Pickup;
+        check_write(
+            "pickup",
+            bytes,
+            |j| j.set(Order::shipping, &pickup),
+            |v| Order::shipping.modify(v, |s| *s = pickup.clone()),
+        );
+        let express = Order::shipping
+            .then(Shipping::courier)
+            .then(Courier::express);
+        check_write(
+            "express",
+            bytes,
+            |j| j.set(express, &true),
+            |v| express.modify(v, |e| *e = true),
+        );
+        let pallets = Order::shipping.then(Shipping::freight_pallets);
+        check_write(
+            "pallets",
+            bytes,
+            |j| j.modify(pallets, |p| p + 10),
+            |v| pallets.modify(v, |p| *p += 10),
+        );
+
+        // Options set to `None`.
+        check_write(
+            "no address",
+            bytes,
+            |j| j.set(Order::address, &None),
+            |v| Order::address.modify(v, |a| *a = None),
+        );
+        let zip = Order::address.then(some()).then(Address::zip_code);
+        check_write(
+            "no zip",
+            bytes,
+            |j| j.set(zip, &None),
+            |v| zip.modify(v, |z| *z = None),
+        );
+        let reply = Order::note.then(Note::reply);
+        check_write(
+            "no reply",
+            bytes,
+            |j| j.set(reply, &None),
+            |v| reply.modify(v, |r| *r = None),
+        );
+        let reply_text = reply.then(some()).then(Note::text);
+        check_write(
+            "reply text",
+            bytes,
+            |j| j.set(reply_text, &"edited".to_owned()),
+            |v| reply_text.modify(v, |t| *t = "edited".to_owned()),
+        );
+
+        // Every line item, every counter.
+        let quantities = Order::line_items.then(each()).then(LineItem::quantity);
+        check_write(
+            "quantities",
+            bytes,
+            |j| j.modify_all(quantities, |q| q * 2),
+            |v| {
+                quantities.modify_all(v, |q| *q *= 2);
+                true
+            },
+        );
+        let gifts = Order::line_items.then(each()).then(LineItem::gift);
+        check_write(
+            "gifts",
+            bytes,
+            |j| j.set_all(gifts, &true),
+            |v| {
+                gifts.set_all(v, true);
+                true
+            },
+        );
+        let prices = Order::line_items.then(each()).then(LineItem::unit_price);
+        check_write(
+            "prices",
+            bytes,
+            |j| j.modify_all(prices, |p| p * 1.5),
+            |v| {
+                prices.modify_all(v, |p| *p *= 1.5);
+                true
+            },
+        );
+        let counters = Order::counters.then(each());
+        check_write(
+            "counters",
+            bytes,
+            |j| j.set_all(counters, &0),
+            |v| {
+                counters.set_all(v, 0);
+                true
+            },
+        );
+    }
+}
+
+/// Runs `read` and returns what it gave and how many allocations it made
+/// on this thread.
+fn counted<R>(read: impl FnOnce() -> R) -> (R, u64) {
+    let (result, counts) = alloc_counter::measure_thread(read);
+    (result, counts.allocations)
+}
+
+#[test]
+fn reads_of_leaves_allocate_nothing() {
+    let mut order = order(5);
+    order.shipping = Shipping::Freight {
+        weight: 12.5,
+        pallets: 5,
+    };
+    order.line_items = self::order(7).line_items;
+    let bytes = serde_json::to_vec(&order).unwrap();
+    let json = Json::<Order>::new(&bytes);
+    let tracking = Order::status.then(Status::shipped_tracking);
+    let pallets = Order::shipping.then(Shipping::freight_pallets);
+    let weight = Order::shipping.then(Shipping::freight_weight);
+    let views = Order::counters.then(key("views"));
+    let gift = Order::line_items.then(at(1)).then(LineItem::gift);
+    let price = Order::line_items.then(at(0)).then(LineItem::unit_price);
+
+    assert_eq!(
+        counted(|| json.read(Order::discount)),
+        (Some(order.discount), 0)
+    );
+    assert_eq!(counted(|| json.read(Order::grade)), (Some(order.grade), 0));
+    assert_eq!(counted(|| json.read(Order::channel)), (Some("web"), 0));
+    assert_eq!(
+        counted(|| json.read(Order::priority)),
+        (Some(order.priority), 0)
+    );
+    assert_eq!(
+        counted(|| json.read(Order::status.then(Status::kind))),
+        (Some(StatusKind::Shipped), 0)
+    );
+    assert_eq!(
+        counted(|| json.read(Order::shipping.then(Shipping::kind))),
+        (Some(ShippingKind::Freight), 0)
+    );
+    assert_eq!(counted(|| json.read(tracking)), (Some(1_000_005), 0));
+    assert_eq!(counted(|| json.read(pallets)), (Some(5), 0));
+    assert_eq!(counted(|| json.read(weight)), (Some(12.5), 0));
+    assert_eq!(counted(|| json.read(views)), (Some(5), 0));
+    assert_eq!(counted(|| json.read(gift)), (Some(true), 0));
+    assert_eq!(counted(|| json.read(price)), (Some(9.99), 0));
+    assert_eq!(
+        counted(|| json.read(Order::order_id)),
+        (Some(order.order_id), 0)
+    );
+    assert_eq!(
+        counted(|| json.read(Order::balance_cents)),
+        (Some(order.balance_cents), 0)
+    );
+    assert_eq!(
+        counted(|| json.iter(Order::line_items.then(each())).count()),
+        (order.line_items.len(), 0)
+    );
+    let duplicates = Duplicates::new();
+    assert_eq!(
+        counted(|| Strict::<Order>::validated(&bytes, &duplicates).map(|s| s.read(views))),
+        (Ok(Some(5)), 0)
+    );
+}
