@@ -6,7 +6,11 @@ use std::collections::HashMap;
 
 use optics_core::json::{Duplicates, Strict};
 use optics_core::prelude::*;
+use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
+
+#[path = "support/scale.rs"]
+mod scale;
 
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
@@ -467,8 +471,13 @@ fn check_write<'b>(
 #[test]
 fn byte_writes_decode_as_the_same_write_on_the_value() {
     for bytes in &all_texts() {
-        let bytes = &bytes[..];
+        check_writes(bytes);
+    }
+}
 
+/// Each write below, on `bytes` and on serde_json's decode of them.
+fn check_writes(bytes: &[u8]) {
+    {
         let street = Order::address.then(some()).then(Address::street_line);
         let redacted = "REDACTED".to_owned();
         check_write(
@@ -482,8 +491,8 @@ fn byte_writes_decode_as_the_same_write_on_the_value() {
         check_write(
             "bump views",
             bytes,
-            |j| j.modify(views, |n| n + 1),
-            |v| views.modify(v, |n| *n += 1),
+            |j| j.modify(views, |n| n.wrapping_add(1)),
+            |v| views.modify(v, |n| *n = n.wrapping_add(1)),
         );
         check_write(
             "balance",
@@ -577,8 +586,8 @@ fn byte_writes_decode_as_the_same_write_on_the_value() {
         check_write(
             "pallets",
             bytes,
-            |j| j.modify(pallets, |p| p + 10),
-            |v| pallets.modify(v, |p| *p += 10),
+            |j| j.modify(pallets, |p| p.wrapping_add(10)),
+            |v| pallets.modify(v, |p| *p = p.wrapping_add(10)),
         );
 
         // Options set to `None`.
@@ -615,9 +624,9 @@ fn byte_writes_decode_as_the_same_write_on_the_value() {
         check_write(
             "quantities",
             bytes,
-            |j| j.modify_all(quantities, |q| q * 2),
+            |j| j.modify_all(quantities, |q| q.wrapping_mul(2)),
             |v| {
-                quantities.modify_all(v, |q| *q *= 2);
+                quantities.modify_all(v, |q| *q = q.wrapping_mul(2));
                 true
             },
         );
@@ -719,4 +728,122 @@ fn reads_of_leaves_allocate_nothing() {
         counted(|| Strict::<Order>::validated(&bytes, &duplicates).map(|s| s.read(views))),
         (Ok(Some(5)), 0)
     );
+}
+
+/// Strings a reader could mistake for structure: keys of the model inside
+/// values, quotes, backslashes, braces, non-ASCII.
+fn tricky_string() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(r#"","channel":"evil"#.to_owned()),
+        Just(r#"\"}]},"orderId":7,"#.to_owned()),
+        Just(r#"{"views":1}"#.to_owned()),
+        Just("\\".to_owned()),
+        Just("\u{1F600}\u{e9}\n\t\u{1}".to_owned()),
+        Just("views".to_owned()),
+        Just("courier".to_owned()),
+        any::<String>(),
+        "[a-z]{0,12}",
+    ]
+}
+
+fn status() -> impl Strategy<Value = Status> {
+    prop_oneof![
+        Just(Status::Pending),
+        tricky_string().prop_map(Status::Held),
+        (tricky_string(), any::<u64>())
+            .prop_map(|(carrier, tracking)| Status::Shipped { carrier, tracking }),
+    ]
+}
+
+fn shipping() -> impl Strategy<Value = Shipping> {
+    prop_oneof![
+        Just(Shipping::Pickup),
+        (tricky_string(), any::<bool>()).prop_map(|(company_name, express)| {
+            Shipping::Courier(Courier {
+                company_name,
+                express,
+            })
+        }),
+        (-1000i32..1000, any::<u32>()).prop_map(|(w, pallets)| Shipping::Freight {
+            weight: w as f32 / 4.0,
+            pallets,
+        }),
+    ]
+}
+
+fn line_item() -> impl Strategy<Value = LineItem> {
+    (tricky_string(), any::<u32>(), -4000i32..4000, any::<bool>()).prop_map(
+        |(sku, quantity, cents, gift)| LineItem {
+            sku,
+            quantity,
+            unit_price: f64::from(cents) / 4.0,
+            gift,
+        },
+    )
+}
+
+fn note() -> impl Strategy<Value = Note> {
+    let leaf = tricky_string().prop_map(|text| Note { text, reply: None });
+    leaf.prop_recursive(4, 8, 1, |inner| {
+        (tricky_string(), proptest::option::of(inner)).prop_map(|(text, reply)| Note {
+            text,
+            reply: reply.map(Box::new),
+        })
+    })
+}
+
+prop_compose! {
+    fn random_order()(
+        order_id in any::<u128>(),
+        balance_cents in any::<i128>(),
+        status in status(),
+        shipping in shipping(),
+        line_items in proptest::collection::vec(line_item(), 0..40),
+        address in proptest::option::of((tricky_string(), tricky_string(), proptest::option::of(tricky_string()))),
+        counters in proptest::collection::hash_map(tricky_string(), any::<u32>(), 0..6),
+        priority in any::<u8>(),
+        note in note(),
+        discount in -1000i32..1000,
+        grade in any::<char>(),
+        channel in "[a-z]{0,8}",
+    ) -> (Order<'static>, String) {
+        let order = Order {
+            order_id,
+            balance_cents,
+            status,
+            shipping,
+            line_items,
+            address: address.map(|(street_line, city, zip_code)| Address { street_line, city, zip_code }),
+            counters,
+            priority,
+            note: Box::new(note),
+            discount: discount as f32 / 8.0,
+            grade,
+            channel: "",
+        };
+        (order, channel)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(64)))]
+
+    #[test]
+    fn random_orders_read_and_write_as_serde_json(
+        (order, channel) in random_order(),
+        pretty in any::<bool>(),
+    ) {
+        let order = Order { channel: &channel, ..order };
+        let bytes = if pretty {
+            serde_json::to_vec_pretty(&order).unwrap()
+        } else {
+            serde_json::to_vec(&order).unwrap()
+        };
+        check_reads(&bytes);
+        check_writes(&bytes);
+        let json = Json::<Order>::new(&bytes);
+        for k in order.counters.keys() {
+            prop_assert_eq!(json.read(Order::counters.then(key(k.as_str()))), order.counters.get(k).copied());
+        }
+    }
 }
