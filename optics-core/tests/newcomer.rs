@@ -861,18 +861,103 @@ proptest! {
     fn random_orders_read_and_write_as_serde_json(
         (order, channel) in random_order(),
         pretty in any::<bool>(),
+        before in "[ \t\r\n]{0,3}",
+        after in "[ \t\r\n]{0,3}",
+        front in any::<bool>(),
     ) {
         let order = Order { channel: &channel, ..order };
-        let bytes = if pretty {
-            serde_json::to_vec_pretty(&order).unwrap()
+        let mut bytes = before.into_bytes();
+        if pretty {
+            serde_json::to_writer_pretty(&mut bytes, &order).unwrap();
         } else {
-            serde_json::to_vec(&order).unwrap()
-        };
+            serde_json::to_writer(&mut bytes, &order).unwrap();
+        }
+        bytes.extend_from_slice(after.as_bytes());
+        check_strict_reads(&bytes);
+        check_duplicate_refused(&bytes, front);
         check_reads(&bytes);
         check_writes(&bytes);
         let json = Json::<Order>::new(&bytes);
         for k in order.counters.keys() {
             prop_assert_eq!(json.read(Order::counters.then(key(k.as_str()))), order.counters.get(k).copied());
         }
+    }
+}
+
+/// Strict reads of a well-formed order with no key twice: what the
+/// trusting reads and serde_json give.
+fn check_strict_reads(bytes: &[u8]) {
+    let value = decode(bytes);
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Order>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.read(Order::channel), Some(value.channel));
+    assert_eq!(strict.read(Order::grade), Some(value.grade));
+    assert_eq!(strict.read(Order::discount), Some(value.discount));
+    assert_eq!(strict.read(Order::order_id), Some(value.order_id));
+    let reply = Order::note.then(Note::reply).then(some()).then(Note::text);
+    assert_eq!(strict.read(reply), reply.preview(&value).cloned());
+    let company = Order::shipping.then(Shipping::courier).then(Courier::company_name);
+    assert_eq!(strict.read(company), company.preview(&value).cloned());
+    let carrier = Order::status.then(Status::shipped_carrier);
+    assert_eq!(strict.read(carrier), carrier.preview(&value).cloned());
+    let last_sku = Order::line_items
+        .then(at(value.line_items.len().saturating_sub(1)))
+        .then(LineItem::sku);
+    assert_eq!(strict.read(last_sku), last_sku.preview(&value).cloned());
+    for k in value.counters.keys() {
+        let counter = Order::counters.then(key(k.as_str()));
+        assert_eq!(strict.read(counter), counter.preview(&value).copied());
+    }
+    let memo = Strict::<Order>::validated_view(bytes, &duplicates, Order::note).unwrap();
+    assert_eq!(memo.and_then(|m| m.read(Note::text)), Some(value.note.text.clone()));
+    assert!(!duplicates.met());
+}
+
+/// Each root member given a second time, at the front or the back of the
+/// object: serde_json refuses the order, a strict read of that member
+/// refuses and says so, and a strict read of another member does not.
+fn check_duplicate_refused(bytes: &[u8], front: bool) {
+    let value = decode(bytes);
+    let text = std::str::from_utf8(bytes).unwrap();
+    let open = text.find('{').unwrap();
+    let close = text.rfind('}').unwrap();
+    let members: [(&str, String); 4] = [
+        ("channel", r#""channel":"dup""#.to_owned()),
+        ("grade", r#""grade":"D""#.to_owned()),
+        ("orderId", r#""orderId":12"#.to_owned()),
+        ("memo", r#""memo":{"text":"dup","reply":null}"#.to_owned()),
+    ];
+    for (name, member) in members {
+        let twice = if front {
+            format!("{}{member},{}", &text[..=open], &text[open + 1..])
+        } else {
+            format!("{},{member}{}", &text[..close], &text[close..])
+        };
+        let twice = twice.as_bytes();
+        assert!(serde_json::from_slice::<Order>(twice).is_err());
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Order>::validated(twice, &duplicates).unwrap();
+        let read = match name {
+            "channel" => strict.read(Order::channel).map(|_| ()),
+            "grade" => strict.read(Order::grade).map(|_| ()),
+            "orderId" => strict.read(Order::order_id).map(|_| ()),
+            _ => strict.read(Order::note.then(Note::text)).map(|_| ()),
+        };
+        assert_eq!(read, None, "{name} twice: {}", String::from_utf8_lossy(twice));
+        assert!(duplicates.met(), "{name} twice");
+        // The docs count an object's first key, where its value is a
+        // string, as on every path through the object (where serde writes
+        // an internal tag): repeated, it refuses every read there.
+        let first_string = front && (name == "channel" || name == "grade");
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Order>::validated(twice, &duplicates).unwrap();
+        let discount = (!first_string).then_some(value.discount);
+        assert_eq!(strict.read(Order::discount), discount, "{name} twice");
+        assert_eq!(duplicates.met(), first_string, "{name} twice, discount read");
+        let duplicates = Duplicates::new();
+        let view = Strict::<Order>::validated_view(twice, &duplicates, Order::note).unwrap();
+        let refused = name == "memo" || first_string;
+        assert_eq!(view.is_none(), refused, "{name} twice, memo viewed");
+        assert_eq!(duplicates.met(), refused, "{name} twice, memo viewed");
     }
 }
