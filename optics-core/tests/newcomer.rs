@@ -961,3 +961,163 @@ fn check_duplicate_refused(bytes: &[u8], front: bool) {
         assert_eq!(duplicates.met(), refused, "{name} twice, memo viewed");
     }
 }
+
+/// A second model, for what the first leaves out: an internally tagged
+/// enum, a flattened struct, aliases, members serde skips when empty.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Invoice {
+    #[serde(alias = "id")]
+    invoice_no: u64,
+    payment: Payment,
+    #[serde(flatten)]
+    audit: Audit,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    po_number: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<String>,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "method", rename_all = "snake_case")]
+enum Payment {
+    Cash,
+    Card(Card),
+    Voucher { code: String, amount: u32 },
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Card {
+    last_four: String,
+    network: Network,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+enum Network {
+    Visa,
+    Amex,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Audit {
+    created_by: String,
+    revision: u32,
+}
+
+fn payment() -> impl Strategy<Value = Payment> {
+    prop_oneof![
+        Just(Payment::Cash),
+        (tricky_string(), any::<bool>()).prop_map(|(last_four, amex)| Payment::Card(Card {
+            last_four,
+            network: if amex { Network::Amex } else { Network::Visa },
+        })),
+        (tricky_string(), any::<u32>()).prop_map(|(code, amount)| Payment::Voucher { code, amount }),
+    ]
+}
+
+prop_compose! {
+    fn random_invoice()(
+        invoice_no in any::<u64>(),
+        payment in payment(),
+        created_by in tricky_string(),
+        revision in any::<u32>(),
+        po_number in proptest::option::of(tricky_string()),
+        tags in proptest::collection::vec(tricky_string(), 0..4),
+    ) -> Invoice {
+        Invoice { invoice_no, payment, audit: Audit { created_by, revision }, po_number, tags }
+    }
+}
+
+/// Holds a byte write on an invoice to the same write on its decode.
+fn check_invoice_write(
+    what: &str,
+    bytes: &[u8],
+    on_bytes: impl FnOnce(Json<'_, Invoice>) -> Option<Vec<u8>>,
+    on_value: impl FnOnce(&mut Invoice) -> bool,
+) {
+    let mut value: Invoice = serde_json::from_slice(bytes).unwrap();
+    let written = on_value(&mut value);
+    let text = String::from_utf8_lossy(bytes);
+    match on_bytes(Json::new(bytes)) {
+        Some(patched) => {
+            assert!(written, "{what}: written without a focus: {text}");
+            let decoded: Invoice = serde_json::from_slice(&patched).unwrap_or_else(|e| {
+                panic!("{what}: {e} in {}", String::from_utf8_lossy(&patched))
+            });
+            assert_eq!(decoded, value, "{what}: {}", String::from_utf8_lossy(&patched));
+        }
+        None => assert!(!written, "{what}: refused: {text}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(64)))]
+
+    #[test]
+    fn random_invoices_read_and_write_as_serde_json(invoice in random_invoice(), pretty in any::<bool>()) {
+        let bytes = if pretty {
+            serde_json::to_vec_pretty(&invoice).unwrap()
+        } else {
+            serde_json::to_vec(&invoice).unwrap()
+        };
+        let json = Json::<Invoice>::new(&bytes);
+        let value: Invoice = serde_json::from_slice(&bytes).unwrap();
+        prop_assert_eq!(&value, &invoice);
+        prop_assert_eq!(json.read(Invoice::invoice_no), Some(value.invoice_no));
+        prop_assert_eq!(json.read(Invoice::payment), Some(value.payment.clone()));
+        prop_assert_eq!(json.read(Invoice::payment.then(Payment::kind)), Some(*Payment::kind.get(&value.payment)));
+        let network = Invoice::payment.then(Payment::card).then(Card::network);
+        prop_assert_eq!(json.read(network), network.preview(&value).copied());
+        let last_four = Invoice::payment.then(Payment::card).then(Card::last_four);
+        prop_assert_eq!(json.read(last_four), last_four.preview(&value).cloned());
+        let code = Invoice::payment.then(Payment::voucher_code);
+        prop_assert_eq!(json.read(code), code.preview(&value).cloned());
+        let amount = Invoice::payment.then(Payment::voucher_amount);
+        prop_assert_eq!(json.read(amount), amount.preview(&value).copied());
+        let cash = Invoice::payment.then(Payment::cash);
+        prop_assert_eq!(json.read(cash), cash.preview(&value).copied());
+        prop_assert_eq!(json.read(Invoice::audit), Some(value.audit.clone()));
+        let by = Invoice::audit.then(Audit::created_by);
+        prop_assert_eq!(json.read(by), Some(value.audit.created_by.clone()));
+        let revision = Invoice::audit.then(Audit::revision);
+        prop_assert_eq!(json.read(revision), Some(value.audit.revision));
+        prop_assert_eq!(json.read(Invoice::po_number), Some(value.po_number.clone()));
+        prop_assert_eq!(json.read(Invoice::tags), Some(value.tags.clone()));
+        let tags: Option<Vec<String>> = json.read_each(Invoice::tags.then(each())).collect();
+        prop_assert_eq!(tags, Some(value.tags.clone()));
+
+        check_invoice_write("revision", &bytes, |j| j.modify(revision, |r| r.wrapping_add(1)), |v| {
+            revision.modify(v, |r| *r = r.wrapping_add(1))
+        });
+        check_invoice_write("created by", &bytes, |j| j.set(by, &"x".to_owned()), |v| {
+            by.modify(v, |b| *b = "x".to_owned())
+        });
+        check_invoice_write("network", &bytes, |j| j.set(network, &Network::Amex), |v| {
+            network.modify(v, |n| *n = Network::Amex)
+        });
+        check_invoice_write("amount", &bytes, |j| j.modify(amount, |a| a / 2), |v| {
+            amount.modify(v, |a| *a /= 2)
+        });
+        let card = Payment::Card(Card { last_four: "0000".to_owned(), network: Network::Visa });
+        check_invoice_write("payment", &bytes, |j| j.set(Invoice::payment, &card), |v| {
+            Invoice::payment.modify(v, |p| *p = card.clone())
+        });
+        check_invoice_write("po number", &bytes, |j| j.set(Invoice::po_number, &None), |v| {
+            Invoice::po_number.modify(v, |p| *p = None)
+        });
+        check_invoice_write("po number set", &bytes, |j| j.set(Invoice::po_number, &Some("po".to_owned())), |v| {
+            Invoice::po_number.modify(v, |p| *p = Some("po".to_owned()))
+        });
+        check_invoice_write("no tags", &bytes, |j| j.set(Invoice::tags, &Vec::new()), |v| {
+            Invoice::tags.modify(v, |t| t.clear())
+        });
+        check_invoice_write("tags", &bytes, |j| j.set_all(Invoice::tags.then(each()), &"t".to_owned()), |v| {
+            Invoice::tags.then(each()).set_all(v, "t".to_owned());
+            true
+        });
+        let old_id = format!("{{\"id\":{},{}", value.invoice_no, &String::from_utf8_lossy(&bytes)[1..].split_once(',').unwrap().1);
+        prop_assert_eq!(Json::<Invoice>::new(old_id.as_bytes()).read(Invoice::invoice_no), Some(value.invoice_no));
+    }
+}
