@@ -242,6 +242,48 @@ fn check_reads(bytes: &[u8]) {
             assert_eq!(json.read(counter), counter.preview(&value).copied(), "{k}");
         }
 
+        // Entered fields: several reads under one field, each as the
+        // composed path reads.
+        let shipping = json.enter(Order::shipping).unwrap();
+        assert_eq!(
+            shipping.read(Shipping::kind),
+            json.read(Order::shipping.then(Shipping::kind))
+        );
+        assert_eq!(
+            shipping.read(Shipping::courier.then(Courier::company_name)),
+            company.preview(&value).cloned()
+        );
+        assert_eq!(
+            shipping.read(Shipping::freight_pallets),
+            pallets.preview(&value).copied()
+        );
+        assert_eq!(
+            shipping.read(Shipping::pickup),
+            pickup.preview(&value).copied()
+        );
+        let whole: Shipping = serde_json::from_slice(shipping.json().unwrap().bytes()).unwrap();
+        assert_eq!(whole, value.shipping);
+        let note = json.enter(Order::note).unwrap();
+        let reply_text = Note::reply.then(some()).then(Note::text);
+        assert_eq!(note.read(reply_text), reply.preview(&value).cloned());
+        assert_eq!(note.read(Note::text), Some(value.note.text.clone()));
+        let address = json.enter(Order::address.then(some()));
+        assert_eq!(address.is_some(), value.address.is_some());
+        if let Some(address) = address {
+            assert_eq!(address.read(Address::city), city.preview(&value).cloned());
+            let zip_code = Address::zip_code.then(some());
+            assert_eq!(address.read(zip_code), zip.preview(&value).cloned());
+        }
+        let status = json.enter(Order::status).unwrap();
+        assert_eq!(
+            status.read(Status::shipped_tracking),
+            tracking.preview(&value).copied()
+        );
+        assert_eq!(
+            status.read(Status::held),
+            Status::held.preview(&value.status).cloned()
+        );
+
         // The borrowed leaf points into the message.
         let channel: &str = json.read(Order::channel).unwrap();
         assert!(bytes.as_ptr_range().contains(&channel.as_ptr()));
@@ -896,7 +938,9 @@ fn check_strict_reads(bytes: &[u8]) {
     assert_eq!(strict.read(Order::order_id), Some(value.order_id));
     let reply = Order::note.then(Note::reply).then(some()).then(Note::text);
     assert_eq!(strict.read(reply), reply.preview(&value).cloned());
-    let company = Order::shipping.then(Shipping::courier).then(Courier::company_name);
+    let company = Order::shipping
+        .then(Shipping::courier)
+        .then(Courier::company_name);
     assert_eq!(strict.read(company), company.preview(&value).cloned());
     let carrier = Order::status.then(Status::shipped_carrier);
     assert_eq!(strict.read(carrier), carrier.preview(&value).cloned());
@@ -909,7 +953,10 @@ fn check_strict_reads(bytes: &[u8]) {
         assert_eq!(strict.read(counter), counter.preview(&value).copied());
     }
     let memo = Strict::<Order>::validated_view(bytes, &duplicates, Order::note).unwrap();
-    assert_eq!(memo.and_then(|m| m.read(Note::text)), Some(value.note.text.clone()));
+    assert_eq!(
+        memo.and_then(|m| m.read(Note::text)),
+        Some(value.note.text.clone())
+    );
     assert!(!duplicates.met());
 }
 
@@ -943,7 +990,12 @@ fn check_duplicate_refused(bytes: &[u8], front: bool) {
             "orderId" => strict.read(Order::order_id).map(|_| ()),
             _ => strict.read(Order::note.then(Note::text)).map(|_| ()),
         };
-        assert_eq!(read, None, "{name} twice: {}", String::from_utf8_lossy(twice));
+        assert_eq!(
+            read,
+            None,
+            "{name} twice: {}",
+            String::from_utf8_lossy(twice)
+        );
         assert!(duplicates.met(), "{name} twice");
         // The docs count an object's first key, where its value is a
         // string, as on every path through the object (where serde writes
@@ -953,7 +1005,11 @@ fn check_duplicate_refused(bytes: &[u8], front: bool) {
         let strict = Strict::<Order>::validated(twice, &duplicates).unwrap();
         let discount = (!first_string).then_some(value.discount);
         assert_eq!(strict.read(Order::discount), discount, "{name} twice");
-        assert_eq!(duplicates.met(), first_string, "{name} twice, discount read");
+        assert_eq!(
+            duplicates.met(),
+            first_string,
+            "{name} twice, discount read"
+        );
         let duplicates = Duplicates::new();
         let view = Strict::<Order>::validated_view(twice, &duplicates, Order::note).unwrap();
         let refused = name == "memo" || first_string;
@@ -1013,7 +1069,8 @@ fn payment() -> impl Strategy<Value = Payment> {
             last_four,
             network: if amex { Network::Amex } else { Network::Visa },
         })),
-        (tricky_string(), any::<u32>()).prop_map(|(code, amount)| Payment::Voucher { code, amount }),
+        (tricky_string(), any::<u32>())
+            .prop_map(|(code, amount)| Payment::Voucher { code, amount }),
     ]
 }
 
@@ -1043,10 +1100,14 @@ fn check_invoice_write(
     match on_bytes(Json::new(bytes)) {
         Some(patched) => {
             assert!(written, "{what}: written without a focus: {text}");
-            let decoded: Invoice = serde_json::from_slice(&patched).unwrap_or_else(|e| {
-                panic!("{what}: {e} in {}", String::from_utf8_lossy(&patched))
-            });
-            assert_eq!(decoded, value, "{what}: {}", String::from_utf8_lossy(&patched));
+            let decoded: Invoice = serde_json::from_slice(&patched)
+                .unwrap_or_else(|e| panic!("{what}: {e} in {}", String::from_utf8_lossy(&patched)));
+            assert_eq!(
+                decoded,
+                value,
+                "{what}: {}",
+                String::from_utf8_lossy(&patched)
+            );
         }
         None => assert!(!written, "{what}: refused: {text}"),
     }
