@@ -500,6 +500,20 @@ fn strict_reads_refuse_duplicate_keys_and_malformed_messages() {
         );
         assert!(Json::<Order>::validated(bad).is_err());
     }
+
+    // The error says what was wrong, at the byte where it is.
+    for (bad, said) in [
+        (&br#"{"orderId":01}"#[..], "invalid number at byte 12"),
+        (br#"{"orderId":-00}"#, "invalid number at byte 13"),
+        (br#"[0,00]"#, "invalid number at byte 4"),
+        (br#"{"orderId":1,}"#, "expected a string key at byte 13"),
+        (br#"{"orderId":1}x"#, "trailing characters at byte 13"),
+        (br#"{"discount":1e400}"#, "number out of range at byte 12"),
+        (br#"{"orderId":1"#, "unexpected end of input at byte 12"),
+    ] {
+        let error = Json::<Order>::validated(bad).unwrap_err();
+        assert_eq!(error.to_string(), said, "{}", String::from_utf8_lossy(bad));
+    }
 }
 
 /// Every order the tests read: generated ones, compact and pretty, and the

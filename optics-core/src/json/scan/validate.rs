@@ -349,6 +349,11 @@ pub(super) fn strict_number(bytes: &[u8], start: usize) -> Result<usize, SyntaxE
         pos += 1;
     }
     pos = match bytes.get(pos) {
+        // A digit after a leading zero is the number's error, as serde_json
+        // says, not the container's.
+        Some(b'0') if bytes.get(pos + 1).is_some_and(u8::is_ascii_digit) => {
+            return Err(invalid(pos + 1))
+        }
         Some(b'0') => pos + 1,
         Some(b'1'..=b'9') => digits_from(pos + 1),
         _ => return Err(invalid(pos)),
