@@ -242,7 +242,10 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// The focus, decoded from its own bytes only, exactly as a full decode
     /// would decode it (a missing defaulted or `Option` field included).
     /// Allocates only what the leaf's own `Deserialize` allocates: nothing for
-    /// numbers, enums, bools and borrowed strings.
+    /// numbers (128-bit integers included), bools, borrowed strings, and
+    /// enums and `char`s written without escapes. A unit variant's name or a
+    /// `char` written with an escape (`"\u00e9"`) is unescaped by serde_json
+    /// into its scratch buffer: one allocation.
     #[inline]
     pub fn read<O>(self, optic: O) -> Option<O::Focus>
     where
@@ -456,7 +459,9 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     /// for a struct's field written as a member): the validator hands over
     /// the root object's keys that could be the member's, so the root object
     /// is not walked a second time. `Ok(None)` where the member is absent or
-    /// stands twice (recorded in the `Duplicates`); any other optic, a
+    /// stands twice, or where the object's first key, written with a string
+    /// value, stands twice (a key on every strict path: see [`Strict`]);
+    /// both are recorded in the `Duplicates`. Any other optic, a
     /// document that is not an object, or a member whose names (with the
     /// object's first key) start with more than two distinct bytes, is
     /// validated and viewed in two steps.
