@@ -830,6 +830,56 @@ fn reads_of_leaves_allocate_nothing() {
         counted(|| Strict::<Order>::validated(&bytes, &duplicates).map(|s| s.read(views))),
         (Ok(Some(5)), 0)
     );
+    let quantities = Order::line_items.then(each()).then(LineItem::quantity);
+    assert_eq!(
+        counted(|| json.read_each(quantities).map(Option::unwrap).sum::<u32>()),
+        (6, 0)
+    );
+}
+
+#[test]
+fn writes_allocate_what_the_docs_say() {
+    let bytes = serde_json::to_vec(&order(7)).unwrap();
+    let json = Json::<Order>::new(&bytes);
+    let views = Order::counters.then(key("views"));
+    let quantities = Order::line_items.then(each()).then(LineItem::quantity);
+    let street = Order::address.then(some()).then(Address::street_line);
+    let redacted = "REDACTED".to_owned();
+
+    // One allocation, for the new document.
+    assert_eq!(
+        counted(|| json.set(Order::discount, &0.5).is_some()),
+        (true, 1)
+    );
+    assert_eq!(counted(|| json.set(street, &redacted).is_some()), (true, 1));
+    assert_eq!(
+        counted(|| json.modify(views, |n| n + 1).is_some()),
+        (true, 1)
+    );
+    assert_eq!(
+        counted(|| json.set_all(quantities, &1).is_some()),
+        (true, 1)
+    );
+    assert_eq!(
+        counted(|| json.modify_all(quantities, |q| q + 1).is_some()),
+        (true, 1)
+    );
+
+    // None once the buffer has grown.
+    let mut out = Vec::new();
+    assert!(json.set_into(street, &redacted, &mut out));
+    assert_eq!(
+        counted(|| json.set_into(street, &redacted, &mut out)),
+        (true, 0)
+    );
+    assert_eq!(
+        counted(|| json.set_into(Order::order_id, &7, &mut out)),
+        (true, 0)
+    );
+    assert_eq!(
+        counted(|| json.set_all_into(quantities, &1, &mut out)),
+        (true, 0)
+    );
 }
 
 /// Strings a reader could mistake for structure: keys of the model inside
