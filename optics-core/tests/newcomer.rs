@@ -880,6 +880,28 @@ fn writes_allocate_what_the_docs_say() {
         counted(|| json.set_all_into(quantities, &1, &mut out)),
         (true, 0)
     );
+
+    // Changes too: the same bytes as `modify`, into a buffer kept.
+    let bumped = json.modify(views, |n| n + 1).unwrap();
+    assert_eq!(
+        counted(|| json.modify_into(views, |n| n + 1, &mut out)),
+        (true, 0)
+    );
+    assert_eq!(out, bumped);
+    let doubled = json.modify_all(quantities, |q| q * 2).unwrap();
+    assert_eq!(
+        counted(|| json.modify_all_into(quantities, |q| q * 2, &mut out)),
+        (true, 0)
+    );
+    assert_eq!(out, doubled);
+    // No focus, or one that does not decode: nothing written, `out` empty.
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let not_a_number = text.replace(r#""views":7"#, r#""views":"x""#);
+    assert_ne!(not_a_number, text);
+    assert!(!Json::<Order>::new(not_a_number.as_bytes()).modify_into(views, |n| n + 1, &mut out));
+    assert!(out.is_empty());
+    assert!(!json.modify_into(Order::counters.then(key("none")), |n| n + 1, &mut out));
+    assert!(out.is_empty());
 }
 
 /// Strings a reader could mistake for structure: keys of the model inside

@@ -6,7 +6,8 @@
 //! its own `serde::Deserialize` (or the field's `deserialize_with`), over the
 //! focus's bytes only.
 //!
-//! The same optics write ([`Json::set`], [`Json::set_into`], [`Json::modify`];
+//! The same optics write ([`Json::set`], [`Json::set_into`], [`Json::modify`],
+//! [`Json::modify_into`];
 //! see [`write`](mod@write)) and traverse ([`Json::iter`], [`Json::read_each`],
 //! [`Json::set_all`] for paths through `each()`).
 //!
