@@ -1294,3 +1294,130 @@ proptest! {
         prop_assert_eq!(Json::<Invoice>::new(old_id.as_bytes()).read(Invoice::invoice_no), Some(value.invoice_no));
     }
 }
+
+/// A third model: newtype ids, tuple structs, integer-keyed maps, fixed
+/// arrays, nested options.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Shipment {
+    id: ShipmentId,
+    #[serde(rename = "dims")]
+    dimensions: Dims,
+    stops: std::collections::VecDeque<Stop>,
+    by_zone: std::collections::BTreeMap<u16, Vec<char>>,
+    seal: [u8; 4],
+    signed_by: Option<Option<String>>,
+    weight: Weight,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+struct ShipmentId(u128);
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+struct Dims(u32, u32, f32);
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(transparent)]
+struct Weight {
+    grams: i64,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+struct Stop {
+    city_code: String,
+    eta: Option<u64>,
+}
+
+prop_compose! {
+    fn random_shipment()(
+        id in any::<u128>(),
+        dims in (any::<u32>(), any::<u32>(), -100i32..100),
+        stops in proptest::collection::vec_deque((tricky_string(), proptest::option::of(any::<u64>())), 0..5),
+        by_zone in proptest::collection::btree_map(any::<u16>(), proptest::collection::vec(any::<char>(), 0..3), 0..4),
+        seal in any::<[u8; 4]>(),
+        signed_by in proptest::option::of(proptest::option::of(tricky_string())),
+        grams in any::<i64>(),
+    ) -> Shipment {
+        Shipment {
+            id: ShipmentId(id),
+            dimensions: Dims(dims.0, dims.1, dims.2 as f32 / 2.0),
+            stops: stops.into_iter().map(|(city_code, eta)| Stop { city_code, eta }).collect(),
+            by_zone,
+            seal,
+            signed_by,
+            weight: Weight { grams },
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(64)))]
+
+    #[test]
+    fn random_shipments_read_and_write_as_serde_json(shipment in random_shipment(), pretty in any::<bool>()) {
+        let bytes = if pretty {
+            serde_json::to_vec_pretty(&shipment).unwrap()
+        } else {
+            serde_json::to_vec(&shipment).unwrap()
+        };
+        let json = Json::<Shipment>::new(&bytes);
+        let value: Shipment = serde_json::from_slice(&bytes).unwrap();
+        let id = Shipment::id.then(ShipmentId::_0);
+        prop_assert_eq!(json.read(id), Some(value.id.0));
+        prop_assert_eq!(json.read(Shipment::id), Some(value.id));
+        prop_assert_eq!(json.read(Shipment::dimensions.then(Dims::_2)), Some(value.dimensions.2));
+        prop_assert_eq!(json.read(Shipment::dimensions.then(Dims::_1)), Some(value.dimensions.1));
+        prop_assert_eq!(json.read(Shipment::weight.then(Weight::grams)), Some(value.weight.grams));
+        prop_assert_eq!(json.read(Shipment::seal.then(at(3))), Some(value.seal[3]));
+        prop_assert_eq!(json.read(Shipment::signed_by), Some(value.signed_by.clone()));
+        let signer = Shipment::signed_by.then(some()).then(some());
+        prop_assert_eq!(json.read(signer), signer.preview(&value).cloned());
+        for i in 0..5 {
+            let eta = Shipment::stops.then(at(i)).then(Stop::eta).then(some());
+            prop_assert_eq!(json.read(eta), eta.preview(&value).copied());
+            let city = Shipment::stops.then(at(i)).then(Stop::city_code);
+            prop_assert_eq!(json.read(city), city.preview(&value).cloned());
+        }
+        for zone in value.by_zone.keys().copied().chain([0, 7, u16::MAX]) {
+            let chars = Shipment::by_zone.then(key(&zone));
+            prop_assert_eq!(json.read(chars), chars.preview(&value).cloned());
+            let first = chars.then(at(0));
+            prop_assert_eq!(json.read(first), first.preview(&value).copied());
+        }
+        let all_chars = Shipment::by_zone.then(each()).then(each());
+        let on_bytes: Option<Vec<char>> = json.read_each(all_chars).collect();
+        prop_assert_eq!(on_bytes, Some(all_chars.iter(&value).copied().collect::<Vec<char>>()));
+
+        // Writes, held to the same write on the value.
+        let write = |patched: Option<Vec<u8>>, expected: &Shipment| -> Result<(), TestCaseError> {
+            let patched = patched.expect("a focus to write");
+            let decoded: Shipment = serde_json::from_slice(&patched).unwrap();
+            prop_assert_eq!(&decoded, expected);
+            Ok(())
+        };
+        let mut expected = value.clone();
+        id.set(&mut expected, 5);
+        write(json.set(id, &5), &expected)?;
+        let mut expected = value.clone();
+        Shipment::weight.then(Weight::grams).set(&mut expected, -1);
+        write(json.set(Shipment::weight.then(Weight::grams), &-1), &expected)?;
+        let mut expected = value.clone();
+        Shipment::seal.then(at(0)).set(&mut expected, 9);
+        write(json.set(Shipment::seal.then(at(0)), &9), &expected)?;
+        let mut expected = value.clone();
+        Shipment::signed_by.set(&mut expected, Some(None));
+        // serde writes `Some(None)` as `null`, which reads back as `None`.
+        expected.signed_by = None;
+        write(json.set(Shipment::signed_by, &Some(None)), &expected)?;
+        let mut expected = value.clone();
+        Shipment::dimensions.then(Dims::_2).set(&mut expected, 1.5);
+        write(json.set(Shipment::dimensions.then(Dims::_2), &1.5), &expected)?;
+        let mut expected = value.clone();
+        let etas = Shipment::stops.then(each()).then(Stop::eta);
+        etas.set_all(&mut expected, None);
+        write(json.set_all(etas, &None), &expected)?;
+        let mut expected = value.clone();
+        all_chars.set_all(&mut expected, 'z');
+        write(json.set_all(all_chars, &'z'), &expected)?;
+    }
+}
