@@ -506,6 +506,7 @@ fn strict_reads_refuse_duplicate_keys_and_malformed_messages() {
         (&br#"{"orderId":01}"#[..], "invalid number at byte 12"),
         (br#"{"orderId":-00}"#, "invalid number at byte 13"),
         (br#"[0,00]"#, "invalid number at byte 4"),
+        (br#"-01"#, "invalid number at byte 2"),
         (br#"{"orderId":1,}"#, "expected a string key at byte 13"),
         (br#"{"orderId":1}x"#, "trailing characters at byte 13"),
         (br#"{"discount":1e400}"#, "number out of range at byte 12"),

@@ -101,7 +101,15 @@ pub fn validate_scalar(bytes: &[u8]) -> Result<(), SyntaxError> {
                 }
             }
             b'"' => strict_string(bytes, pos)?,
-            b'-' | b'0'..=b'9' => strict_number(bytes, pos)?,
+            b'-' | b'0'..=b'9' => {
+                let end = strict_number(bytes, pos)?;
+                // Only a leading zero leaves a digit right after a number:
+                // the number's error, as serde_json says, not the container's.
+                if bytes.get(end).is_some_and(u8::is_ascii_digit) {
+                    return Err(SyntaxError::new(end, "invalid number"));
+                }
+                end
+            }
             b't' => strict_literal(bytes, pos, b"true")?,
             b'f' => strict_literal(bytes, pos, b"false")?,
             b'n' => strict_literal(bytes, pos, b"null")?,
@@ -349,11 +357,6 @@ pub(super) fn strict_number(bytes: &[u8], start: usize) -> Result<usize, SyntaxE
         pos += 1;
     }
     pos = match bytes.get(pos) {
-        // A digit after a leading zero is the number's error, as serde_json
-        // says, not the container's.
-        Some(b'0') if bytes.get(pos + 1).is_some_and(u8::is_ascii_digit) => {
-            return Err(invalid(pos + 1))
-        }
         Some(b'0') => pos + 1,
         Some(b'1'..=b'9') => digits_from(pos + 1),
         _ => return Err(invalid(pos)),
