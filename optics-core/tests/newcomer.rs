@@ -469,6 +469,11 @@ fn strict_reads_refuse_duplicate_keys_and_malformed_messages() {
     let strict = Strict::<Order>::validated(twice, &duplicates).unwrap();
     assert_eq!(strict.read(city), None);
     assert!(duplicates.met());
+    // Where: the second "city", the key a parser taking the last would read.
+    let second_city = twice.windows(6).rposition(|w| w == br#""city""#);
+    assert_eq!(duplicates.offset_in(twice), second_city);
+    duplicates.clear();
+    assert_eq!(duplicates.offset_in(twice), None);
     // Trusting, the first is read.
     assert_eq!(Json::<Order>::new(twice).read(city).as_deref(), Some("a"));
 
@@ -1110,6 +1115,16 @@ fn check_duplicate_refused(bytes: &[u8], front: bool) {
             String::from_utf8_lossy(twice)
         );
         assert!(duplicates.met(), "{name} twice");
+        // Where: the key's second standing, which is the injected member at
+        // the back, or the serialized one behind it at the front.
+        let quoted = format!("\"{name}\"");
+        let at = duplicates.offset_in(twice).unwrap();
+        assert!(
+            twice[at..].starts_with(quoted.as_bytes()),
+            "{name} twice, at {at}"
+        );
+        let injected = if front { open + 1 } else { close + 1 };
+        assert_eq!(at == injected, !front, "{name} twice, at {at}");
         // The docs count an object's first key, where its value is a
         // string, as on every path through the object (where serde writes
         // an internal tag): repeated, it refuses every read there.
@@ -1128,6 +1143,11 @@ fn check_duplicate_refused(bytes: &[u8], front: bool) {
         let refused = name == "memo" || first_string;
         assert_eq!(view.is_none(), refused, "{name} twice, memo viewed");
         assert_eq!(duplicates.met(), refused, "{name} twice, memo viewed");
+        if refused {
+            let at = duplicates.offset_in(twice).unwrap();
+            let found = twice[at..].starts_with(quoted.as_bytes());
+            assert!(found, "{name} twice, memo viewed, at {at}");
+        }
     }
 }
 
