@@ -11,6 +11,7 @@
 //! |----------------------------------------------------|---------------------------------------|
 //! | `"..."` without `\`, control characters, bad UTF-8 | `visit_borrowed_str`; a unit variant  |
 //! | digits, no leading zero, fits a `u64`               | `visit_u64`                           |
+//! | the same (and `-`) fitting a `u128` or `i128`, asked for one | `visit_u128`, `visit_i128`  |
 //! | `true`, `false`                                    | `visit_bool`                          |
 //! | `null`                                             | `visit_unit`, `visit_none`            |
 //! | anything else                                      | serde_json, then its `end` check      |
@@ -220,8 +221,7 @@ impl<'r, 'de> Leaf<'r, 'de> {
     }
 }
 
-/// Methods that serde_json always answers: containers, byte strings, 128-bit
-/// integers (serde_json parses them with its own code and `visit_i128`).
+/// Methods that serde_json always answers: containers and byte strings.
 macro_rules! by_serde_json {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
         #[inline]
@@ -383,9 +383,37 @@ impl<'de> Deserializer<'de> for Leaf<'_, 'de> {
         }
     }
 
+    // serde_json reads a 128-bit integer's digits into a `String` first;
+    // these read the same integers without one, with the same visitor call.
+    #[inline]
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match magnitude_128(scan::trim(self.bytes)) {
+            Some(value) => {
+                self.reads();
+                visitor.visit_u128(value)
+            }
+            None => self.by_serde_json(|de| de.deserialize_u128(visitor)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let value = match scan::trim(self.bytes) {
+            [b'-', digits @ ..] => {
+                magnitude_128(digits).and_then(|m| 0i128.checked_sub_unsigned(m))
+            }
+            digits => magnitude_128(digits).and_then(|m| i128::try_from(m).ok()),
+        };
+        match value {
+            Some(value) => {
+                self.reads();
+                visitor.visit_i128(value)
+            }
+            None => self.by_serde_json(|de| de.deserialize_i128(visitor)),
+        }
+    }
+
     by_serde_json! {
-        deserialize_i128();
-        deserialize_u128();
         deserialize_bytes();
         deserialize_byte_buf();
         deserialize_seq();
@@ -393,6 +421,24 @@ impl<'de> Deserializer<'de> for Leaf<'_, 'de> {
         deserialize_tuple_struct(name: &'static str, len: usize);
         deserialize_map();
         deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+    }
+}
+
+/// `digits` as the integer serde_json reads for a 128-bit request: `0`, or
+/// digits without a leading zero, that fit a `u128`. `None` for anything
+/// else, which serde_json then reads (or refuses) itself.
+#[inline]
+fn magnitude_128(digits: &[u8]) -> Option<u128> {
+    match digits {
+        [b'0'] => Some(0),
+        [b'1'..=b'9', ..] => digits.iter().try_fold(0u128, |value, &byte| {
+            let digit = byte.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
+            }
+            value.checked_mul(10)?.checked_add(u128::from(digit))
+        }),
+        _ => None,
     }
 }
 

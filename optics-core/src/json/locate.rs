@@ -86,7 +86,8 @@ pub trait JsonOptic: Optic {
 /// does not compile for bytes.
 #[diagnostic::on_unimplemented(
     message = "a byte read cannot go on past `{Self}`",
-    label = "a field read `with` a function, or an optic that does not say its bytes are its focus's JSON",
+    label = "a traversal, a field read `with` a function, or an optic that does not say its bytes are its focus's JSON",
+    note = "a traversal (a path through `each()`) has many foci, so no one focus to `view`, `read`, `set` or `modify`: use `iter`, `read_each`, `set_all` or `modify_all`",
     note = "a field read `with` (or `deserialize_with`) a function is what the function makes of its bytes, which need not be the JSON of the field's type; read the field itself from the bytes (`json.read(Type::field)`), then go on on the value it decodes to"
 )]
 pub trait JsonThrough: JsonOptic {}
@@ -95,7 +96,8 @@ pub trait JsonThrough: JsonOptic {}
 /// found, borrowing from them for `'de`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot decode its focus from JSON bytes borrowed for `'de`",
-    note = "the focus type must implement serde::Deserialize<'de>; use `view` to get its bytes instead"
+    note = "a traversal (a path through `each()`) has many foci, so no one focus to `read` or `modify`: use `read_each` or `modify_all`, or `iter` for their bytes",
+    note = "otherwise the focus type must implement serde::Deserialize<'de>; use `view` to get its bytes instead"
 )]
 pub trait JsonDecode<'de>: JsonOptic {
     /// The focus, decoded from what `locate` found, as serde would decode it

@@ -6,7 +6,8 @@
 //! its own `serde::Deserialize` (or the field's `deserialize_with`), over the
 //! focus's bytes only.
 //!
-//! The same optics write ([`Json::set`], [`Json::set_into`], [`Json::modify`];
+//! The same optics write ([`Json::set`], [`Json::set_into`], [`Json::modify`],
+//! [`Json::modify_into`];
 //! see [`write`](mod@write)) and traverse ([`Json::iter`], [`Json::read_each`],
 //! [`Json::set_all`] for paths through `each()`).
 //!
@@ -242,7 +243,10 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// The focus, decoded from its own bytes only, exactly as a full decode
     /// would decode it (a missing defaulted or `Option` field included).
     /// Allocates only what the leaf's own `Deserialize` allocates: nothing for
-    /// numbers, enums, bools and borrowed strings.
+    /// numbers (128-bit integers included), bools, borrowed strings, and
+    /// enums and `char`s written without escapes. A unit variant's name or a
+    /// `char` written with an escape (`"\u00e9"`) is unescaped by serde_json
+    /// into its scratch buffer: one allocation.
     #[inline]
     pub fn read<O>(self, optic: O) -> Option<O::Focus>
     where
@@ -322,32 +326,68 @@ impl<S> Reader<S> for Entered<'_, S> {
 }
 
 /// Whether strict reads ([`Strict`]) met a key given twice on a path they
-/// read: one flag, owned by the caller, shared by every strict view made with
-/// it. Allocation-free; not `Sync` (one per message, or per thread).
+/// read, and where the first one met stands: one word, owned by the caller,
+/// shared by every strict view made with it. Allocation-free; not `Sync`
+/// (one per message, or per thread).
 ///
 /// See [`Strict`] for an example.
 #[derive(Debug, Default)]
 pub struct Duplicates {
-    met: Cell<bool>,
+    /// The address of the repeated key's opening quote; 0 before one is met.
+    met: Cell<usize>,
 }
 
 impl Duplicates {
     /// No duplicate met yet.
     pub const fn new() -> Self {
-        Duplicates {
-            met: Cell::new(false),
-        }
+        Duplicates { met: Cell::new(0) }
     }
 
     /// Whether a strict read met a key given twice on its path (its read
     /// returned nothing).
     pub fn met(&self) -> bool {
-        self.met.get()
+        self.met.get() != 0
+    }
+
+    /// Where in `message` the first duplicate met stands: the offset of the
+    /// opening quote of the key where it stands again. `message` is the
+    /// whole document the strict views were made from (a view's offsets
+    /// are in it too). `None` before a duplicate is met, or for bytes that
+    /// do not hold it. O(1).
+    ///
+    /// ```
+    /// use optics_core::json::{Duplicates, Strict};
+    /// use optics_core::prelude::*;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Optics, Deserialize)]
+    /// struct Order { id: u64, note: Note }
+    /// #[derive(Optics, Deserialize)]
+    /// struct Note { text: String }
+    ///
+    /// let message = br#"{"id":1,"note":{"text":"a","text":"b"}}"#;
+    /// let duplicates = Duplicates::new();
+    /// let order = Strict::<Order>::validated(message, &duplicates).unwrap();
+    /// assert_eq!(order.read(Order::note.then(Note::text)), None);
+    /// assert_eq!(duplicates.offset_in(message), Some(27));
+    /// assert_eq!(&message[27..33], br#""text""#);
+    /// ```
+    pub fn offset_in(&self, message: &[u8]) -> Option<usize> {
+        let offset = self.met.get().checked_sub(message.as_ptr() as usize)?;
+        (self.met() && offset < message.len()).then_some(offset)
+    }
+
+    /// Records a duplicate met at `quote` (an address), unless one is
+    /// recorded already.
+    fn record(&self, quote: usize) {
+        if self.met.get() == 0 {
+            self.met.set(quote);
+        }
     }
 
     /// Forgets what was met, to judge the next message with the same flag.
     pub fn clear(&self) {
-        self.met.set(false);
+        self.met.set(0);
     }
 }
 
@@ -456,7 +496,9 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     /// for a struct's field written as a member): the validator hands over
     /// the root object's keys that could be the member's, so the root object
     /// is not walked a second time. `Ok(None)` where the member is absent or
-    /// stands twice (recorded in the `Duplicates`); any other optic, a
+    /// stands twice, or where the object's first key, written with a string
+    /// value, stands twice (a key on every strict path: see [`Strict`]);
+    /// both are recorded in the `Duplicates`. Any other optic, a
     /// document that is not an object, or a member whose names (with the
     /// object's first key) start with more than two distinct bytes, is
     /// validated and viewed in two steps.
@@ -502,8 +544,8 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
                 }
             });
             if let Some(found) = outcome? {
-                if met {
-                    duplicates.met.set(true);
+                if met != 0 {
+                    duplicates.record(met);
                     return Ok(None);
                 }
                 return Ok(match found {
@@ -577,8 +619,8 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
                 Located::Absent | Located::Miss => None,
             }
         });
-        if met {
-            self.duplicates.met.set(true);
+        if met != 0 {
+            self.duplicates.record(met);
             return Located::Miss;
         }
         located

@@ -901,12 +901,55 @@ impl<'a, T: ?Sized> Json<'a, T> {
         F: FnOnce(O::Focus) -> O::Focus,
     {
         let slot = only_slot(&optic, self.bytes())?;
-        let value = f(optic.decode_at(slot.located())?);
         let mut out = Vec::with_capacity(self.bytes().len() + 64);
-        let mut splice = Splice::new(self.bytes(), &mut out);
-        optic.write(&value, slot, &mut splice)?;
-        splice.finish()?;
+        self.modify_slot(&optic, slot, f, &mut out)?;
         Some(out)
+    }
+
+    /// [`Json::modify`] into `out`, which is cleared first: a caller that
+    /// keeps `out` from one message to the next allocates nothing for the
+    /// document once it has grown (the focus's own `Deserialize` may still
+    /// allocate). Returns whether the focus was written; where it was not,
+    /// `out` is left empty.
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Optics, Serialize, Deserialize)]
+    /// struct Counter { name: String, hits: u32 }
+    ///
+    /// let mut out = Vec::new();
+    /// assert!(Json::<Counter>::new(br#"{"name":"a","hits":41}"#).modify_into(Counter::hits, |n| n + 1, &mut out));
+    /// assert_eq!(out, br#"{"name":"a","hits":42}"#);
+    /// assert!(!Json::<Counter>::new(br#"{"name":"a","hits":"x"}"#).modify_into(Counter::hits, |n| n + 1, &mut out));
+    /// assert!(out.is_empty());
+    /// ```
+    pub fn modify_into<O, F>(self, optic: O, f: F, out: &mut Vec<u8>) -> bool
+    where
+        O: JsonOptic + JsonDecode<'a> + JsonWrite + StartsAt<T>,
+        F: FnOnce(O::Focus) -> O::Focus,
+    {
+        let written = only_slot(&optic, self.bytes())
+            .and_then(|slot| self.modify_slot(&optic, slot, f, out))
+            .is_some();
+        if !written {
+            out.clear();
+        }
+        written
+    }
+
+    /// The focus at `slot` decoded, changed by `f` and written into `out`
+    /// with the rest of the document.
+    fn modify_slot<O, F>(self, optic: &O, slot: Slot<'a>, f: F, out: &mut Vec<u8>) -> Option<()>
+    where
+        O: JsonDecode<'a> + JsonWrite,
+        F: FnOnce(O::Focus) -> O::Focus,
+    {
+        let value = f(optic.decode_at(slot.located())?);
+        let mut splice = Splice::new(self.bytes(), out);
+        optic.write(&value, slot, &mut splice)?;
+        splice.finish()
     }
 
     /// A new document with every focus of `optic` set to `value`: for a
@@ -977,13 +1020,25 @@ impl<'a, T: ?Sized> Json<'a, T> {
     ///     .modify_all(Trace::lines.then(each()), |line| line + 100);
     /// assert_eq!(shifted.unwrap(), br#"{"lines":[107, 109]}"#);
     /// ```
-    pub fn modify_all<O, F>(self, optic: O, mut f: F) -> Option<Vec<u8>>
+    pub fn modify_all<O, F>(self, optic: O, f: F) -> Option<Vec<u8>>
     where
         O: JsonTraverseDecode<'a> + JsonWrite + StartsAt<T>,
         F: FnMut(O::Focus) -> O::Focus,
     {
         let mut out = Vec::with_capacity(self.bytes().len() + 64);
-        let mut splice = Splice::new(self.bytes(), &mut out);
+        self.modify_all_into(optic, f, &mut out).then_some(out)
+    }
+
+    /// [`Json::modify_all`] into `out`, which is cleared first; allocates
+    /// nothing for the document once `out` has grown (each focus's own
+    /// `Deserialize` may still allocate). Returns whether every focus was
+    /// written; where not, `out` is left empty.
+    pub fn modify_all_into<O, F>(self, optic: O, mut f: F, out: &mut Vec<u8>) -> bool
+    where
+        O: JsonTraverseDecode<'a> + JsonWrite + StartsAt<T>,
+        F: FnMut(O::Focus) -> O::Focus,
+    {
+        let mut splice = Splice::new(self.bytes(), out);
         let mut written = true;
         optic.slots(self.bytes(), &mut |slot| {
             written = match optic.decode_focus_at(slot.located()) {
@@ -992,10 +1047,10 @@ impl<'a, T: ?Sized> Json<'a, T> {
             };
             written
         });
+        let written = written && splice.finish().is_some();
         if !written {
-            return None;
+            out.clear();
         }
-        splice.finish()?;
-        Some(out)
+        written
     }
 }

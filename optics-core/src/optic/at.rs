@@ -6,6 +6,11 @@ use super::{composable, Optic, Preview, PreviewMut};
 
 /// A collection whose elements are reached by position: `Vec<T>`, `[T]`,
 /// `[T; N]` and `VecDeque<T>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a list, so `at(i)` cannot step into it",
+    label = "`at(i)` needs a `Vec`, slice, array or `VecDeque` here",
+    note = "step into a map with `key(&k)`, into an `Option` with `some()`, and into every element with `each()`"
+)]
 pub trait Indexed {
     /// The element type.
     type Element;

@@ -9,6 +9,11 @@ use super::{composable, Optic, Preview, PreviewMut};
 
 /// A map whose values are reached by a key borrowed as `Q`: `HashMap` and
 /// `BTreeMap`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a map with keys looked up as `{Q}`, so `key(k)` cannot step into it",
+    label = "`key(k)` needs a `HashMap` or `BTreeMap` here, whose key borrows as `{Q}`",
+    note = "step into a list with `at(i)`, into an `Option` with `some()`, and into every value with `each()`"
+)]
 pub trait Keyed<Q: ?Sized> {
     /// The value type.
     type Value;

@@ -17,6 +17,13 @@
 /// To write its own focus, write through the path it names, which rustc
 /// can check is writable.
 ///
+/// `Source` and `Focus` are types, so a name is for one type. For a model
+/// with a lifetime parameter (`Order<'a>`), name the path at
+/// `Order<'static>`: it reads values of that type, and bytes through a
+/// `Json<Order<'static>>` (a view's type does not hold its bytes' lifetime,
+/// so any bytes will do), into leaves that own their data. Code generic over
+/// `'a` writes the path itself.
+///
 /// ```
 /// use optics_core::prelude::*;
 /// use serde::Deserialize;

@@ -606,7 +606,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
         };
         if self.key_matches(near, key_open, key_close) {
             if self.found.get().is_some() {
-                return Some(duplicates::met());
+                return Some(duplicates::met(self.bytes.as_ptr().wrapping_add(key_open)));
             }
             match self.value_after(colon) {
                 Some(value) => self.found.set(Some(value)),
@@ -619,7 +619,7 @@ impl<'a, 'k> FieldScan<'a, 'k> {
                 if key_open != first_open
                     && self.key_is(near, key_open, key_close, key.as_bytes()) =>
             {
-                Some(duplicates::met())
+                Some(duplicates::met(self.bytes.as_ptr().wrapping_add(key_open)))
             }
             _ => None,
         }

@@ -44,8 +44,9 @@ use super::whitespace::{skip_ws, trim};
 struct Watch {
     /// A strict read is running.
     on: Cell<bool>,
-    /// It met a duplicate key.
-    met: Cell<bool>,
+    /// Where it met a duplicate key: the address of the repeated key's
+    /// opening quote; 0 before it met one.
+    met: Cell<usize>,
     /// The last value an object lookup handed out: its address and length;
     /// [`NONE_HANDED_OUT`] before any (no slice starts at address 0).
     last: Cell<(usize, usize)>,
@@ -61,7 +62,7 @@ thread_local! {
     static WATCH: Watch = const {
         Watch {
             on: Cell::new(false),
-            met: Cell::new(false),
+            met: Cell::new(0),
             last: Cell::new(NONE_HANDED_OUT),
             validation: Cell::new(0),
         }
@@ -74,10 +75,15 @@ pub(crate) fn watching() -> bool {
     WATCH.with(|watch| watch.on.get())
 }
 
-/// Records a duplicate key; the lookup that met it is malformed.
+/// Records a duplicate key, the one whose opening quote is at `quote` (the
+/// first one met is kept); the lookup that met it is malformed.
 #[cold]
-pub(super) fn met<'a>() -> Lookup<'a> {
-    WATCH.with(|watch| watch.met.set(true));
+pub(super) fn met<'a>(quote: *const u8) -> Lookup<'a> {
+    WATCH.with(|watch| {
+        if watch.met.get() == 0 {
+            watch.met.set((quote as usize).max(1));
+        }
+    });
     Lookup::Malformed
 }
 
@@ -271,7 +277,7 @@ impl KeyWatch for RootKeys<'_, '_> {
         if let Some(key) = self.keys.iter().find(|key| plain_at(rest, key)) {
             if self.found.is_some() {
                 self.duplicate = true;
-                met();
+                met(rest.as_ptr().wrapping_sub(1));
             } else {
                 self.found = Some(at + key.len() + 1);
             }
@@ -280,7 +286,7 @@ impl KeyWatch for RootKeys<'_, '_> {
         if let Some((key, open)) = self.first {
             if open + 1 != at && plain_at(rest, key) {
                 self.duplicate = true;
-                met();
+                met(rest.as_ptr().wrapping_sub(1));
                 return;
             }
         }
@@ -357,9 +363,9 @@ fn object_around<'a>(container: &'a [u8], focus: &[u8]) -> Option<(&'a [u8], boo
 /// Runs `locate` (an optic's locate over `root`) as a strict read: object
 /// lookups confirm their keys stand once, then the focus is checked (see the
 /// module docs). `validation` is the number of the validation the view's
-/// bytes come from (0 for none; see `walked.rs`). Returns what `locate` found and whether a duplicate key was
-/// met. Nothing is allocated.
-pub(crate) fn watch<'a, F>(root: &'a [u8], validation: u64, locate: F) -> (Option<&'a [u8]>, bool)
+/// bytes come from (0 for none; see `walked.rs`). Returns what `locate` found and where a duplicate key was
+/// met: the address of its opening quote, 0 for none. Nothing is allocated.
+pub(crate) fn watch<'a, F>(root: &'a [u8], validation: u64, locate: F) -> (Option<&'a [u8]>, usize)
 where
     F: FnOnce() -> Option<&'a [u8]>,
 {
@@ -367,7 +373,7 @@ where
     /// ends.
     struct Restore {
         on: bool,
-        met: bool,
+        met: usize,
         last: (usize, usize),
         validation: u64,
     }
@@ -383,7 +389,7 @@ where
     }
     let _restore = WATCH.with(|watch| Restore {
         on: watch.on.replace(true),
-        met: watch.met.replace(false),
+        met: watch.met.replace(0),
         last: watch.last.replace(NONE_HANDED_OUT),
         validation: watch.validation.replace(validation),
     });

@@ -267,12 +267,12 @@ pub(super) fn members_find_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> 
                     .any(|sought| key_eq(key, member.key_escaped, sought.as_bytes()))
                 {
                     if found.is_some() {
-                        return duplicates::met();
+                        return duplicates::met(key.as_ptr().wrapping_sub(1));
                     }
                     found = Some(member.value());
                 } else if let Some(first_key) = first {
                     if key_eq(key, member.key_escaped, first_key) {
-                        return duplicates::met();
+                        return duplicates::met(key.as_ptr().wrapping_sub(1));
                     }
                 }
                 if at_first {

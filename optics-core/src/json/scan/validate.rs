@@ -101,7 +101,15 @@ pub fn validate_scalar(bytes: &[u8]) -> Result<(), SyntaxError> {
                 }
             }
             b'"' => strict_string(bytes, pos)?,
-            b'-' | b'0'..=b'9' => strict_number(bytes, pos)?,
+            b'-' | b'0'..=b'9' => {
+                let end = strict_number(bytes, pos)?;
+                // Only a leading zero leaves a digit right after a number:
+                // the number's error, as serde_json says, not the container's.
+                if bytes.get(end).is_some_and(u8::is_ascii_digit) {
+                    return Err(SyntaxError::new(end, "invalid number"));
+                }
+                end
+            }
             b't' => strict_literal(bytes, pos, b"true")?,
             b'f' => strict_literal(bytes, pos, b"false")?,
             b'n' => strict_literal(bytes, pos, b"null")?,

@@ -184,13 +184,33 @@ impl Record {
         Some(())
     }
 
+    /// The opening quote of the first key where it stands again, found
+    /// among the members recorded (only when it does: a rare, cold path);
+    /// the object's start if the record does not hold it.
+    #[cold]
+    fn first_repeated(&self, obj: &[u8]) -> *const u8 {
+        let raw = |spans: &Spans| {
+            obj.get(spans.key.0 as usize..spans.key.1 as usize)
+                .unwrap_or_default()
+        };
+        let members = &self.members[..self.count];
+        let again = members.split_first().and_then(|(first, rest)| {
+            rest.iter()
+                .find(|spans| key_eq(raw(spans), spans.key_escaped, raw(first)))
+        });
+        match again {
+            Some(spans) => obj.as_ptr().wrapping_add(spans.key.0 as usize - 1),
+            None => obj.as_ptr(),
+        }
+    }
+
     /// What `members_find_once` finds in the object recorded, `obj`: the
     /// member under `keys`, `Missing`, or a duplicate (a key sought twice,
     /// or the first key again; recorded, and malformed).
     #[inline(always)]
     fn find_once(&self, obj: &[u8], keys: &[&str]) -> Span {
         if self.first_repeats {
-            duplicates::met();
+            duplicates::met(self.first_repeated(obj));
             return Span::MALFORMED;
         }
         let mut found = Span::MISSING;
@@ -201,7 +221,7 @@ impl Record {
                 .any(|sought| key_eq(raw, member.key_escaped, sought.as_bytes()))
             {
                 if found != Span::MISSING {
-                    duplicates::met();
+                    duplicates::met(obj.as_ptr().wrapping_add(member.key.0 as usize - 1));
                     return Span::MALFORMED;
                 }
                 found = Span::found(member.value.0 as usize, member.value.1 as usize);
