@@ -18,7 +18,7 @@ use std::fmt::Debug;
 
 use model::{as_string, Borrowed, BorrowedFrame, Detail, Incident, Issue, Origin};
 use optics_core::prelude::*;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use support::oracle::{agree, both_reject};
 
 // ---------------------------------------------------------------------------
@@ -712,7 +712,7 @@ struct Header {
     trace: Trace,
 }
 
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Trace {
     #[serde(rename = "trace-id")]
     id: u64,
@@ -765,6 +765,110 @@ fn attr_flatten() {
     both_reject(
         r#"{"messageId":1,"src":"api","type":"Unknown"}"#,
         Envelope::header.then(Header::trace),
+    );
+}
+
+/// A catch-all map under `flatten`: serde gives it the members no other
+/// field takes, which stand among the others in the bytes, so it has no
+/// optic (`#[optics(skip)]`, which the derive asks for); the other fields
+/// keep theirs, and read as serde reads them.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct CatchAll {
+    id: u32,
+    #[serde(flatten)]
+    #[optics(skip)]
+    extra: HashMap<String, serde_json::Value>,
+    #[serde(rename = "Name", alias = "n")]
+    name: String,
+    #[serde(flatten)]
+    trace: Trace,
+}
+
+/// A struct with its own catch-all, flattened into another.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct AroundCatchAll {
+    first: u8,
+    #[serde(flatten)]
+    inner: CatchAllCounts,
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct CatchAllCounts {
+    #[serde(flatten)]
+    #[optics(skip)]
+    counts: BTreeMap<String, u32>,
+    total: u32,
+}
+
+#[test]
+fn attr_flatten_catch_all_map() {
+    let doc = r#"{"x":{"id":9,"Name":"inner"},"id":1,"Name":"a","trace-id":7,"y":[{"n":"z"}]}"#;
+    assert_eq!(agree(doc, CatchAll::id), Some(1));
+    assert_eq!(agree(doc, CatchAll::name), Some("a".to_owned()));
+    assert_eq!(agree(doc, CatchAll::trace.then(Trace::id)), Some(7));
+    assert_eq!(
+        agree(doc, CatchAll::trace.then(Trace::sampled)),
+        Some(false)
+    );
+    // The members in another order, the name by its alias and escaped.
+    let doc = r#"{"trace-id":3,"\u006e":"b","extra":{"id":5},"sampled":true,"id":2}"#;
+    assert_eq!(agree(doc, CatchAll::id), Some(2));
+    assert_eq!(agree(doc, CatchAll::name), Some("b".to_owned()));
+    assert_eq!(agree(doc, CatchAll::trace.then(Trace::sampled)), Some(true));
+    // A struct serde reads as a map is not read from an array.
+    both_reject(r#"[1,{},"a",{"trace-id":1}]"#, CatchAll::id);
+    both_reject(r#"[{"a":1},9]"#, CatchAllCounts::total);
+    both_reject(r#"[9]"#, CatchAllCounts::total);
+    assert_eq!(
+        agree(r#"{"a":1,"total":9}"#, CatchAllCounts::total),
+        Some(9)
+    );
+    // Nested: the inner catch-all takes nothing the outer's fields read.
+    let doc = r#"{"a":1,"first":4,"total":9,"b":2}"#;
+    assert_eq!(agree(doc, AroundCatchAll::first), Some(4));
+    assert_eq!(
+        agree(doc, AroundCatchAll::inner.then(CatchAllCounts::total)),
+        Some(9)
+    );
+}
+
+#[test]
+fn attr_flatten_catch_all_map_writes_as_serde_does() {
+    // What serde decodes after the same write on the value: the map, before
+    // the flattened `trace`, also sees its members, as serde hands them.
+    fn decoded(value: &CatchAll) -> CatchAll {
+        serde_json::from_slice(&serde_json::to_vec(value).unwrap()).unwrap()
+    }
+    let value = CatchAll {
+        id: 1,
+        extra: HashMap::from([
+            ("id2".to_owned(), serde_json::json!({"id": 3})),
+            ("Name2".to_owned(), serde_json::json!("x")),
+        ]),
+        name: "a".to_owned(),
+        trace: Trace {
+            id: 7,
+            sampled: true,
+        },
+    };
+    let bytes = serde_json::to_vec(&value).unwrap();
+    let json = Json::<CatchAll>::new(&bytes);
+    let written = json.set(CatchAll::id, &8).expect("id is written in place");
+    let mut expected = value.clone();
+    CatchAll::id.set(&mut expected, 8);
+    assert_eq!(
+        serde_json::from_slice::<CatchAll>(&written).unwrap(),
+        decoded(&expected)
+    );
+    let name = "b\"c".to_owned();
+    let written = json
+        .set(CatchAll::name, &name)
+        .expect("the name is written in place");
+    let mut expected = value;
+    CatchAll::name.set(&mut expected, name);
+    assert_eq!(
+        serde_json::from_slice::<CatchAll>(&written).unwrap(),
+        decoded(&expected)
     );
 }
 

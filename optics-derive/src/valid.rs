@@ -170,13 +170,14 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
                  or move the function to a field of the flattened struct",
             );
         }
-        if field.attrs.flatten && is_map_type(field.ty) {
+        if field.attrs.flatten && is_map_type(field.ty) && !field.attrs.optic_skip {
             cx.error_spanned_by(
                 field.ty,
-                "#[derive(Optics)] does not support #[serde(flatten)] on a map: serde gives \
-                 the map only the members no other field takes, and in the bytes those \
-                 stand among the others, so a byte optic would read the wrong map; collect \
-                 the extra members in a struct, or give the map a key of its own",
+                "#[derive(Optics)] gives no optic to a map under #[serde(flatten)]: serde \
+                 gives the map only the members no other field takes, and in the bytes those \
+                 stand among the others, so a byte optic would read the wrong map; add \
+                 #[optics(skip)] to the field to keep the other fields' optics (they read \
+                 as serde does), or give the map a key of its own",
             );
         }
     }

@@ -30,12 +30,22 @@ pub fn flattened<'f, 'a>(fields: &'f [Field<'a>]) -> Vec<&'f Field<'a>> {
     fields.iter().filter(|field| field.flattens()).collect()
 }
 
+/// Whether serde reads the struct as a map, with a flattened field (a
+/// struct, or a catch-all map the derive gives no optic): serde's own test.
+/// Such a struct is not read from an array and takes none of its members
+/// from an object it is flattened into.
+pub fn reads_as_map(fields: &[Field]) -> bool {
+    fields
+        .iter()
+        .any(|field| field.attrs.flatten && !field.attrs.skip_deserializing)
+}
+
 /// The keys the struct reads itself: the names and aliases of the fields
 /// that are neither skipped nor flattened.
 pub fn own_keys(fields: &[Field]) -> Vec<String> {
     fields
         .iter()
-        .filter(|field| !field.flattens() && !field.attrs.skip_deserializing)
+        .filter(|field| !field.attrs.flatten && !field.attrs.skip_deserializing)
         .flat_map(|field| field.json_names.iter().cloned())
         .collect()
 }
@@ -135,7 +145,7 @@ pub fn struct_keys(input: &Input, style: Style, fields: &[Field]) -> TokenStream
             let flat: Vec<&syn::Type> = flattened(fields).iter().map(|field| field.ty).collect();
             // A struct that flattens reads its members as a map and takes
             // none of them; one that does not takes its fields.
-            let takes = if flat.is_empty() {
+            let takes = if !reads_as_map(fields) {
                 quote!(#p::KeySet { keys: &[#(#own),*], nested: &[] })
             } else {
                 quote!(#p::KeySet::EMPTY)

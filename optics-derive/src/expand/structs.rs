@@ -12,12 +12,11 @@ use crate::ast::{Field, Input, Style};
 
 pub fn expand(input: &Input, style: Style, fields: &[Field]) -> TokenStream {
     let own_keys = flatten::own_keys(fields);
-    let flattened = flatten::flattened(fields);
     let layout = Layout {
         style,
         transparent: input.attrs.transparent.is_some(),
         count: fields.len(),
-        array_form: flattened.is_empty(),
+        array_form: !flatten::reads_as_map(fields),
         own_keys: &own_keys,
     };
     // What a flattened field's layout needs: the keys of every flattened
