@@ -396,3 +396,307 @@ fn a_late_field_read_backward_over_backslash_runs_agrees_with_serde_json() {
         }
     }
 }
+
+/// Inputs that could make work super-linear, built about `size` bytes long.
+fn wide_documents(size: usize) -> Vec<(&'static str, Vec<u8>)> {
+    let repeat = |unit: &str, before: &str, after: &str| {
+        let mut out = before.as_bytes().to_vec();
+        while out.len() < size {
+            out.extend_from_slice(unit.as_bytes());
+        }
+        // Drop a trailing comma, if any, before closing.
+        if out.last() == Some(&b',') {
+            out.pop();
+        }
+        out.extend_from_slice(after.as_bytes());
+        out
+    };
+    let long = "d".repeat(200);
+    vec![
+        (
+            "prefix keys",
+            repeat(&format!(r#""detail{long}":1,"#), "{", "}"),
+        ),
+        (
+            "prefix keys 2",
+            repeat(r#""typ":1,"ty":2,"typee":3,"#, "{", "}"),
+        ),
+        ("escaped keys", repeat(r#""\u0074ype":"crash","#, "{", "}")),
+        (
+            "escaped keys, more",
+            repeat(r#""\u0074ype":"crash","#, "{", r#","title":"t"}"#),
+        ),
+        (
+            "escaped quotes in keys",
+            repeat(r#"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\""#, r#"{""#, r#"":1}"#),
+        ),
+        (
+            "backslashes then quote",
+            repeat(
+                r#"\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\"#,
+                r#"{"title":""#,
+                r#"\""}"#,
+            ),
+        ),
+        (
+            "backslash pairs in a key",
+            repeat(r#"\\\\"#, r#"{"type":1,""#, r#"":1}"#),
+        ),
+        ("lone quotes", repeat("\"", "{", "")),
+        ("members", repeat(r#""k":0,"#, "{", r#","type":"crash"}"#)),
+        (
+            "members, key last",
+            repeat(r#""k":0,"#, "{", r#","issueId":1}"#),
+        ),
+        ("labels", repeat(r#""a","#, r#"{"labels":["#, "]}")),
+        ("labels, cut", repeat(r#""a","#, r#"{"labels":["#, "")),
+        (
+            "owner ids",
+            repeat(
+                "1,",
+                r#"{"detail":{"type":"Incident","IMPACT":{"Service":{"OWNER-IDS":["#,
+                "]}}}}",
+            ),
+        ),
+        (
+            "frames",
+            repeat(
+                r#"{"line":1},"#,
+                r#"{"detail":{"type":"bug","frames":["#,
+                "]}}",
+            ),
+        ),
+        (
+            "counters",
+            repeat(r#""a":{"value":1},"#, r#"{"counters":{"#, "}}"),
+        ),
+        ("tags", repeat(r#""team":"x","#, r#"{"tags":{"#, "}}")),
+        ("colons", repeat(":", "{", "}")),
+        ("commas", repeat(",", r#"{"labels":["#, "]}")),
+        ("nul bytes", repeat("\0", r#"{"type":""#, r#""}"#)),
+        (
+            "bad utf-8",
+            repeat("\u{80}", r#"{"type":""#, r#""}"#)
+                .into_iter()
+                .map(|b| if b == 0xC2 { 0xFF } else { b })
+                .collect(),
+        ),
+        ("spaces", repeat(" ", r#"{"type""#, r#":"crash"}"#)),
+    ]
+}
+
+/// Prints the time of every entry point on each wide input at 256 KiB and
+/// 1 MiB, and the ratio (about 4 where the work is linear). By hand:
+/// `cargo test -p optics-core --test hostile wide -- --ignored --nocapture`.
+#[test]
+#[ignore = "measures; run by hand"]
+fn wide_documents_take_linear_time() {
+    for (what, small) in wide_documents(256 * 1024) {
+        let large = wide_documents(1024 * 1024)
+            .into_iter()
+            .find(|(name, _)| *name == what)
+            .map(|(_, doc)| doc)
+            .expect("same inputs");
+        let mut times = Vec::new();
+        for doc in [small, large] {
+            let valid = serde_json::from_slice::<serde_json::Value>(&doc).is_ok();
+            times.push(best_of_three(|| every_entry_point(&doc, valid)));
+        }
+        eprintln!(
+            "{what}: {:?} {:?} ratio {:.1}",
+            times[0],
+            times[1],
+            times[1].as_secs_f64() / times[0].as_secs_f64()
+        );
+    }
+}
+
+/// Every output of a write on `bytes`, for the check that a well-formed
+/// document is written into a well-formed one.
+fn writes(bytes: &[u8]) -> Vec<Option<Vec<u8>>> {
+    let json = Json::<Issue>::new(bytes);
+    vec![
+        json.set(Issue::title_text, &"\\\"\u{0}é".to_owned()),
+        json.set(Issue::r#type, &Category::SlowStart),
+        json.set(Issue::issue_id, &u64::MAX),
+        json.set(Issue::tags.then(key("team")), &"t".to_owned()),
+        json.set(Issue::counters.then(key("é")).then(Wrapper::value), &1),
+        json.set(Issue::shape.then(Shape::rect_width), &1),
+        json.set(Issue::shape.then(Shape::circle), &1),
+        json.set(Issue::shape.then(Shape::maybe).then(some()), &1),
+        json.set(Issue::event.then(Event::note), &"n".to_owned()),
+        json.set(
+            Issue::detail
+                .then(Detail::incident)
+                .then(Incident::impact)
+                .then(Impact::regions)
+                .then(at(0))
+                .then(Region::code),
+            &"c".to_owned(),
+        ),
+        json.set(Issue::detail.then(Detail::unknown), &()),
+        json.set(Issue::labels.then(at(1)), &"l".to_owned()),
+        json.set_all(Issue::labels.then(each()), &"l".to_owned()),
+        json.modify_all(Issue::counters.then(each()).then(Wrapper::value), |n| {
+            n.wrapping_add(1)
+        }),
+        json.set_all(
+            Issue::detail
+                .then(Detail::incident)
+                .then(Incident::impact)
+                .then(Impact::service)
+                .then(Service::owner_ids)
+                .then(each()),
+            &1,
+        ),
+    ]
+}
+
+/// One hostile edit of a serde document: cut it, duplicate a range of it
+/// somewhere, or delete a range.
+fn edited(bytes: &[u8], kind: u8, a: usize, b: usize, c: usize) -> Vec<u8> {
+    let len = bytes.len();
+    let (a, b, c) = (a % (len + 1), b % (len + 1), c % (len + 1));
+    let (lo, hi) = (a.min(b), a.max(b));
+    match kind {
+        0 => bytes[..lo].to_vec(),
+        1 => [&bytes[..c], &bytes[lo..hi], &bytes[c..]].concat(),
+        _ => [&bytes[..lo], &bytes[hi..]].concat(),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(256))]
+
+    #[test]
+    fn edited_documents_through_every_entry_point(
+        issue in issue(),
+        kind in 0..3u8,
+        a in proptest::prelude::any::<usize>(),
+        b in proptest::prelude::any::<usize>(),
+        c in proptest::prelude::any::<usize>(),
+    ) {
+        let whole = serde_json::to_vec(&issue).expect("serializes");
+        let bytes = edited(&whole, kind, a, b, c);
+        let valid = serde_json::from_slice::<serde_json::Value>(&bytes).is_ok();
+        every_entry_point(&bytes, valid);
+        for out in writes(&bytes).into_iter().flatten() {
+            if valid {
+                proptest::prop_assert!(
+                    serde_json::from_slice::<serde_json::Value>(&out).is_ok(),
+                    "{} became {}",
+                    String::from_utf8_lossy(&bytes),
+                    String::from_utf8_lossy(&out)
+                );
+            }
+        }
+    }
+
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(16))]
+
+    #[test]
+    fn every_cut_of_a_document(issue in issue()) {
+        let whole = serde_json::to_vec(&issue).expect("serializes");
+        for end in 0..whole.len() {
+            let cut = &whole[..end];
+            let valid = serde_json::from_slice::<serde_json::Value>(cut).is_ok();
+            proptest::prop_assert!(!valid);
+            every_entry_point(cut, valid);
+            let duplicates = Duplicates::new();
+            proptest::prop_assert!(Strict::<Issue>::validated(cut, &duplicates).is_err());
+            proptest::prop_assert!(writes(cut).iter().all(|out| out.as_ref().is_none_or(|out| out.len() <= cut.len() + 4096)));
+        }
+    }
+}
+
+#[test]
+fn map_keys_written_with_escapes_read_and_write_as_serde_json() {
+    use std::collections::HashMap;
+    let docs = [
+        r#"{"t\u0065am":"a"}"#,
+        r#"{"team":"a","t\u0065am":"b"}"#,
+        r#"{"t\u0065am":"a","team":"b"}"#,
+        r#"{"te\u0061m":"a","tea\u006d":"b","x":"c"}"#,
+        r#"{"\u0074eam":"a","team\u0000":"b"}"#,
+        r#"{"team":"a","team":"b","team":"c"}"#,
+        r#"{ "team" : "a" , "x" : { "team" : "z" } }"#,
+        r#"{"x":{"team":"z"},"team":"a"}"#,
+        r#"{"\"team":"z","team\\":"y"}"#,
+        r#"{"team\/":"z","te\/am":"y"}"#,
+    ];
+    for doc in docs {
+        let want: HashMap<String, String> = serde_json::from_str(doc).unwrap_or_else(|_| {
+            let v: serde_json::Value = serde_json::from_str(doc).expect("valid");
+            v.as_object()
+                .expect("object")
+                .iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
+                .collect()
+        });
+        let got = Json::<HashMap<String, String>>::new(doc.as_bytes()).read(key("team"));
+        assert_eq!(got.as_ref(), want.get("team"), "{doc}");
+        let wrapper = format!(r#"{{"issueId":1,"tags":{doc}}}"#);
+        let got = Json::<Issue>::new(wrapper.as_bytes()).read(Issue::tags.then(key("team")));
+        assert_eq!(got.as_ref(), want.get("team"), "{wrapper}");
+        let set =
+            Json::<HashMap<String, String>>::new(doc.as_bytes()).set(key("team"), &"S".to_owned());
+        if let Some(set) = set {
+            let after: serde_json::Value = serde_json::from_slice(&set).expect("valid");
+            assert_eq!(
+                after.get("team").and_then(|v| v.as_str()),
+                Some("S"),
+                "{doc} -> {}",
+                String::from_utf8_lossy(&set)
+            );
+        } else {
+            assert!(!want.contains_key("team"), "{doc}: set refused");
+        }
+    }
+}
+
+#[test]
+fn tags_written_oddly_read_as_serde_json() {
+    let incident = r#""SEVERITY":"HIGH","STARTED_AT":1,"IMPACT":{"Service":{"NAME":"n","TIER":"critical","TYPE":"t","OWNER-IDS":[]},"Users":1,"Regions":[]}"#;
+    let docs = [
+        format!(r#"{{"type":"Incident",{incident}}}"#),
+        format!(r#"{{{incident},"type":"Incident"}}"#),
+        format!(r#"{{"\u0074ype":"Incident",{incident}}}"#),
+        format!(r#"{{"type":"Inc\u0069dent",{incident}}}"#),
+        format!(r#"{{ "type" : "Incident" , {incident} }}"#),
+        r#"{"type":"bug","module":"m","line_no":null,"frames":[],"build":"1"}"#.to_owned(),
+        r#"{"type":"bug_report","module":"m","line_no":null,"frames":[],"build":"1"}"#.to_owned(),
+        r#"{"type":"b\u0075g","module":"m","line_no":null,"frames":[],"build":"1"}"#.to_owned(),
+        r#"{"type":"Question","value":"q"}"#.to_owned(),
+        r#"{"type":"Other"}"#.to_owned(),
+        format!(r#"{{"type":"Incident\u0000",{incident}}}"#),
+        format!(r#"{{"type":"Incident","type":"Question","value":"q",{incident}}}"#),
+        format!(r#"{{"x":{{"type":"Question"}},"type":"Incident",{incident}}}"#),
+        format!(r#"["Incident",{{{incident}}}]"#),
+    ];
+    for doc in &docs {
+        let want = serde_json::from_str::<Detail>(doc).ok();
+        let json = Json::<Detail>::new(doc.as_bytes());
+        let kind = json.read(Detail::kind);
+        let severity = json.read(Detail::incident.then(Incident::severity));
+        let module = json.read(Detail::bug.then(Bug::module));
+        if let Some(want) = &want {
+            assert_eq!(kind.as_ref(), Some(Detail::kind.get(want)), "{doc}");
+            assert_eq!(
+                severity,
+                Detail::incident
+                    .then(Incident::severity)
+                    .preview(want)
+                    .copied(),
+                "{doc}"
+            );
+            assert_eq!(
+                module,
+                Detail::bug.then(Bug::module).preview(want).cloned(),
+                "{doc}"
+            );
+        }
+    }
+}
