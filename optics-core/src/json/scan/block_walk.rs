@@ -995,6 +995,11 @@ struct Backward {
     depth: usize,
     /// All ones if `low` is inside a string.
     inside: u64,
+    /// Where the run of backslashes last counted below a block begins
+    /// (`usize::MAX` before one is): the blocks below inside the same run
+    /// read its length off it, so a long run is counted once, not once a
+    /// block.
+    run_from: usize,
 }
 
 impl<'a> FieldScan<'a, '_> {
@@ -1061,6 +1066,7 @@ impl<'a> FieldScan<'a, '_> {
             low: open + (end - open).div_ceil(BLOCK) * BLOCK,
             depth: 0,
             inside: 0,
+            run_from: usize::MAX,
         };
         // Asked for at once, these blocks come in together.
         let end_turn = back.low.saturating_sub(simd::PREFETCH_AHEAD).max(open);
@@ -1278,12 +1284,17 @@ impl<'a> FieldScan<'a, '_> {
         // An escape carried in reaches only the block's first byte: looked
         // for only where that byte is a quote or a backslash.
         if (raw.quote | raw.backslash) & 1 != 0 && start > 0 && bytes[start - 1] == b'\\' {
-            let run = bytes[..start]
-                .iter()
-                .rev()
-                .take_while(|&&b| b == b'\\')
-                .count();
-            carry = (run & 1) as u64;
+            // `back.low` only goes down: a run counted from above that
+            // began below `start` covers every byte between.
+            if back.run_from >= start {
+                let run = bytes[..start]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                back.run_from = start - run;
+            }
+            carry = ((start - back.run_from) & 1) as u64;
         }
         let quotes = raw.quote & !escaped_bytes(raw.backslash, &mut carry);
         // The string state at the start: the one at the end, flipped by
@@ -1499,6 +1510,7 @@ mod tests {
                 low: scan.open + (self.bytes.len() - scan.open).div_ceil(BLOCK) * BLOCK,
                 depth: 0,
                 inside: 0,
+                run_from: usize::MAX,
             };
             let mut passed_in_all = 0;
             while back.low > above {
