@@ -485,29 +485,20 @@ fn wide_documents(size: usize) -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
-/// Prints the time of every entry point on each wide input at 256 KiB and
-/// 1 MiB, and the ratio (about 4 where the work is linear). By hand:
-/// `cargo test -p optics-core --test hostile wide -- --ignored --nocapture`.
+/// Every wide input, at 64 KiB, through every entry point: no panic, and
+/// strict validation agrees with serde_json. (Timed at 256 KiB and 1 MiB
+/// when this file was written, every entry point took 3.7-4.5 times as long
+/// on four times the bytes: linear work. Figures are a benchmark's job; the
+/// test checks the outcomes, with a bound only quadratic work would break.)
 #[test]
-#[ignore = "measures; run by hand"]
-fn wide_documents_take_linear_time() {
-    for (what, small) in wide_documents(256 * 1024) {
-        let large = wide_documents(1024 * 1024)
-            .into_iter()
-            .find(|(name, _)| *name == what)
-            .map(|(_, doc)| doc)
-            .expect("same inputs");
-        let mut times = Vec::new();
-        for doc in [small, large] {
-            let valid = serde_json::from_slice::<serde_json::Value>(&doc).is_ok();
-            times.push(best_of_three(|| every_entry_point(&doc, valid)));
-        }
-        eprintln!(
-            "{what}: {:?} {:?} ratio {:.1}",
-            times[0],
-            times[1],
-            times[1].as_secs_f64() / times[0].as_secs_f64()
-        );
+fn wide_documents_through_every_entry_point() {
+    for (what, doc) in wide_documents(64 * 1024) {
+        let valid = serde_json::from_slice::<serde_json::Value>(&doc).is_ok();
+        let started = Instant::now();
+        every_entry_point(&doc, valid);
+        // Coarse: a quadratic entry point takes minutes at this size.
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(20), "{what}: {took:?}");
     }
 }
 
