@@ -1246,16 +1246,21 @@ fn check_invoice_write(
     }
 }
 
+/// `value` as serde_json writes it, compact or pretty.
+fn encoded<T: Serialize>(value: &T, pretty: bool) -> Vec<u8> {
+    if pretty {
+        serde_json::to_vec_pretty(value).unwrap()
+    } else {
+        serde_json::to_vec(value).unwrap()
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(scale::scaled(64)))]
 
     #[test]
     fn random_invoices_read_and_write_as_serde_json(invoice in random_invoice(), pretty in any::<bool>()) {
-        let bytes = if pretty {
-            serde_json::to_vec_pretty(&invoice).unwrap()
-        } else {
-            serde_json::to_vec(&invoice).unwrap()
-        };
+        let bytes = encoded(&invoice, pretty);
         let json = Json::<Invoice>::new(&bytes);
         let value: Invoice = serde_json::from_slice(&bytes).unwrap();
         prop_assert_eq!(&value, &invoice);
@@ -1376,11 +1381,7 @@ proptest! {
 
     #[test]
     fn random_shipments_read_and_write_as_serde_json(shipment in random_shipment(), pretty in any::<bool>()) {
-        let bytes = if pretty {
-            serde_json::to_vec_pretty(&shipment).unwrap()
-        } else {
-            serde_json::to_vec(&shipment).unwrap()
-        };
+        let bytes = encoded(&shipment, pretty);
         let json = Json::<Shipment>::new(&bytes);
         let value: Shipment = serde_json::from_slice(&bytes).unwrap();
         let id = Shipment::id.then(ShipmentId::_0);
