@@ -199,6 +199,24 @@ mod tests {
             r#"#[optics(crate = "renamed::core")]
             #[serde(tag = "t", content = "c")]
             enum A<T> { U, N(T), S { a: u8 } }"#,
+            r#"#[optics(crate = "renamed::core")]
+            #[serde(transparent)]
+            struct Tr<T> { t: T }"#,
+            r#"#[optics(crate = "renamed::core")]
+            struct M<T> {
+                a: T,
+                #[serde(flatten)] f: Inner,
+                #[serde(flatten)] #[optics(skip)] rest: HashMap<String, serde_json::Value>,
+            }"#,
+            r#"#[optics(crate = "renamed::core")]
+            struct V { a: u8, #[serde(flatten)] #[optics(skip)] rest: serde_json::Value }"#,
+            r#"#[optics(crate = "renamed::core")] #[optics(kind = "K")]
+            enum Kd { #[serde(other)] O, #[serde(rename = "x")] X(Box<u8>), #[serde(skip)] Sk }"#,
+            r#"#[optics(crate = "renamed::core")]
+            enum Ev<'a> { B { #[serde(borrow)] c: Cow<'a, str> }, S { #[serde(with = "m")] w: u8 } }"#,
+            r#"#[optics(crate = "renamed::core")]
+            #[serde(tag = "t")]
+            enum Iv<T> { S { a: T, #[serde(default)] d: Option<u8> }, P(Payload<T>) }"#,
         ];
         for model in models {
             let out = expand(model);
