@@ -1,0 +1,192 @@
+//! A catch-all map under `#[serde(flatten)]` with `#[optics(skip)]`, in the
+//! places serde allows it: every byte read of the other fields agrees with
+//! serde_json's decode of the whole document ([`agree`]), or both refuse.
+
+mod support;
+
+use std::collections::{BTreeMap, HashMap};
+
+use optics_core::prelude::*;
+use serde::Deserialize;
+use support::oracle::{agree, both_reject};
+
+/// A struct that takes its members when flattened.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct Takes {
+    a: u8,
+    #[serde(default)]
+    b: u8,
+}
+
+/// A catch-all with one field of its own, defaulted.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct Open {
+    #[serde(default)]
+    a: u8,
+    #[serde(flatten)]
+    #[optics(skip)]
+    rest: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The map before a struct that takes `a` and `b`.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct MapFirst {
+    #[serde(flatten)]
+    #[optics(skip)]
+    rest: HashMap<String, serde_json::Value>,
+    #[serde(flatten)]
+    takes: Takes,
+    z: u8,
+}
+
+/// The map after the struct that takes `a` and `b`.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct MapLast {
+    z: u8,
+    #[serde(flatten)]
+    takes: Takes,
+    #[serde(flatten)]
+    #[optics(skip)]
+    rest: serde_json::Value,
+}
+
+/// The same, flattened before it: it takes nothing, so `Takes` sees `a`.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct OpenBefore {
+    #[serde(flatten)]
+    open: Open,
+    #[serde(flatten)]
+    takes: Takes,
+}
+
+/// The catch-all struct defaulted as a whole.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(default)]
+struct Defaulted {
+    n: u8,
+    #[serde(flatten)]
+    #[optics(skip)]
+    rest: HashMap<String, u8>,
+}
+
+impl Default for Defaulted {
+    fn default() -> Self {
+        Defaulted {
+            n: 42,
+            rest: HashMap::new(),
+        }
+    }
+}
+
+/// Generic, with the catch-all of the parameter's type.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct Generic<T> {
+    id: T,
+    #[serde(flatten)]
+    takes: Takes,
+    #[serde(flatten)]
+    #[optics(skip)]
+    rest: BTreeMap<String, T>,
+}
+
+/// An internally tagged enum flattened beside the catch-all.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind")]
+enum Shape {
+    Dot { a: u8 },
+    Line { len: u8 },
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+struct WithTagged {
+    #[serde(flatten)]
+    #[optics(skip)]
+    rest: HashMap<String, serde_json::Value>,
+    #[serde(flatten)]
+    shape: Shape,
+    #[serde(flatten)]
+    takes: Takes,
+}
+
+/// A catch-all in an enum's payload struct, each representation.
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+enum External {
+    P(Open),
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t")]
+enum Internal {
+    P(Open),
+}
+
+#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    P(Open),
+}
+
+#[test]
+fn map_before_or_after_a_struct_that_takes() {
+    let doc = r#"{"x":1,"a":2,"z":3,"b":4}"#;
+    assert_eq!(agree(doc, MapFirst::z), Some(3));
+    assert_eq!(agree(doc, MapFirst::takes.then(Takes::a)), Some(2));
+    assert_eq!(agree(doc, MapFirst::takes.then(Takes::b)), Some(4));
+    assert_eq!(agree(doc, MapLast::z), Some(3));
+    assert_eq!(agree(doc, MapLast::takes.then(Takes::a)), Some(2));
+    assert_eq!(agree(doc, MapLast::takes.then(Takes::b)), Some(4));
+    let doc = r#"{"a":2,"z":3}"#;
+    assert_eq!(agree(doc, MapLast::takes.then(Takes::b)), Some(0));
+    both_reject(r#"[{"x":1},{"a":1},3]"#, MapFirst::z);
+    both_reject(r#"[3,{"a":1},{}]"#, MapLast::z);
+}
+
+#[test]
+fn a_struct_with_a_catch_all_flattened_into_another() {
+    // Flattened first, it takes nothing: both read `a`.
+    let doc = r#"{"a":5,"q":1}"#;
+    assert_eq!(agree(doc, OpenBefore::open.then(Open::a)), Some(5));
+    assert_eq!(agree(doc, OpenBefore::takes.then(Takes::a)), Some(5));
+    let doc = r#"{"q":1,"b":2,"a":7}"#;
+    assert_eq!(agree(doc, OpenBefore::open.then(Open::a)), Some(7));
+    assert_eq!(agree(doc, OpenBefore::takes.then(Takes::b)), Some(2));
+}
+
+#[test]
+fn container_default() {
+    assert_eq!(agree(r#"{"x":1}"#, Defaulted::n), Some(42));
+    assert_eq!(agree(r#"{"x":1,"n":3}"#, Defaulted::n), Some(3));
+    both_reject(r#"[3]"#, Defaulted::n);
+}
+
+#[test]
+fn generic_catch_all() {
+    let doc = r#"{"n":1,"a":2,"id":3,"m":4}"#;
+    assert_eq!(agree(doc, Generic::<u32>::id), Some(3));
+    assert_eq!(agree(doc, Generic::<u32>::takes.then(Takes::a)), Some(2));
+    both_reject(r#"[3,{"a":1},{}]"#, Generic::<u32>::id);
+}
+
+#[test]
+fn internally_tagged_enum_beside_the_catch_all() {
+    // The tagged enum takes nothing: `Takes` reads `a` too.
+    let doc = r#"{"x":0,"a":2,"kind":"Dot"}"#;
+    assert_eq!(agree(doc, WithTagged::shape.then(Shape::dot_a)), Some(2));
+    assert_eq!(agree(doc, WithTagged::takes.then(Takes::a)), Some(2));
+    let doc = r#"{"len":9,"kind":"Line","a":1}"#;
+    assert_eq!(agree(doc, WithTagged::shape.then(Shape::line_len)), Some(9));
+    assert_eq!(agree(doc, WithTagged::shape.then(Shape::dot_a)), None);
+}
+
+#[test]
+fn catch_all_in_an_enum_payload() {
+    let doc = r#"{"P":{"x":1,"a":2}}"#;
+    assert_eq!(agree(doc, External::p.then(Open::a)), Some(2));
+    both_reject(r#"{"P":[2,{}]}"#, External::p.then(Open::a));
+    let doc = r#"{"x":1,"a":2,"t":"P"}"#;
+    assert_eq!(agree(doc, Internal::p.then(Open::a)), Some(2));
+    let doc = r#"{"t":"P","c":{"x":1,"a":2}}"#;
+    assert_eq!(agree(doc, Adjacent::p.then(Open::a)), Some(2));
+    let doc = r#"{"c":{"x":1},"t":"P"}"#;
+    assert_eq!(agree(doc, Adjacent::p.then(Open::a)), Some(0));
+}
