@@ -481,6 +481,80 @@ mod through_facade {
         Open,
         Closed { reason: String },
     }
+
+    /// Generic, with a flattened struct (checked where it is read), a
+    /// catch-all map, a borrowed `Cow` and a field read `with` a module.
+    #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
+    #[optics(crate = "crate::facade::optics")]
+    pub struct Page<'a, T> {
+        pub id: T,
+        #[serde(borrow)]
+        pub title: std::borrow::Cow<'a, str>,
+        #[serde(flatten)]
+        pub meta: Meta,
+        #[serde(flatten)]
+        #[optics(skip)]
+        pub rest: std::collections::BTreeMap<String, u8>,
+        #[serde(with = "as_text")]
+        pub count: u32,
+    }
+
+    /// An enum of each representation, generic, through the facade.
+    #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
+    #[optics(crate = "crate::facade::optics")]
+    #[serde(tag = "t", content = "c")]
+    pub enum Adjacent<T> {
+        One(T),
+        Two { x: T },
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
+    #[optics(crate = "crate::facade::optics")]
+    pub enum External<T> {
+        One(Box<T>),
+        Pair(T, T),
+    }
+
+    pub mod as_text {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer>(n: &u32, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&n.to_string())
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+            let text = <&str>::deserialize(d)?;
+            text.parse().map_err(serde::de::Error::custom)
+        }
+    }
+}
+
+#[test]
+fn generic_models_of_every_branch_read_through_a_facade() {
+    use through_facade::{Adjacent, External, Page};
+    let doc = br#"{"x":1,"id":5,"title":"t","owner":"ann","count":"12","y":2}"#;
+    let json = Json::<Page<u64>>::new(doc);
+    assert_eq!(json.read(Page::<u64>::id), Some(5));
+    assert_eq!(json.read(Page::<u64>::title).as_deref(), Some("t"));
+    assert_eq!(json.read(Page::<u64>::count), Some(12));
+    let owner = Page::<u64>::meta.then(through_facade::Meta::owner);
+    assert_eq!(json.read(owner).as_deref(), Some("ann"));
+    let doc = br#"{"t":"Two","c":{"x":3}}"#;
+    assert_eq!(
+        Json::<Adjacent<u8>>::new(doc).read(Adjacent::<u8>::two_x),
+        Some(3)
+    );
+    let doc = br#"{"Pair":[1,2]}"#;
+    assert_eq!(
+        Json::<External<u8>>::new(doc).read(External::<u8>::pair_1),
+        Some(2)
+    );
+    let doc = br#"{"One":4}"#;
+    let one = External::<u8>::one;
+    assert_eq!(
+        Json::<External<u8>>::new(doc).read(one).as_deref(),
+        Some(&4)
+    );
 }
 
 #[test]
