@@ -111,3 +111,46 @@ fn deep_paths_through_every_writable_step_write_bytes() {
         16,
     );
 }
+
+#[test]
+fn into_forms_give_what_the_allocating_forms_give_into_a_used_buffer() {
+    let doc = DOC.as_bytes();
+    let json = Json::<Root>::new(doc);
+    let mut out = b"left over from an earlier message, longer than some".to_vec();
+    let path = Root::list
+        .then(at(0))
+        .then(Mid::opt)
+        .then(some())
+        .then(Leaf::n);
+    assert!(json.modify_into(path, |n| n * 10, &mut out));
+    assert_eq!(Some(out.clone()), json.modify(path, |n| n * 10));
+    // A focus that is not there: nothing written, `out` left empty.
+    let missing = Root::maybe
+        .then(some())
+        .then(Mid::opt)
+        .then(some())
+        .then(Leaf::n);
+    assert!(!json.modify_into(missing, |n| n + 1, &mut out));
+    assert!(out.is_empty());
+    assert_eq!(json.modify(missing, |n| n + 1), None);
+    // Every element, then none (the document copied), then one that does
+    // not decode.
+    out.extend_from_slice(b"dirty");
+    let all = Root::list.then(each()).then(Mid::leaf).then(Leaf::n);
+    assert!(json.modify_all_into(all, |n| n + 1, &mut out));
+    assert_eq!(Some(out.clone()), json.modify_all(all, |n| n + 1));
+    let none = Root::maybe
+        .then(some())
+        .then(Mid::opt)
+        .then(some())
+        .then(Leaf::n);
+    out.extend_from_slice(b"dirty");
+    assert!(json.modify_all_into(none, |n| n + 1, &mut out));
+    assert_eq!(out, doc);
+    let bad = br#"{"boxed":{"leaf":{"n":1},"opt":null},"maybe":null,"list":[{"leaf":{"n":4},"opt":null},{"leaf":{"n":"x"},"opt":null}],"map":{},"kind":{"t":"A","leaf":{"n":8},"opt":null}}"#;
+    let json = Json::<Root>::new(bad);
+    out.extend_from_slice(b"dirty");
+    assert!(!json.modify_all_into(all, |n| n + 1, &mut out));
+    assert!(out.is_empty());
+    assert_eq!(json.modify_all(all, |n| n + 1), None);
+}
