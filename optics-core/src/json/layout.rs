@@ -198,7 +198,8 @@ pub trait JsonKeys<X: ?Sized = ()> {
     message = "#[derive(Optics)] cannot read a flattened `{Self}` in place",
     label = "flattened here",
     note = "serde gives a flattened field the members no other field takes; a byte optic can follow that only for a struct or an enum that derives Optics, whose keys are known",
-    note = "derive Optics on the flattened type, or give the field a key of its own (remove #[serde(flatten)])"
+    note = "derive Optics on the flattened type, or give the field a key of its own (remove #[serde(flatten)])",
+    note = "a catch-all map is known by its spelling only: write `serde_json::Value`, or a map with its parameters (`HashMap<String, Value>`, `BTreeMap<..>`, `IndexMap<..>`, `serde_json::Map<..>`), not an import or an alias, and add #[optics(skip)] to the field"
 )]
 pub trait Flatten<X: ?Sized = ()>: JsonKeys<X> {}
 
