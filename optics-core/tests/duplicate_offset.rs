@@ -46,6 +46,23 @@ where
     );
 }
 
+/// As [`second_named`], the second standing spelled `spelled` (quotes
+/// included), which stands once in `doc`.
+#[track_caller]
+fn escaped_second<O>(doc: &str, o: O, spelled: &str)
+where
+    O: for<'de> optics_core::json::JsonDecode<'de> + optics_core::optic::StartsAt<Outer> + Copy,
+{
+    let duplicates = Duplicates::new();
+    let view = Strict::<Outer>::validated(doc.as_bytes(), &duplicates).expect("valid JSON");
+    assert!(view.read(o).is_none(), "{doc}");
+    assert_eq!(
+        duplicates.offset_in(doc.as_bytes()),
+        doc.find(spelled),
+        "{doc}"
+    );
+}
+
 #[test]
 fn the_second_standing_is_named_in_small_and_large_objects() {
     for pad in [0, 10, 200, 1500, 5000] {
@@ -71,5 +88,12 @@ fn the_second_standing_is_named_in_small_and_large_objects() {
         let doc =
             format!(r#"{{"a":1,"inner":{{"pad":"{p}","k":1,"y":2,"pad":""}},"z":2,"pad":""}}"#);
         second_named(&doc, Outer::inner.then(Inner::y), "pad");
+        // The second standing spelled with an escape, then the first.
+        let doc =
+            format!(r#"{{"a":1,"z":2,"pad":"{p}","inner":{{"k":1,"q":"","y":2}},"\u007a":3}}"#);
+        escaped_second(&doc, Outer::z, r#""\u007a""#);
+        let doc =
+            format!(r#"{{"a":1,"\u007a":2,"pad":"{p}","inner":{{"k":1,"q":"","y":2}},"z":3}}"#);
+        escaped_second(&doc, Outer::z, r#""z""#);
     }
 }
