@@ -6,12 +6,15 @@ mod support;
 
 use std::collections::{BTreeMap, HashMap};
 
+use optics_core::json::{JsonOptic, JsonWrite};
+use optics_core::optic::{PreviewMut, StartsAt};
 use optics_core::prelude::*;
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use support::oracle::{agree, both_reject};
 
 /// A struct that takes its members when flattened.
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Takes {
     a: u8,
     #[serde(default)]
@@ -19,7 +22,7 @@ struct Takes {
 }
 
 /// A catch-all with one field of its own, defaulted.
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Open {
     #[serde(default)]
     a: u8,
@@ -29,7 +32,7 @@ struct Open {
 }
 
 /// The map before a struct that takes `a` and `b`.
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct MapFirst {
     #[serde(flatten)]
     #[optics(skip)]
@@ -40,7 +43,7 @@ struct MapFirst {
 }
 
 /// The map after the struct that takes `a` and `b`.
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct MapLast {
     z: u8,
     #[serde(flatten)]
@@ -51,7 +54,7 @@ struct MapLast {
 }
 
 /// The same, flattened before it: it takes nothing, so `Takes` sees `a`.
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct OpenBefore {
     #[serde(flatten)]
     open: Open,
@@ -60,7 +63,7 @@ struct OpenBefore {
 }
 
 /// The catch-all struct defaulted as a whole.
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(default)]
 struct Defaulted {
     n: u8,
@@ -79,7 +82,7 @@ impl Default for Defaulted {
 }
 
 /// Generic, with the catch-all of the parameter's type.
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct Generic<T> {
     id: T,
     #[serde(flatten)]
@@ -90,14 +93,14 @@ struct Generic<T> {
 }
 
 /// An internally tagged enum flattened beside the catch-all.
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "kind")]
 enum Shape {
     Dot { a: u8 },
     Line { len: u8 },
 }
 
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 struct WithTagged {
     #[serde(flatten)]
     #[optics(skip)]
@@ -109,18 +112,18 @@ struct WithTagged {
 }
 
 /// A catch-all in an enum's payload struct, each representation.
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 enum External {
     P(Open),
 }
 
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "t")]
 enum Internal {
     P(Open),
 }
 
-#[derive(Optics, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "t", content = "c")]
 enum Adjacent {
     P(Open),
@@ -189,4 +192,50 @@ fn catch_all_in_an_enum_payload() {
     assert_eq!(agree(doc, Adjacent::p.then(Open::a)), Some(2));
     let doc = r#"{"c":{"x":1},"t":"P"}"#;
     assert_eq!(agree(doc, Adjacent::p.then(Open::a)), Some(0));
+}
+
+/// A byte write of `o` either refuses, or gives bytes serde_json decodes as
+/// it decodes what it writes after the same `set` on the decoded value.
+#[track_caller]
+fn write_agrees<S, O>(doc: &str, o: O, value: u8) -> bool
+where
+    S: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug,
+    O: PreviewMut<Source = S, Focus = u8> + JsonWrite + JsonOptic + StartsAt<S> + Copy,
+{
+    let mut whole: S = serde_json::from_str(doc).expect("serde_json reads the document");
+    o.set(&mut whole, value);
+    let expected: S = serde_json::from_slice(&serde_json::to_vec(&whole).unwrap()).unwrap();
+    if let Some(bytes) = Json::<S>::new(doc.as_bytes()).set(o, &value) {
+        let text = String::from_utf8_lossy(&bytes);
+        let written: S = serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(written, expected, "{text}");
+        return true;
+    }
+    false
+}
+
+#[test]
+fn writes_beside_a_catch_all_agree_or_refuse() {
+    // A map before the struct that takes also holds the members the
+    // struct takes, so serde writes those twice and cannot read its own
+    // output: only the map placed last is checked so.
+    let doc = r#"{"x":1,"a":2,"z":3,"b":4}"#;
+    assert!(write_agrees(doc, MapLast::z, 9));
+    assert!(write_agrees(doc, MapLast::takes.then(Takes::a), 9));
+    // Absent and defaulted: written in, or refused.
+    let doc = r#"{"x":1,"a":2,"z":3}"#;
+    write_agrees(doc, MapLast::takes.then(Takes::b), 9);
+    write_agrees(r#"{"x":1}"#, Defaulted::n, 9);
+    write_agrees(r#"{"t":"P","c":{"x":1}}"#, Adjacent::p.then(Open::a), 9);
+    write_agrees(r#"{"x":1,"t":"P"}"#, Internal::p.then(Open::a), 9);
+    assert!(write_agrees(
+        r#"{"x":1,"a":3,"t":"P"}"#,
+        Internal::p.then(Open::a),
+        9
+    ));
+    assert!(write_agrees(
+        r#"{"P":{"a":3,"x":1}}"#,
+        External::p.then(Open::a),
+        9
+    ));
 }
