@@ -92,6 +92,17 @@ struct Generic<T> {
     rest: BTreeMap<String, T>,
 }
 
+/// Generic, with a catch-all struct flattened before one that takes: the
+/// checks run where the optics are read.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct GenericOuter<T> {
+    id: T,
+    #[serde(flatten)]
+    open: Open,
+    #[serde(flatten)]
+    takes: Takes,
+}
+
 /// An internally tagged enum flattened beside the catch-all.
 #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "kind")]
@@ -168,6 +179,12 @@ fn generic_catch_all() {
     assert_eq!(agree(doc, Generic::<u32>::id), Some(3));
     assert_eq!(agree(doc, Generic::<u32>::takes.then(Takes::a)), Some(2));
     both_reject(r#"[3,{"a":1},{}]"#, Generic::<u32>::id);
+    let doc = r#"{"n":1,"a":2,"id":"x","b":4}"#;
+    assert_eq!(agree(doc, GenericOuter::<String>::id), Some("x".to_owned()));
+    let open_a = GenericOuter::<String>::open.then(Open::a);
+    assert_eq!(agree(doc, open_a), Some(2));
+    let takes_b = GenericOuter::<String>::takes.then(Takes::b);
+    assert_eq!(agree(doc, takes_b), Some(4));
 }
 
 #[test]
