@@ -140,6 +140,31 @@ enum Adjacent {
     P(Open),
 }
 
+/// An internally tagged enum whose payload has a catch-all, flattened
+/// before a struct that takes.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct TaggedPayloadBeside {
+    #[serde(flatten)]
+    e: Internal,
+    #[serde(flatten)]
+    takes: Takes,
+}
+
+#[test]
+fn tagged_payload_with_a_catch_all_beside_a_struct_that_takes() {
+    let doc = r#"{"x":1,"a":2,"t":"P","b":3}"#;
+    let payload_a = TaggedPayloadBeside::e.then(Internal::p).then(Open::a);
+    assert_eq!(agree(doc, payload_a), Some(2));
+    assert_eq!(
+        agree(doc, TaggedPayloadBeside::takes.then(Takes::a)),
+        Some(2)
+    );
+    assert_eq!(
+        agree(doc, TaggedPayloadBeside::takes.then(Takes::b)),
+        Some(3)
+    );
+}
+
 #[test]
 fn map_before_or_after_a_struct_that_takes() {
     let doc = r#"{"x":1,"a":2,"z":3,"b":4}"#;
