@@ -51,7 +51,8 @@ macro_rules! single {
     }};
 }
 
-/// Every traversal entry point on `bytes` with `optic`.
+/// Every traversal entry point on `bytes` with `optic`, trusting and
+/// strict.
 macro_rules! many {
     ($bytes:expr, $optic:expr, $value:expr) => {{
         let bytes: &[u8] = $bytes;
@@ -61,6 +62,10 @@ macro_rules! many {
         let _ = json.read_each(optic).count();
         let _ = json.set_all(optic, &$value);
         let _ = json.modify_all(optic, |v| v);
+        let duplicates = Duplicates::new();
+        let strict = json.strict(&duplicates);
+        let _ = strict.iter(optic).count();
+        let _ = strict.read_each(optic).count();
     }};
 }
 

@@ -20,12 +20,15 @@
 //! member of a key the object repeats, where serde keeps the last (see
 //! `SERDE_ATTRIBUTES.md`; `key(k)` takes the last, as serde does).
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+
 use serde::de::Deserialize;
 
 use super::locate::buffered::decode_at;
 use super::locate::spot::{Form, Hidden};
 use super::scan::{self, skip_ws};
-use super::{Found, Json, JsonDecode, JsonOptic, JsonThrough, Located, Spot};
+use super::{Duplicates, Found, Json, JsonDecode, JsonOptic, JsonThrough, Located, Spot, Strict};
 use crate::optic::{
     At, Discriminant, Each, Elements, Field, FieldOf, Indexed, JsonKey, Key, Keyed, Optic, Some_,
     StartsAt, Tagged, Then, Through, Variant, VariantField, VariantFieldOf, VariantOf,
@@ -129,6 +132,12 @@ pub struct EachFoci<'a> {
     object: bool,
     /// The container is done, or broken.
     done: bool,
+    /// Where the container's first element (or key) may start.
+    start: usize,
+    /// In a strict traversal of an object, each key (as serde reads it)
+    /// and where the key of its last member starts: the members serde
+    /// keeps. Built at the first member, only while a strict read runs.
+    kept: Option<HashMap<Cow<'a, str>, usize>>,
 }
 
 impl<'a> EachFoci<'a> {
@@ -145,6 +154,8 @@ impl<'a> EachFoci<'a> {
             pos: open + 1,
             object,
             done: bytes.get(open) != Some(&opener),
+            start: open + 1,
+            kept: None,
         };
         if !elements.done && bytes.get(skip_ws(bytes, open + 1)) == Some(&closer) {
             elements.done = true;
@@ -181,14 +192,19 @@ impl<'a> EachFoci<'a> {
             pos: 0,
             object: false,
             done: true,
+            start: 0,
+            kept: None,
         }
     }
 
-    /// The next element's bytes, or `None` at the end or where the bytes break.
-    fn step(&mut self) -> Option<(&'a [u8], bool)> {
+    /// The next element's bytes, whether serde hides it, and where its key
+    /// starts (an object's member; for an array's element, where the
+    /// element starts), or `None` at the end or where the bytes break.
+    fn step(&mut self) -> Option<(&'a [u8], bool, usize)> {
         let bytes = self.bytes;
         let mut at = skip_ws(bytes, self.pos);
         let mut hidden = false;
+        let key_at = at;
         if self.object {
             if bytes.get(at) != Some(&b'"') {
                 return None;
@@ -211,7 +227,58 @@ impl<'a> EachFoci<'a> {
             (Some(b']'), false) | (Some(b'}'), true) => self.done = true,
             _ => return None,
         }
-        Some((bytes.get(at..end)?, hidden))
+        Some((bytes.get(at..end)?, hidden, key_at))
+    }
+
+    /// Whether serde keeps the member whose key starts at `key_at`: a map
+    /// keeps the last member of each key (an earlier one is overwritten).
+    /// Keys are compared as strings: serde_json reads an integer or `bool`
+    /// key from the one way JSON writes it (`"-0"` is no integer to it), so
+    /// two keys one type reads alike are spelled alike. `None` where the
+    /// object breaks.
+    ///
+    /// Cost: at the first member, one walk of the object's keys into a
+    /// table (one allocation, and one more for each key written with an
+    /// escape, decoded); then one look-up a member.
+    fn kept_by_serde(&mut self, key_at: usize) -> Option<bool> {
+        let bytes = self.bytes;
+        if self.kept.is_none() {
+            let mut kept = HashMap::new();
+            let mut at = skip_ws(bytes, self.start);
+            if bytes.get(at) != Some(&b'}') {
+                loop {
+                    let key_end = scan::skip_value(bytes, at)?;
+                    kept.insert(member_key(bytes.get(at..key_end)?)?, at);
+                    at = skip_ws(bytes, key_end);
+                    if bytes.get(at) != Some(&b':') {
+                        return None;
+                    }
+                    let end = scan::skip_value(bytes, skip_ws(bytes, at + 1))?;
+                    at = skip_ws(bytes, end);
+                    match bytes.get(at) {
+                        Some(b',') => at = skip_ws(bytes, at + 1),
+                        Some(b'}') => break,
+                        _ => return None,
+                    }
+                }
+            }
+            self.kept = Some(kept);
+        }
+        let key_end = scan::skip_value(bytes, key_at)?;
+        let key = member_key(bytes.get(key_at..key_end)?)?;
+        Some(self.kept.as_ref()?.get(&key) == Some(&key_at))
+    }
+}
+
+/// A member's key (`key`: its bytes, quotes included) as serde reads it:
+/// its own text, or decoded where it holds an escape. `None` if it is not a
+/// string.
+fn member_key(key: &[u8]) -> Option<Cow<'_, str>> {
+    let raw = scan::string_raw(key)?;
+    if raw.contains(&b'\\') {
+        serde_json::from_slice::<String>(key).ok().map(Cow::Owned)
+    } else {
+        core::str::from_utf8(raw).ok().map(Cow::Borrowed)
     }
 }
 
@@ -224,17 +291,34 @@ impl<'a> Iterator for EachFoci<'a> {
             if self.done {
                 return None;
             }
-            match self.step() {
-                Some((_, true)) => continue,
-                Some(_) if self.skip > 0 => self.skip -= 1,
-                Some((element, false)) => {
-                    return Some(Located::At(Spot::value(element, self.buffered)))
-                }
-                None => {
-                    self.done = true;
-                    return None;
-                }
+            let Some((element, hidden, key_at)) = self.step() else {
+                self.done = true;
+                return None;
+            };
+            if hidden {
+                continue;
             }
+            if self.skip > 0 {
+                self.skip -= 1;
+                continue;
+            }
+            if scan::duplicates::watching() {
+                // A strict traversal visits the members serde keeps, and
+                // hands each focus out as a lookup does (so the watch does
+                // not look for the object around it).
+                if self.object {
+                    match self.kept_by_serde(key_at) {
+                        Some(true) => {}
+                        Some(false) => continue,
+                        None => {
+                            self.done = true;
+                            return None;
+                        }
+                    }
+                }
+                scan::duplicates::hand_out(element);
+            }
+            return Some(Located::At(Spot::value(element, self.buffered)));
         }
     }
 }
@@ -544,6 +628,172 @@ impl<'a, T: ?Sized> Json<'a, T> {
         ReadEach {
             foci: optic.foci(self.bytes()),
             optic,
+        }
+    }
+}
+
+/// The foci of a traversal found as a strict read finds one: each step of
+/// the walk runs watched for duplicate keys (see [`Strict`]), the first
+/// with the lookups that start the walk. A duplicate met is recorded in the
+/// view's [`Duplicates`] and ends the traversal.
+struct Watched<'a, 'd, O: JsonTraverse> {
+    optic: O,
+    /// The walk, once started.
+    foci: Option<O::Foci<'a>>,
+    /// The bytes of the view the traversal started from.
+    root: &'a [u8],
+    duplicates: &'d Duplicates,
+    validation: u64,
+    done: bool,
+}
+
+impl<'a, 'd, O: JsonTraverse> Watched<'a, 'd, O> {
+    fn new<T: ?Sized>(strict: Strict<'a, 'd, T>, optic: O) -> Self {
+        Watched {
+            optic,
+            foci: None,
+            root: strict.json.bytes,
+            duplicates: strict.duplicates,
+            validation: strict.validation,
+            done: false,
+        }
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<Located<'a>> {
+        if self.done {
+            return None;
+        }
+        let (optic, root) = (&self.optic, self.root);
+        let foci = &mut self.foci;
+        let mut found = None;
+        let (_, met) = scan::duplicates::watch(root, self.validation, || {
+            found = match foci.get_or_insert_with(|| optic.foci(root)).next() {
+                // Settled once here, for the watch and the caller alike.
+                Some(Located::At(spot)) => Some(Located::At(spot.settled())),
+                other => other,
+            };
+            match found {
+                Some(Located::At(spot)) => Some(spot.bytes()),
+                _ => None,
+            }
+        });
+        if met != 0 {
+            self.duplicates.record(met);
+            self.done = true;
+            return None;
+        }
+        if found.is_none() {
+            self.done = true;
+        }
+        found
+    }
+}
+
+/// The strict views of every focus of a traversal, in document order (see
+/// [`Strict::iter`]).
+pub struct StrictViews<'a, 'd, O: JsonTraverse> {
+    watched: Watched<'a, 'd, O>,
+}
+
+impl<'a, 'd, O: JsonTraverse> Iterator for StrictViews<'a, 'd, O> {
+    type Item = Strict<'a, 'd, O::Focus>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.watched.next()? {
+                Located::At(spot) => {
+                    return Some(Strict {
+                        json: Json::new(spot.bytes()),
+                        duplicates: self.watched.duplicates,
+                        validation: self.watched.validation,
+                    })
+                }
+                Located::Absent | Located::Miss => continue,
+            }
+        }
+    }
+}
+
+/// Every focus of a traversal, decoded, read strictly, in document order
+/// (see [`Strict::read_each`]).
+pub struct StrictReadEach<'a, 'd, O: JsonTraverse> {
+    watched: Watched<'a, 'd, O>,
+}
+
+impl<'a, O: JsonTraverseDecode<'a>> Iterator for StrictReadEach<'a, '_, O> {
+    type Item = Option<O::Focus>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let found = self.watched.next()?;
+        Some(self.watched.optic.decode_focus_at(found))
+    }
+}
+
+impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
+    /// A strict view of every focus of `optic`, in document order, as
+    /// [`Json::iter`] finds them, each step read strictly: a key on the path
+    /// to a focus that stands twice in its object is recorded in the
+    /// [`Duplicates`] and ends the traversal (check the flag after it).
+    /// Over a map (`each()` on a `HashMap` or `BTreeMap`), the members serde
+    /// keeps: where the object repeats a key, its last member only, as
+    /// serde_json reads it.
+    ///
+    /// Nothing is allocated over arrays; over a map, one table of its keys
+    /// (and one string for each key written with an escape). Each step
+    /// costs what the strict read of its focus costs: each object on the
+    /// path walked to its end.
+    ///
+    /// ```
+    /// use optics_core::json::{Duplicates, Strict};
+    /// use optics_core::prelude::*;
+    /// use serde::Deserialize;
+    /// use std::collections::HashMap;
+    ///
+    /// #[derive(Optics, Deserialize)]
+    /// struct Trace { frames: Vec<Frame>, tags: HashMap<String, u8> }
+    /// #[derive(Optics, Deserialize)]
+    /// struct Frame { module: String }
+    ///
+    /// let duplicates = Duplicates::new();
+    /// let bytes = br#"{"frames":[{"module":"auth"},{"module":"http"}],"tags":{"a":1,"b":2,"a":3}}"#;
+    /// let trace = Strict::<Trace>::validated(bytes, &duplicates).unwrap();
+    /// let modules: Vec<&[u8]> = trace.iter(Trace::frames.then(each()).then(Frame::module)).map(|m| m.bytes()).collect();
+    /// assert_eq!(modules, [&br#""auth""#[..], br#""http""#]);
+    /// // serde_json keeps the last "a": so does a strict traversal.
+    /// let tags: Vec<Option<u8>> = trace.read_each(Trace::tags.then(each())).collect();
+    /// assert_eq!(tags, [Some(2), Some(3)]);
+    /// assert!(!duplicates.met());
+    ///
+    /// let twice = br#"{"frames":[{"module":"auth"},{"module":"http","module":"x"}],"tags":{}}"#;
+    /// let trace = Strict::<Trace>::validated(twice, &duplicates).unwrap();
+    /// assert_eq!(trace.iter(Trace::frames.then(each()).then(Frame::module)).count(), 1);
+    /// assert!(duplicates.met());
+    /// ```
+    #[inline]
+    pub fn iter<O>(self, optic: O) -> StrictViews<'a, 'd, O>
+    where
+        O: JsonTraverse + StartsAt<T>,
+    {
+        StrictViews {
+            watched: Watched::new(self, optic),
+        }
+    }
+
+    /// Every focus of `optic`, decoded as [`Json::read_each`] decodes them,
+    /// found as [`Strict::iter`] finds them: a duplicate key on the path to
+    /// a focus is recorded and ends the traversal. Allocates what each
+    /// leaf's `Deserialize` allocates, and over a map what
+    /// [`Strict::iter`] does.
+    #[inline]
+    pub fn read_each<O>(self, optic: O) -> StrictReadEach<'a, 'd, O>
+    where
+        O: JsonTraverseDecode<'a> + StartsAt<T>,
+    {
+        StrictReadEach {
+            watched: Watched::new(self, optic),
         }
     }
 }

@@ -96,7 +96,8 @@ use crate::Reader;
 #[doc(hidden)]
 pub use iter::{at_most_one, writes_through};
 pub use iter::{
-    EachFoci, JsonTraverse, JsonTraverseDecode, JsonTraverseThrough, ReadEach, ThenFoci, Views,
+    EachFoci, JsonTraverse, JsonTraverseDecode, JsonTraverseThrough, ReadEach, StrictReadEach,
+    StrictViews, ThenFoci, Views,
 };
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
 pub use locate::{JsonDecode, JsonOptic, JsonThrough, Located, Spot};

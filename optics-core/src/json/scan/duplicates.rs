@@ -78,7 +78,7 @@ pub(crate) fn watching() -> bool {
 /// Records a duplicate key, the one whose opening quote is at `quote` (the
 /// first one met is kept); the lookup that met it is malformed.
 #[cold]
-pub(super) fn met<'a>(quote: *const u8) -> Lookup<'a> {
+pub(crate) fn met<'a>(quote: *const u8) -> Lookup<'a> {
     WATCH.with(|watch| {
         if watch.met.get() == 0 {
             watch.met.set((quote as usize).max(1));
@@ -124,6 +124,13 @@ pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> 
         KernelChoice::Best,
         Some(first_plain_key(obj)),
     ))
+}
+
+/// Notes, while watching, `value` as the last one handed out, where a step
+/// that makes no lookup hands it out itself: a traversal's element, which
+/// is no tag that the watch should look for the object around.
+pub(crate) fn hand_out(value: &[u8]) {
+    WATCH.with(|watch| watch.last.set(span(value)));
 }
 
 /// Notes, while watching, the value a lookup found as the last one handed
