@@ -349,4 +349,3 @@ fn a_traversal_over_arrays_allocates_nothing() {
     assert_eq!(counts.allocations, 0);
     assert!(!duplicates.met());
 }
-

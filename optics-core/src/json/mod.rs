@@ -79,6 +79,7 @@ mod iter;
 pub(crate) mod layout;
 mod leaf;
 mod locate;
+mod read_error;
 pub mod scan;
 // The crate's only `unsafe` code: SIMD byte classification (see its docs).
 #[allow(unsafe_code)]
@@ -101,6 +102,7 @@ pub use iter::{
 };
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
 pub use locate::{JsonDecode, JsonOptic, JsonThrough, Located, Spot};
+pub use read_error::ReadError;
 pub use write::{JsonWrite, Slot, Splice};
 
 /// What one step of a path found in the bytes.

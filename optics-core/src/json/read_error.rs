@@ -1,0 +1,219 @@
+//! Why a byte read gave nothing: [`Json::try_read`] and [`Strict::try_read`]
+//! read as [`Json::read`] does and, where that misses, find out why by
+//! asking serde_json, the oracle the reads follow. The fast path is the
+//! read itself; the explanation is paid for only on a miss.
+
+use core::fmt;
+
+use serde::Deserialize;
+
+use super::{scan, Duplicates, Json, JsonDecode, Strict};
+use crate::optic::Preview;
+
+/// Why [`Json::try_read`] or [`Strict::try_read`] found no focus.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The bytes are not one well-formed JSON document: what is wrong, and
+    /// at which byte.
+    Malformed(scan::SyntaxError),
+    /// A key on the path stands twice in its object (strict reads only):
+    /// the byte offset, in the view's bytes, of the second one's opening
+    /// quote.
+    Duplicate {
+        /// Where the repeated key stands.
+        offset: usize,
+    },
+    /// serde_json does not decode the document as the view's type: its
+    /// error, with line and column. It is the first error serde_json meets
+    /// in the whole document, which may lie off the path read (a member of
+    /// the wrong type elsewhere).
+    Model {
+        /// The view's type, as `core::any::type_name` names it (displayed
+        /// without its module paths).
+        model: &'static str,
+        /// serde_json's error.
+        error: serde_json::Error,
+    },
+    /// The document decodes as the view's type and the path has no focus
+    /// in it: a prism on another variant, a `None`, a map key the map does
+    /// not have, an index past the end.
+    NoFocus,
+    /// serde_json reads a focus that the byte read missed. The byte reader
+    /// is meant to read every model it accepts exactly as serde_json does,
+    /// so this is a bug in this crate: please report it with the document.
+    Unread,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Malformed(error) => write!(f, "not one JSON document: {error}"),
+            ReadError::Duplicate { offset } => write!(
+                f,
+                "a key on the path stands twice in its object: the second at byte {offset}"
+            ),
+            ReadError::Model { model, error } => {
+                write!(
+                    f,
+                    "serde_json does not read the document as `{}`: {error}",
+                    without_paths(model)
+                )
+            }
+            ReadError::NoFocus => f.write_str(
+                "the path has no focus in this document (another variant, a None, \
+                 a map key it does not have, or an index past the end)",
+            ),
+            ReadError::Unread => f.write_str(
+                "serde_json reads a focus here that the byte read missed: a bug in optics, \
+                 please report it with the document",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Malformed(error) => Some(error),
+            ReadError::Model { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// A type's name without the module paths in it: `Vec<Item>` for
+/// `alloc::vec::Vec<app::Item>`.
+fn without_paths(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut segment = String::new();
+    let mut rest = name;
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("::") {
+            // What came before was a module: drop it.
+            segment.clear();
+            rest = &rest[2..];
+            continue;
+        }
+        if c.is_alphanumeric() || c == '_' {
+            segment.push(c);
+        } else {
+            out.push_str(&segment);
+            segment.clear();
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out.push_str(&segment);
+    out
+}
+
+/// Why `optic` has no focus in `bytes`, a document read as a `T` that
+/// serde_json's grammar accepts: serde_json decodes it, and the optic is
+/// looked for in the value.
+fn explain<'a, T, O>(bytes: &'a [u8], optic: &O) -> ReadError
+where
+    T: Deserialize<'a>,
+    O: Preview<Source = T>,
+{
+    match serde_json::from_slice::<T>(bytes) {
+        Err(error) => ReadError::Model {
+            model: core::any::type_name::<T>(),
+            error,
+        },
+        Ok(value) => match optic.preview(&value) {
+            None => ReadError::NoFocus,
+            Some(_) => ReadError::Unread,
+        },
+    }
+}
+
+impl<'a, T> Json<'a, T> {
+    /// The focus, decoded as [`Json::read`] decodes it, or why there is
+    /// none. A read that finds its focus costs what `read` costs. On a miss
+    /// the document is validated ([`ReadError::Malformed`]), then decoded
+    /// whole by serde_json ([`ReadError::Model`], with serde_json's own
+    /// message), and the optic is looked for in the value
+    /// ([`ReadError::NoFocus`]): a full decode, with what it allocates.
+    ///
+    /// ```
+    /// use optics_core::json::ReadError;
+    /// use optics_core::prelude::*;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Optics, Deserialize)]
+    /// struct Issue { id: u64, detail: Detail }
+    /// #[derive(Optics, Deserialize)]
+    /// enum Detail { Incident { severity: u8 }, Bug { line: u32 } }
+    ///
+    /// let severity = Issue::detail.then(Detail::incident_severity);
+    /// let read = |bytes: &[u8]| Json::<Issue>::new(bytes).try_read(severity);
+    /// assert_eq!(read(br#"{"id":1,"detail":{"Incident":{"severity":2}}}"#).unwrap(), 2);
+    /// assert!(matches!(read(br#"{"id":1,"detail":{"Bug":{"line":2}}}"#), Err(ReadError::NoFocus)));
+    /// let wrong = read(br#"{"id":1,"detail":{"Incident":{"severity":"high"}}}"#).unwrap_err();
+    /// assert_eq!(wrong.to_string(), "serde_json does not read the document as `Issue`: \
+    ///     invalid type: string \"high\", expected u8 at line 1 column 47");
+    /// let cut = read(br#"{"id":1,"detail":{"Incident":{"severity":"#).unwrap_err();
+    /// assert_eq!(cut.to_string(), "not one JSON document: unexpected end of input at byte 41");
+    /// ```
+    pub fn try_read<O>(self, optic: O) -> Result<O::Focus, ReadError>
+    where
+        T: Deserialize<'a>,
+        O: JsonDecode<'a> + Preview<Source = T>,
+    {
+        if let Some(focus) = super::locate::read(&optic, self.bytes) {
+            return Ok(focus);
+        }
+        scan::validate(self.bytes).map_err(ReadError::Malformed)?;
+        Err(explain(self.bytes, &optic))
+    }
+}
+
+impl<'a, T> Strict<'a, '_, T> {
+    /// The focus, decoded as [`Strict::read`] decodes it, or why there is
+    /// none: [`ReadError::Duplicate`] where a key on the path stands twice
+    /// (recorded in the view's [`Duplicates`] too), then as
+    /// [`Json::try_read`] explains a miss (the bytes were validated when
+    /// the view was made). A read that finds its focus costs what `read`
+    /// costs.
+    ///
+    /// ```
+    /// use optics_core::json::{Duplicates, ReadError, Strict};
+    /// use optics_core::prelude::*;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Optics, Deserialize)]
+    /// struct Issue { id: u64 }
+    ///
+    /// let duplicates = Duplicates::new();
+    /// let bytes = br#"{"id":1,"id":2}"#;
+    /// let issue = Strict::<Issue>::validated(bytes, &duplicates).unwrap();
+    /// let error = issue.try_read(Issue::id).unwrap_err();
+    /// assert!(matches!(error, ReadError::Duplicate { offset: 8 }));
+    /// assert!(duplicates.met());
+    /// ```
+    pub fn try_read<O>(self, optic: O) -> Result<O::Focus, ReadError>
+    where
+        T: Deserialize<'a>,
+        O: JsonDecode<'a> + Preview<Source = T>,
+    {
+        // A flag of its own, so that a duplicate met before by another read
+        // is not taken for this one's.
+        let mine = Duplicates::new();
+        let strict = Strict {
+            json: self.json,
+            duplicates: &mine,
+            validation: self.validation,
+        };
+        if let Some(focus) = optic.decode_at(strict.locate_at(&optic)) {
+            return Ok(focus);
+        }
+        if mine.met() {
+            self.duplicates.record(mine.met.get());
+            return Err(ReadError::Duplicate {
+                offset: mine.offset_in(self.json.bytes).unwrap_or(0),
+            });
+        }
+        Err(explain(self.json.bytes, &optic))
+    }
+}
