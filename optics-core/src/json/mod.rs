@@ -81,6 +81,7 @@ mod leaf;
 mod locate;
 mod read_error;
 pub mod scan;
+mod strict_write;
 // The crate's only `unsafe` code: SIMD byte classification (see its docs).
 #[allow(unsafe_code)]
 mod simd;

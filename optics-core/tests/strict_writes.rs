@@ -1,0 +1,177 @@
+//! Strict byte writes (`Strict::set` and its siblings) against the trusting
+//! ones and serde_json: on a document serde_json decodes, a strict write
+//! gives the trusting write's bytes; where a key on the path to a focus
+//! stands twice, it refuses and records the duplicate, where the trusting
+//! write changes one member and leaves the other.
+
+mod model;
+
+use model::*;
+use optics_core::json::{Duplicates, Strict};
+use optics_core::prelude::*;
+use proptest::prelude::*;
+
+/// Every strict write of `optic` on `bytes` against the trusting one: the
+/// same bytes where `same`, else refused with the duplicate recorded.
+macro_rules! agree {
+    ($bytes:expr, $same:expr, $optic:expr, $value:expr) => {{
+        let bytes: &[u8] = $bytes;
+        let same: bool = $same;
+        let optic = $optic;
+        let value = $value;
+        let json = Json::<Issue>::new(bytes);
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Issue>::validated(bytes, &duplicates).unwrap();
+        let text = String::from_utf8_lossy(bytes);
+        let mut out = Vec::new();
+        let expected = |trusting: Option<Vec<u8>>| if same { trusting } else { None };
+        prop_assert_eq!(
+            strict.set_all(optic, &value),
+            expected(json.set_all(optic, &value)),
+            "{}",
+            text
+        );
+        prop_assert_eq!(
+            strict.set_all_into(optic, &value, &mut out),
+            same && json.set_all(optic, &value).is_some(),
+            "{}",
+            text
+        );
+        let mut calls = 0;
+        prop_assert_eq!(
+            strict.modify_all(optic, |v| {
+                calls += 1;
+                v
+            }),
+            expected(json.modify_all(optic, |v| v)),
+            "{}",
+            text
+        );
+        if !same {
+            prop_assert_eq!(calls, 0);
+        }
+        prop_assert_eq!(
+            strict.modify_all_into(optic, |v| v, &mut out),
+            same && json.modify_all(optic, |v| v).is_some(),
+            "{}",
+            text
+        );
+        prop_assert_eq!(duplicates.met(), !same, "{}", text);
+    }};
+}
+
+/// The single-focus writes too.
+macro_rules! agree_one {
+    ($bytes:expr, $same:expr, $optic:expr, $value:expr) => {{
+        agree!($bytes, $same, $optic, $value);
+        let bytes: &[u8] = $bytes;
+        let same: bool = $same;
+        let optic = $optic;
+        let value = $value;
+        let json = Json::<Issue>::new(bytes);
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Issue>::validated(bytes, &duplicates).unwrap();
+        let text = String::from_utf8_lossy(bytes);
+        let mut out = Vec::new();
+        let expected = |trusting: Option<Vec<u8>>| if same { trusting } else { None };
+        prop_assert_eq!(
+            strict.set(optic, &value),
+            expected(json.set(optic, &value)),
+            "{}",
+            text
+        );
+        prop_assert_eq!(
+            strict.set_into(optic, &value, &mut out),
+            same && json.set(optic, &value).is_some(),
+            "{}",
+            text
+        );
+        prop_assert!(same || out.is_empty());
+        prop_assert_eq!(
+            strict.modify(optic, |v| v),
+            expected(json.modify(optic, |v| v)),
+            "{}",
+            text
+        );
+        prop_assert_eq!(
+            strict.modify_into(optic, |v| v, &mut out),
+            same && json.modify(optic, |v| v).is_some(),
+            "{}",
+            text
+        );
+        prop_assert_eq!(duplicates.met(), !same, "{}", text);
+    }};
+}
+
+/// `text` with a member `"key":value` written in front of the first member
+/// `"key":` that stands after `after`, in the same object.
+fn repeated(text: &str, after: &str, key: &str, value: &str) -> Option<String> {
+    let from = text.find(after)?;
+    let at = from + text[from..].find(&format!("\"{key}\":"))?;
+    Some(format!("{}\"{key}\":{value},{}", &text[..at], &text[at..]))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn strict_writes_write_as_trusting_ones_where_no_key_repeats(issue in issue()) {
+        let text = serde_json::to_string(&issue).unwrap();
+        let bytes = text.as_bytes();
+        agree_one!(bytes, true, Issue::issue_id, 7u64);
+        agree_one!(bytes, true, Issue::title_text, "redacted".to_owned());
+        agree_one!(
+            bytes,
+            true,
+            Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::service).then(Service::tier),
+            Tier::Critical
+        );
+        agree_one!(bytes, true, Issue::tags.then(key("team")), "t".to_owned());
+        agree!(bytes, true, Issue::labels.then(each()), "l".to_owned());
+        agree!(bytes, true, Issue::counters.then(each()).then(Wrapper::value), 1u32);
+        agree!(
+            bytes,
+            true,
+            Issue::detail.then(Detail::bug).then(Bug::frames).then(each()).then(Frame::line),
+            3u32
+        );
+    }
+
+    #[test]
+    fn strict_writes_refuse_a_key_repeated_on_the_path(issue in issue()) {
+        let text = serde_json::to_string(&issue).unwrap();
+        // The root's key, repeated.
+        let twice = repeated(&text, "{", "issueId", "1").unwrap();
+        prop_assert!(serde_json::from_str::<Issue>(&twice).is_err());
+        agree_one!(twice.as_bytes(), false, Issue::issue_id, 7u64);
+        agree!(twice.as_bytes(), true, Issue::labels.then(each()), "l".to_owned());
+        // A key inside the detail, where the issue has one.
+        if let Some(twice) = repeated(&text, "\"service\":", "tier", "\"standard\"") {
+            let tier = Issue::detail.then(Detail::incident).then(Incident::impact).then(Impact::service).then(Service::tier);
+            agree_one!(twice.as_bytes(), false, tier, Tier::Critical);
+        }
+        // A key inside an element of a list the traversal writes.
+        if let Some(twice) = repeated(&text, "\"frames\":[{", "line", "1") {
+            let lines = Issue::detail.then(Detail::bug).then(Bug::frames).then(each()).then(Frame::line);
+            agree!(twice.as_bytes(), false, lines, 3u32);
+        }
+    }
+}
+
+#[test]
+fn a_repeated_map_key_is_written_in_every_member() {
+    // serde keeps the last member of a repeated map key: not a duplicate, and
+    // every member is written, as the trusting write does.
+    let bytes = br#"{"tags":{"team":"a","team":"b"}}"#;
+    #[derive(Optics, serde::Serialize, serde::Deserialize)]
+    struct Tagged {
+        tags: std::collections::BTreeMap<String, String>,
+    }
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Tagged>::validated(bytes, &duplicates).unwrap();
+    let all = strict
+        .set_all(Tagged::tags.then(each()), &"x".to_owned())
+        .unwrap();
+    assert_eq!(all, br#"{"tags":{"team":"x","team":"x"}}"#);
+    assert!(!duplicates.met());
+}
