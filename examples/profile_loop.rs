@@ -34,7 +34,7 @@ use triage::policy::Policy;
 use triage::pool::{Pool, MESSAGE_SIZE, SEED};
 
 /// The readers it runs, and what each does to one message.
-const MODES: [(&str, &str); 15] = [
+const MODES: [(&str, &str); 17] = [
     (
         "strict",
         "the demo's default judge: validation and the detail in one pass, then strict reads",
@@ -85,6 +85,14 @@ const MODES: [(&str, &str); 15] = [
     (
         "valreads",
         "a validation of the message, then the strict reads on its view made beforehand",
+    ),
+    (
+        "each",
+        "a trusting traversal of the issue's watchers and labels (`iter`), counted",
+    ),
+    (
+        "seach",
+        "the same traversal read strictly (`Strict::iter`) on the validated message",
     ),
 ];
 
@@ -232,6 +240,17 @@ fn main() -> ExitCode {
             "detail_skip" => scan::skip_value(message, fronts[i]).unwrap_or(0) as u64,
             "sreads" => strict_reads(i),
             "valreads" => scan::validate(message).is_ok() as u64 + strict_reads(i),
+            "each" => {
+                let issue = Json::<Issue>::new(message);
+                (issue.iter(Issue::watchers.then(each())).count()
+                    + issue.iter(Issue::labels.then(each())).count()) as u64
+            }
+            "seach" => {
+                let duplicates = Duplicates::new();
+                let issue = Json::<Issue>::new(message).strict(&duplicates);
+                (issue.iter(Issue::watchers.then(each())).count()
+                    + issue.iter(Issue::labels.then(each())).count()) as u64
+            }
             _ => unreachable!("the modes are checked above"),
         }
     };
