@@ -1,7 +1,9 @@
 //! The reader capability: code written once against it reads values and bytes.
 
-use crate::json::{Json, JsonDecode};
-use crate::optic::Preview;
+use core::ops::ControlFlow;
+
+use crate::json::{Json, JsonDecode, JsonTraverseDecode};
+use crate::optic::{Preview, Traverse};
 
 /// Something an optic from `S` can read an owned leaf from: a decoded value
 /// (`&S`) or its JSON bytes ([`Json<S>`](Json)).
@@ -29,6 +31,101 @@ pub trait Reader<S> {
     where
         O: Preview<Source = S> + for<'de> JsonDecode<'de>,
         O::Focus: Clone;
+
+    /// `f` folded over every focus of `optic` (a traversal, or any optic:
+    /// at most one focus), in order, from `init`, until `f` breaks: what it
+    /// broke with, or what the last call gave. `None` where a focus it
+    /// reaches does not decode (bytes), or where a key on the path stands
+    /// twice (a strict reader, which records it).
+    ///
+    /// On a value, each focus is borrowed (nothing cloned); on bytes, each
+    /// is decoded as [`Json::read_each`] decodes it, one at a time, and
+    /// nothing after the break is read. A map's values come in the map's
+    /// order on a value and in the bytes' order on bytes; a trusting reader
+    /// visits every member of a key the object repeats, a strict one the
+    /// last, as serde keeps it (see [`Strict::iter`](crate::json::Strict::iter)).
+    fn fold_while<O, B, F>(&self, optic: O, init: B, f: F) -> Option<B>
+    where
+        O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
+        F: FnMut(B, &O::Focus) -> ControlFlow<B, B>;
+
+    /// Whether some focus of `optic` satisfies `pred`, read up to the first
+    /// that does: [`Reader::fold_while`]'s `None` where a focus before it
+    /// does not decode or a key on the path stands twice.
+    ///
+    /// ```
+    /// use optics_core::prelude::*;
+    /// use serde::Deserialize;
+    ///
+    /// #[derive(Optics, Deserialize)]
+    /// struct Trace { frames: Vec<Frame> }
+    /// #[derive(Optics, Deserialize)]
+    /// struct Frame { module: String }
+    ///
+    /// fn in_auth(trace: impl Reader<Trace>) -> Option<bool> {
+    ///     trace.any(Trace::frames.then(each()).then(Frame::module), |m| m.starts_with("auth"))
+    /// }
+    /// let bytes = br#"{"frames":[{"module":"http"},{"module":"auth::login"}]}"#;
+    /// assert_eq!(in_auth(Json::<Trace>::new(bytes)), Some(true));
+    /// let trace: Trace = serde_json::from_slice(bytes).unwrap();
+    /// assert_eq!(in_auth(&trace), Some(true));
+    /// assert_eq!(in_auth(Json::<Trace>::new(br#"{"frames":[{"module":7}]}"#)), None);
+    /// ```
+    fn any<O, P>(&self, optic: O, mut pred: P) -> Option<bool>
+    where
+        O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
+        P: FnMut(&O::Focus) -> bool,
+    {
+        self.fold_while(optic, false, |_, focus| {
+            if pred(focus) {
+                ControlFlow::Break(true)
+            } else {
+                ControlFlow::Continue(false)
+            }
+        })
+    }
+
+    /// Whether every focus of `optic` satisfies `pred` (`true` for none),
+    /// read up to the first that does not; `None` as for [`Reader::any`].
+    fn all<O, P>(&self, optic: O, mut pred: P) -> Option<bool>
+    where
+        O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
+        P: FnMut(&O::Focus) -> bool,
+    {
+        self.any(optic, |focus| !pred(focus)).map(|any| !any)
+    }
+
+    /// `f` folded over every focus of `optic`, in order, from `init`; `None`
+    /// as for [`Reader::fold_while`].
+    fn fold<O, B, F>(&self, optic: O, init: B, mut f: F) -> Option<B>
+    where
+        O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
+        F: FnMut(B, &O::Focus) -> B,
+    {
+        self.fold_while(optic, init, |acc, focus| {
+            ControlFlow::Continue(f(acc, focus))
+        })
+    }
+}
+
+/// [`Reader::fold_while`] over foci read one at a time: `None` at the first
+/// that did not decode.
+pub(crate) fn fold_read<A, B, F>(
+    foci: impl Iterator<Item = Option<A>>,
+    init: B,
+    mut f: F,
+) -> Option<B>
+where
+    F: FnMut(B, &A) -> ControlFlow<B, B>,
+{
+    let mut acc = init;
+    for focus in foci {
+        match f(acc, &focus?) {
+            ControlFlow::Continue(next) => acc = next,
+            ControlFlow::Break(done) => return Some(done),
+        }
+    }
+    Some(acc)
 }
 
 impl<S> Reader<S> for &S {
@@ -40,6 +137,22 @@ impl<S> Reader<S> for &S {
     {
         optic.preview(self).cloned()
     }
+
+    #[inline]
+    fn fold_while<O, B, F>(&self, optic: O, init: B, mut f: F) -> Option<B>
+    where
+        O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
+        F: FnMut(B, &O::Focus) -> ControlFlow<B, B>,
+    {
+        let mut acc = init;
+        for focus in optic.iter(self) {
+            match f(acc, focus) {
+                ControlFlow::Continue(next) => acc = next,
+                ControlFlow::Break(done) => return Some(done),
+            }
+        }
+        Some(acc)
+    }
 }
 
 impl<S> Reader<S> for Json<'_, S> {
@@ -50,5 +163,14 @@ impl<S> Reader<S> for Json<'_, S> {
         O::Focus: Clone,
     {
         Json::read(*self, optic)
+    }
+
+    #[inline]
+    fn fold_while<O, B, F>(&self, optic: O, init: B, f: F) -> Option<B>
+    where
+        O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
+        F: FnMut(B, &O::Focus) -> ControlFlow<B, B>,
+    {
+        fold_read(self.read_each(optic), init, f)
     }
 }

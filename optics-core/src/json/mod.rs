@@ -327,6 +327,17 @@ impl<S> Reader<S> for Entered<'_, S> {
     {
         Entered::read(*self, optic)
     }
+
+    #[inline]
+    fn fold_while<O, B, F>(&self, optic: O, init: B, f: F) -> Option<B>
+    where
+        O: crate::optic::Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
+        F: FnMut(B, &O::Focus) -> core::ops::ControlFlow<B, B>,
+    {
+        let foci = optic.foci_at(self.spot);
+        let read = foci.map(|found| optic.decode_focus_at(found));
+        crate::reader::fold_read(read, init, f)
+    }
 }
 
 /// Whether strict reads ([`Strict`]) met a key given twice on a path they
@@ -639,6 +650,28 @@ impl<S> Reader<S> for Strict<'_, '_, S> {
         O::Focus: Clone,
     {
         Strict::read(*self, optic)
+    }
+
+    #[inline]
+    fn fold_while<O, B, F>(&self, optic: O, init: B, f: F) -> Option<B>
+    where
+        O: crate::optic::Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
+        F: FnMut(B, &O::Focus) -> core::ops::ControlFlow<B, B>,
+    {
+        // A flag of its own, so that a duplicate met before by another read
+        // is not taken for this one's.
+        let mine = Duplicates::new();
+        let strict = Strict {
+            json: self.json,
+            duplicates: &mine,
+            validation: self.validation,
+        };
+        let folded = crate::reader::fold_read(strict.read_each(optic), init, f);
+        if mine.met() {
+            self.duplicates.record(mine.met.get());
+            return None;
+        }
+        folded
     }
 }
 

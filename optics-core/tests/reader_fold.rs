@@ -1,0 +1,155 @@
+//! `Reader::fold_while` and its forms (`fold`, `any`, `all`) on the four
+//! readers (a value, `Json`, `Entered`, `Strict`) against each other and
+//! serde_json: on a document serde_json decodes, every reader folds the same
+//! foci as the decoded value does (a map's in another order); a focus that
+//! does not decode, or a key repeated on the path (strict), gives `None`.
+
+mod model;
+
+use std::ops::ControlFlow;
+
+use model::*;
+use optics_core::json::{Duplicates, Strict};
+use optics_core::prelude::*;
+use proptest::prelude::*;
+
+/// Every focus each reader folds, collected (sorted when `sort`: a map's
+/// order differs between a value and its bytes), against the value's.
+macro_rules! folds_agree {
+    ($issue:expr, $bytes:expr, $optic:expr, $sort:expr) => {{
+        let issue: &Issue = $issue;
+        let bytes: &[u8] = $bytes;
+        let optic = $optic;
+        let push = |mut all: Vec<String>, focus: &_| {
+            all.push(format!("{focus:?}"));
+            all
+        };
+        let on_value = issue.fold(optic, Vec::new(), push);
+        let json = Json::<Issue>::new(bytes);
+        let on_bytes = json.fold(optic, Vec::new(), push);
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Issue>::validated(bytes, &duplicates).unwrap();
+        let on_strict = strict.fold(optic, Vec::new(), push);
+        let sorted = |all: Option<Vec<String>>| {
+            all.map(|mut all| {
+                if $sort {
+                    all.sort();
+                }
+                all
+            })
+        };
+        prop_assert!(on_value.is_some());
+        prop_assert_eq!(sorted(on_bytes), sorted(on_value.clone()));
+        prop_assert_eq!(sorted(on_strict), sorted(on_value.clone()));
+        prop_assert!(!duplicates.met());
+        let count = on_value.as_ref().map_or(0, Vec::len);
+        // any/all agree with the value's, and stop where they answer.
+        let first = on_value.as_ref().and_then(|all| all.first().cloned());
+        let is_first = |focus: &_| Some(format!("{focus:?}")) == first;
+        prop_assert_eq!(issue.any(optic, is_first), Some(count > 0));
+        prop_assert_eq!(json.any(optic, is_first), Some(count > 0));
+        prop_assert_eq!(strict.any(optic, is_first), Some(count > 0));
+        prop_assert_eq!(json.all(optic, |_| true), Some(true));
+        prop_assert_eq!(json.all(optic, |_| false), Some(count == 0));
+        prop_assert_eq!(strict.all(optic, |_| false), Some(count == 0));
+        let mut seen = 0;
+        let stopped = json.fold_while(optic, 0, |n, _| {
+            seen += 1;
+            if n == 1 {
+                ControlFlow::Break(n)
+            } else {
+                ControlFlow::Continue(n + 1)
+            }
+        });
+        // Broken at the second focus: nothing after it is read.
+        prop_assert_eq!(stopped, Some(count.min(1)));
+        prop_assert_eq!(seen, count.min(2));
+    }};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn every_reader_folds_what_the_value_holds(issue in issue()) {
+        let bytes = serde_json::to_vec(&issue).unwrap();
+        folds_agree!(&issue, &bytes, Issue::labels.then(each()), false);
+        folds_agree!(&issue, &bytes, Issue::counters.then(each()).then(Wrapper::value), true);
+        folds_agree!(&issue, &bytes, Issue::tags.then(each()), true);
+        folds_agree!(
+            &issue,
+            &bytes,
+            Issue::detail.then(Detail::bug).then(Bug::frames).then(each()).then(Frame::line),
+            false
+        );
+        folds_agree!(
+            &issue,
+            &bytes,
+            Issue::detail
+                .then(Detail::incident)
+                .then(Incident::impact)
+                .then(Impact::service)
+                .then(Service::owner_ids)
+                .then(each()),
+            false
+        );
+        // A single-focus optic folds its one focus, or none.
+        folds_agree!(&issue, &bytes, Issue::issue_id, false);
+        folds_agree!(&issue, &bytes, Issue::shape.then(Shape::circle), false);
+
+        // Entered: the frames' lines read under the detail entered.
+        let json = Json::<Issue>::new(&bytes);
+        let detail = json.enter(Issue::detail).unwrap();
+        let lines = Detail::bug.then(Bug::frames).then(each()).then(Frame::line);
+        let value: &Detail = &issue.detail;
+        let expected = value.fold(lines, 0u64, |sum, line| sum + u64::from(*line));
+        prop_assert_eq!(detail.fold(lines, 0u64, |sum, line| sum + u64::from(*line)), expected);
+    }
+}
+
+#[derive(Optics, serde::Deserialize, Debug)]
+struct Trace {
+    frames: Vec<Frame2>,
+}
+
+#[derive(Optics, serde::Deserialize, Debug)]
+struct Frame2 {
+    line: u32,
+}
+
+#[test]
+fn a_focus_that_does_not_decode_gives_none_unless_read_after_the_answer() {
+    let lines = Trace::frames.then(each()).then(Frame2::line);
+    let bytes = br#"{"frames":[{"line":1},{"line":"x"},{"line":3}]}"#;
+    let json = Json::<Trace>::new(bytes);
+    assert_eq!(json.fold(lines, 0, |n, _| n + 1), None);
+    assert_eq!(json.any(lines, |&line| line == 3), None);
+    // The answer comes before the focus that does not decode.
+    assert_eq!(json.any(lines, |&line| line == 1), Some(true));
+    assert_eq!(json.all(lines, |&line| line > 1), Some(false));
+}
+
+#[test]
+fn a_key_repeated_on_the_path_gives_none_and_is_recorded() {
+    let lines = Trace::frames.then(each()).then(Frame2::line);
+    let bytes = br#"{"frames":[{"line":1},{"line":2,"line":3}]}"#;
+    assert!(serde_json::from_slice::<Trace>(bytes).is_err());
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Trace>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.fold(lines, 0, |n, _| n + 1), None);
+    assert!(duplicates.met());
+    // Trusting, it reads the first of the two.
+    let json = Json::<Trace>::new(bytes);
+    assert_eq!(
+        json.fold(lines, Vec::new(), |mut all, &line| {
+            all.push(line);
+            all
+        }),
+        Some(vec![1, 2])
+    );
+    // The strict reader stops at an answer before the duplicate.
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Trace>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.any(lines, |&line| line == 1), Some(true));
+    assert!(!duplicates.met());
+}
