@@ -7,7 +7,7 @@
 use bytes::{Bytes, BytesMut};
 use optics_core::json::scan::kernels::{self, KernelChoice};
 use optics_core::json::scan::{self, Lookup};
-use optics_core::json::{JsonOptic, JsonWrite};
+use optics_core::json::{Duplicates, JsonOptic, JsonWrite, Strict};
 use optics_core::optic::StartsAt;
 use optics_core::prelude::*;
 use serde_json::{Map, Value};
@@ -16,7 +16,9 @@ use tokio_util::codec::Decoder;
 use crate::frames::FrameDecoder;
 use crate::generate::{Gen, Generate};
 use crate::judge;
-use crate::model::{Bug, Detail, Incident, Issue, Module, Person, Severity, StackFrame, Trace};
+use crate::model::{
+    Bug, CheckItem, Detail, Incident, Issue, Link, Module, Person, Severity, StackFrame, Trace,
+};
 use crate::policy::Policy;
 use crate::proxy::split::{ChunkSplitter, Cut};
 
@@ -181,7 +183,8 @@ pub fn judge(data: &[u8]) {
 /// with values it skips unchecked), strict optics judge it exactly as the
 /// full decode does; and the judge that validates only what it keeps
 /// (`judge::by_optics_validating_kept`) keeps exactly what strict optics
-/// keep.
+/// keep; and strict traversals read as serde_json does (see
+/// `strict_traversals`).
 pub fn strict(data: &[u8]) {
     let policy = Policy::default();
     let verdict = judge::by_optics(&policy, data);
@@ -206,6 +209,44 @@ pub fn strict(data: &[u8]) {
     }
     if serde_json::from_slice::<Issue>(data).is_ok() {
         assert_eq!(verdict, judge::by_decoding(&policy, data));
+    }
+    strict_traversals(data);
+}
+
+/// Strict traversals and folds on any bytes: no panic; wherever the bytes
+/// are JSON and serde_json decodes them as an `Issue`, they read its lists
+/// and its map as the decoded value holds them, and meet no duplicate.
+fn strict_traversals(data: &[u8]) {
+    let duplicates = Duplicates::new();
+    let Ok(view) = Strict::<Issue>::validated(data, &duplicates) else {
+        return;
+    };
+    let keys: Vec<Option<String>> = view
+        .read_each(Issue::links.then(each()).then(Link::key))
+        .collect();
+    let done = view.fold(
+        Issue::checklist.then(each()).then(CheckItem::done),
+        0,
+        |n, &done| n + usize::from(done),
+    );
+    let tags: Vec<Option<String>> = view.read_each(Issue::tags.then(each())).collect();
+    if let Ok(issue) = serde_json::from_slice::<Issue>(data) {
+        let links: Vec<Option<String>> = issue.links.iter().map(|l| Some(l.key.clone())).collect();
+        assert_eq!(keys, links, "strict traversal of the links");
+        let checked = issue.checklist.iter().filter(|item| item.done).count();
+        assert_eq!(done, Some(checked), "strict fold of the checklist");
+        let mut tags: Vec<String> = tags
+            .into_iter()
+            .map(|tag| tag.expect("a tag decodes"))
+            .collect();
+        let mut values: Vec<String> = issue.tags.into_values().collect();
+        tags.sort_unstable();
+        values.sort_unstable();
+        assert_eq!(tags, values, "strict traversal of the tags");
+        assert!(
+            !duplicates.met(),
+            "a duplicate in an issue serde_json decodes"
+        );
     }
 }
 

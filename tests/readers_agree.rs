@@ -29,6 +29,9 @@ fn agree(seed: u64, size: usize) {
         "seed {seed}, size {size}"
     );
     assert!(optics.kind.is_some(), "a generated issue always has a kind");
+    // The strict fuzz target's checks, strict traversals among them, on an
+    // issue serde_json decodes.
+    triage::fuzzing::strict(&message);
 }
 
 proptest! {
