@@ -217,3 +217,28 @@ fn traversing_values_allocates_nothing() {
     assert_eq!(n, 0, "iter, fold and modify_all allocated");
     assert!(sum > 0);
 }
+
+#[test]
+fn modify_of_a_focus_that_does_not_decode_allocates_no_buffer() {
+    let messages = messages();
+    let json = Json::<Issue>::new(&messages[0]);
+    // Decoded, changed and written: one buffer for the new document.
+    let (bumped, n) = counted(|| json.modify(Issue::issue_id, |id| id + 1));
+    assert!(bumped.is_some());
+    assert_eq!(n, 1, "modify of the issue's id");
+    // A focus the bytes hold in a form its type does not read: no buffer.
+    let text = String::from_utf8(messages[0].clone()).unwrap();
+    let id = serde_json::to_value(serde_json::from_slice::<Issue>(&messages[0]).unwrap())
+        .unwrap()["issueId"]
+        .to_string();
+    let broken = text.replacen(&format!("\"issueId\":{id}"), "\"issueId\":\"x\"", 1);
+    assert_ne!(broken, text);
+    let json = Json::<Issue>::new(broken.as_bytes());
+    let (bumped, n) = counted(|| json.modify(Issue::issue_id, |id| id + 1));
+    assert_eq!(bumped, None);
+    // serde_json's error for the failed decode allocates; the write adds
+    // nothing to it.
+    let (read, failed_decode) = counted(|| json.read(Issue::issue_id));
+    assert_eq!(read, None);
+    assert_eq!(n, failed_decode, "modify of a focus that does not decode");
+}

@@ -901,8 +901,10 @@ impl<'a, T: ?Sized> Json<'a, T> {
         F: FnOnce(O::Focus) -> O::Focus,
     {
         let slot = only_slot(&optic, self.bytes())?;
+        // Decoded first: a focus that does not decode costs no buffer.
+        let value = f(optic.decode_at(slot.located())?);
         let mut out = Vec::with_capacity(self.bytes().len() + 64);
-        self.modify_slot(&optic, slot, f, &mut out)?;
+        self.write_slot(&optic, slot, &value, &mut out)?;
         Some(out)
     }
 
@@ -947,8 +949,19 @@ impl<'a, T: ?Sized> Json<'a, T> {
         F: FnOnce(O::Focus) -> O::Focus,
     {
         let value = f(optic.decode_at(slot.located())?);
+        self.write_slot(optic, slot, &value, out)
+    }
+
+    /// `value` written at `slot` into `out` with the rest of the document.
+    fn write_slot<O: JsonWrite>(
+        self,
+        optic: &O,
+        slot: Slot<'a>,
+        value: &O::Focus,
+        out: &mut Vec<u8>,
+    ) -> Option<()> {
         let mut splice = Splice::new(self.bytes(), out);
-        optic.write(&value, slot, &mut splice)?;
+        optic.write(value, slot, &mut splice)?;
         splice.finish()
     }
 
