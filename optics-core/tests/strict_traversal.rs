@@ -350,3 +350,129 @@ fn a_traversal_over_arrays_allocates_nothing() {
     assert!(!duplicates.met());
 }
 
+/// An internally tagged enum whose payloads are read without a lookup in
+/// its object: a map (`each()` over it, `key(k)`), an externally tagged
+/// enum, and no payload at all.
+#[derive(Optics, Deserialize, Debug)]
+#[serde(tag = "type")]
+enum Part {
+    Labels(BTreeMap<String, String>),
+    Choice(Choice),
+    Blank,
+}
+
+#[derive(Optics, Deserialize, Debug)]
+enum Choice {
+    Left(u32),
+    Right(u32),
+}
+
+#[derive(Optics, Deserialize, Debug)]
+struct Parts {
+    parts: Vec<Part>,
+}
+
+/// Whether serde_json refuses `bytes` with "duplicate field".
+fn refused_as_duplicate(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<Parts>(bytes)
+        .is_err_and(|error| error.to_string().contains("duplicate field"))
+}
+
+#[test]
+fn a_tag_given_twice_is_met_where_no_lookup_follows_the_tag_check() {
+    // Each document holds a good element, then one whose tag stands twice
+    // (the second spelled plainly, or with an escape).
+    for second in [r#""type":"Labels""#, r#""\u0074ype":"Labels""#] {
+        let text = format!(
+            r#"{{"parts":[{{"type":"Labels","a":"1"}},{{"type":"Labels","b":"2",{second}}}]}}"#
+        );
+        let bytes = text.as_bytes();
+        assert!(refused_as_duplicate(bytes), "{text}");
+        // The payload itself, a view of it, and its members.
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        let payloads = doc
+            .iter(Parts::parts.then(each()).then(Part::labels))
+            .count();
+        assert_eq!((payloads, duplicates.met()), (1, true), "{text}");
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        let labels: Vec<Option<String>> = doc
+            .read_each(Parts::parts.then(each()).then(Part::labels).then(each()))
+            .collect();
+        assert_eq!(labels, [Some("1".to_owned())], "{text}");
+        assert!(duplicates.met(), "{text}");
+        // The same element read alone.
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        let second = Parts::parts.then(at(1)).then(Part::labels);
+        assert!(doc.view(second).is_none(), "{text}");
+        assert!(duplicates.met(), "{text}");
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        assert_eq!(doc.read(second.then(key("b"))), None, "{text}");
+        assert!(duplicates.met(), "{text}");
+    }
+    // An externally tagged payload, and none.
+    for (text, choice) in [
+        (
+            r#"{"parts":[{"type":"Choice","Left":1},{"type":"Choice","Right":2,"type":"Choice"}]}"#,
+            true,
+        ),
+        (
+            r#"{"parts":[{"type":"Blank"},{"type":"Blank","type":"Blank"}]}"#,
+            false,
+        ),
+    ] {
+        let bytes = text.as_bytes();
+        assert!(refused_as_duplicate(bytes), "{text}");
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        // The second element's tag is read on the way to either variant:
+        // the traversal meets it there, after the first element's focus.
+        let read = if choice {
+            let left = Parts::parts
+                .then(each())
+                .then(Part::choice)
+                .then(Choice::left);
+            let left = doc.iter(left).count();
+            assert_eq!((left, duplicates.met()), (1, true), "{text}");
+            duplicates.clear();
+            let right = Parts::parts
+                .then(each())
+                .then(Part::choice)
+                .then(Choice::right);
+            doc.iter(right).count()
+        } else {
+            doc.iter(Parts::parts.then(each()).then(Part::blank))
+                .count()
+        };
+        assert_eq!(
+            (read, duplicates.met()),
+            (usize::from(!choice), true),
+            "{text}"
+        );
+    }
+    // Where serde_json reads the document, nothing is met.
+    let text = r#"{"parts":[{"type":"Labels","a":"1","a":"2"},{"type":"Choice","Right":2},{"type":"Blank"}]}"#;
+    let bytes = text.as_bytes();
+    let oracle = serde_json::from_slice::<Parts>(bytes).unwrap();
+    assert_eq!(oracle.parts.len(), 3);
+    let duplicates = Duplicates::new();
+    let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+    let labels: Vec<Option<String>> = doc
+        .read_each(Parts::parts.then(each()).then(Part::labels).then(each()))
+        .collect();
+    assert_eq!(labels, [Some("2".to_owned())]);
+    let right = Parts::parts
+        .then(each())
+        .then(Part::choice)
+        .then(Choice::right);
+    assert_eq!(doc.read_each(right).collect::<Vec<_>>(), [Some(2)]);
+    assert_eq!(
+        doc.iter(Parts::parts.then(each()).then(Part::blank))
+            .count(),
+        1
+    );
+    assert!(!duplicates.met());
+}
