@@ -476,3 +476,53 @@ fn a_tag_given_twice_is_met_where_no_lookup_follows_the_tag_check() {
     );
     assert!(!duplicates.met());
 }
+
+thread_local! {
+    /// What the strict traversals run inside [`Probe::is_key`] met.
+    static INNER: core::cell::Cell<(usize, bool)> = const { core::cell::Cell::new((0, false)) };
+}
+
+/// A map key whose byte lookup runs a strict traversal of another document
+/// (one that repeats a key on its path) each time it compares a key: a
+/// strict read inside a strict read.
+#[derive(Deserialize, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Probe(String);
+
+impl optics_core::optic::JsonKey for Probe {
+    fn is_key(&self, raw: &[u8], _buffered: bool) -> bool {
+        let inner = br#"{"items":[{"name":"a","n":1},{"name":"b","n":2,"n":3}],"counts":{}}"#;
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Doc>::validated(inner, &duplicates).unwrap();
+        let read = doc.read_each(Doc::items.then(each()).then(Item::n)).count();
+        INNER.with(|inner| inner.set((read, duplicates.met())));
+        raw == self.0.as_bytes()
+    }
+}
+
+#[derive(Optics, Deserialize, Debug)]
+#[serde(tag = "type")]
+enum Probed {
+    Map(BTreeMap<Probe, u32>),
+}
+
+#[test]
+fn a_strict_traversal_inside_a_strict_read_leaves_the_outer_watch_as_it_was() {
+    let probe = Probe("b".to_owned());
+    let read = |text: &str| {
+        INNER.with(|inner| inner.set((0, false)));
+        let duplicates = Duplicates::new();
+        let outer = Strict::<Probed>::validated(text.as_bytes(), &duplicates).unwrap();
+        let value = outer.read(Probed::map.then(key(&probe)));
+        (value, duplicates.met(), INNER.with(core::cell::Cell::get))
+    };
+    // The inner traversal meets its own duplicate, and only it.
+    assert_eq!(
+        read(r#"{"type":"Map","a":1,"b":2}"#),
+        (Some(2), false, (1, true))
+    );
+    // The outer read's tag, read quickly before the inner traversal ran,
+    // is still checked after it.
+    let twice = r#"{"type":"Map","a":1,"b":2,"type":"Map"}"#;
+    assert!(serde_json::from_str::<Probed>(twice).is_err());
+    assert_eq!(read(twice), (None, true, (1, true)));
+}
