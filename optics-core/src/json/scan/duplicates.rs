@@ -119,17 +119,17 @@ fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
 /// `keys`, with the object walked to its end to confirm that no key sought
 /// and not the first key stands twice.
 pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
-    // This walk checks the object's first key: a tag read there quickly
-    // needs no check of its own.
-    WATCH.with(|watch| {
+    let validation = WATCH.with(|watch| {
+        // This walk checks the object's first key: a tag read there
+        // quickly needs no check of its own.
         if watch.tag_read.get() == span(obj) {
             watch.tag_read.set(NO_OBJECT);
         }
+        watch.validation.get()
     });
     // Each way hands its outcome out itself: one outcome merged from three
     // would be copied through memory first.
     if obj.len() < SMALL_OBJECT {
-        let validation = WATCH.with(|watch| watch.validation.get());
         if validation != 0 {
             if let Some(found) = walked::find_once(validation, obj, keys) {
                 return handed_out(found);
@@ -160,10 +160,14 @@ pub(crate) fn tag_read_quickly(object: &[u8]) {
 
 /// [`tag_read_quickly`] while watching.
 fn note_tag_read(object: &[u8]) {
-    let waiting = WATCH.with(|watch| watch.tag_read.get());
-    if waiting == NO_OBJECT {
-        WATCH.with(|watch| watch.tag_read.set(span(object)));
-    } else if waiting != span(object) {
+    let waiting = WATCH.with(|watch| {
+        let waiting = watch.tag_read.get();
+        if waiting == NO_OBJECT {
+            watch.tag_read.set(span(object));
+        }
+        waiting
+    });
+    if waiting != NO_OBJECT && waiting != span(object) {
         check_first_key(object);
     }
 }
@@ -465,15 +469,16 @@ where
             }
         }
     }
+    let (met, tag_read) = WATCH.with(|watch| (watch.met.get(), watch.tag_read.get()));
+    if tag_read == NO_OBJECT {
+        return (found, met);
+    }
     // An object whose tag was read quickly and that no lookup walked since
     // (whether or not the read found its focus: the tag was read).
-    let (at, len) = WATCH.with(|watch| watch.tag_read.get());
-    if (at, len) != NO_OBJECT {
-        let start = at.wrapping_sub(root.as_ptr() as usize);
-        if let Some(object) = root.get(start..start.saturating_add(len)) {
-            check_first_key(object);
-        }
+    let (at, len) = tag_read;
+    let start = at.wrapping_sub(root.as_ptr() as usize);
+    if let Some(object) = root.get(start..start.saturating_add(len)) {
+        check_first_key(object);
     }
-    let met = WATCH.with(|watch| watch.met.get());
-    (found, met)
+    (found, WATCH.with(|watch| watch.met.get()))
 }
