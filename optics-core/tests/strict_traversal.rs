@@ -3,7 +3,8 @@
 //! the same foci and meets no duplicate; where a key on the path to a focus
 //! stands twice (serde_json's "duplicate field"), the duplicate is recorded
 //! and the traversal ends there; over a map, the members serde keeps (the
-//! last of a repeated key, however the key is spelled).
+//! last of a repeated key, however the key is spelled; keys told apart by
+//! their decoded text: `keys_a_type_reads_alike_from_two_texts_are_both_visited`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -347,5 +348,230 @@ fn a_traversal_over_arrays_allocates_nothing() {
         alloc_counter::measure_thread(|| doc.iter(Doc::items.then(each())).count());
     assert_eq!(views, 10_000);
     assert_eq!(counts.allocations, 0);
+    assert!(!duplicates.met());
+}
+
+/// An internally tagged enum whose payloads are read without a lookup in
+/// its object: a map (`each()` over it, `key(k)`), an externally tagged
+/// enum, and no payload at all.
+#[derive(Optics, Deserialize, Debug)]
+#[serde(tag = "type")]
+enum Part {
+    Labels(BTreeMap<String, String>),
+    Choice(Choice),
+    Blank,
+}
+
+#[derive(Optics, Deserialize, Debug)]
+enum Choice {
+    Left(u32),
+    Right(u32),
+}
+
+#[derive(Optics, Deserialize, Debug)]
+struct Parts {
+    parts: Vec<Part>,
+}
+
+/// Whether serde_json refuses `bytes` with "duplicate field".
+fn refused_as_duplicate(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<Parts>(bytes)
+        .is_err_and(|error| error.to_string().contains("duplicate field"))
+}
+
+#[test]
+fn a_tag_given_twice_is_met_where_no_lookup_follows_the_tag_check() {
+    // Each document holds a good element, then one whose tag stands twice
+    // (the second spelled plainly, or with an escape).
+    for second in [r#""type":"Labels""#, r#""\u0074ype":"Labels""#] {
+        let text = format!(
+            r#"{{"parts":[{{"type":"Labels","a":"1"}},{{"type":"Labels","b":"2",{second}}}]}}"#
+        );
+        let bytes = text.as_bytes();
+        assert!(refused_as_duplicate(bytes), "{text}");
+        // The payload itself, a view of it, and its members.
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        let payloads = doc
+            .iter(Parts::parts.then(each()).then(Part::labels))
+            .count();
+        assert_eq!((payloads, duplicates.met()), (1, true), "{text}");
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        let labels: Vec<Option<String>> = doc
+            .read_each(Parts::parts.then(each()).then(Part::labels).then(each()))
+            .collect();
+        assert_eq!(labels, [Some("1".to_owned())], "{text}");
+        assert!(duplicates.met(), "{text}");
+        // The same element read alone.
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        let second = Parts::parts.then(at(1)).then(Part::labels);
+        assert!(doc.view(second).is_none(), "{text}");
+        assert!(duplicates.met(), "{text}");
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        assert_eq!(doc.read(second.then(key("b"))), None, "{text}");
+        assert!(duplicates.met(), "{text}");
+    }
+    // An externally tagged payload, and none.
+    for (text, choice) in [
+        (
+            r#"{"parts":[{"type":"Choice","Left":1},{"type":"Choice","Right":2,"type":"Choice"}]}"#,
+            true,
+        ),
+        (
+            r#"{"parts":[{"type":"Blank"},{"type":"Blank","type":"Blank"}]}"#,
+            false,
+        ),
+    ] {
+        let bytes = text.as_bytes();
+        assert!(refused_as_duplicate(bytes), "{text}");
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+        // The second element's tag is read on the way to either variant:
+        // the traversal meets it there, after the first element's focus.
+        let read = if choice {
+            let left = Parts::parts
+                .then(each())
+                .then(Part::choice)
+                .then(Choice::left);
+            let left = doc.iter(left).count();
+            assert_eq!((left, duplicates.met()), (1, true), "{text}");
+            duplicates.clear();
+            let right = Parts::parts
+                .then(each())
+                .then(Part::choice)
+                .then(Choice::right);
+            doc.iter(right).count()
+        } else {
+            doc.iter(Parts::parts.then(each()).then(Part::blank))
+                .count()
+        };
+        assert_eq!(
+            (read, duplicates.met()),
+            (usize::from(!choice), true),
+            "{text}"
+        );
+    }
+    // Where serde_json reads the document, nothing is met.
+    let text = r#"{"parts":[{"type":"Labels","a":"1","a":"2"},{"type":"Choice","Right":2},{"type":"Blank"}]}"#;
+    let bytes = text.as_bytes();
+    let oracle = serde_json::from_slice::<Parts>(bytes).unwrap();
+    assert_eq!(oracle.parts.len(), 3);
+    let duplicates = Duplicates::new();
+    let doc = Strict::<Parts>::validated(bytes, &duplicates).unwrap();
+    let labels: Vec<Option<String>> = doc
+        .read_each(Parts::parts.then(each()).then(Part::labels).then(each()))
+        .collect();
+    assert_eq!(labels, [Some("2".to_owned())]);
+    let right = Parts::parts
+        .then(each())
+        .then(Part::choice)
+        .then(Choice::right);
+    assert_eq!(doc.read_each(right).collect::<Vec<_>>(), [Some(2)]);
+    assert_eq!(
+        doc.iter(Parts::parts.then(each()).then(Part::blank))
+            .count(),
+        1
+    );
+    assert!(!duplicates.met());
+}
+
+thread_local! {
+    /// What the strict traversals run inside [`Probe::is_key`] met.
+    static INNER: core::cell::Cell<(usize, bool)> = const { core::cell::Cell::new((0, false)) };
+}
+
+/// A map key whose byte lookup runs a strict traversal of another document
+/// (one that repeats a key on its path) each time it compares a key: a
+/// strict read inside a strict read.
+#[derive(Deserialize, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Probe(String);
+
+impl optics_core::optic::JsonKey for Probe {
+    fn is_key(&self, raw: &[u8], _buffered: bool) -> bool {
+        let inner = br#"{"items":[{"name":"a","n":1},{"name":"b","n":2,"n":3}],"counts":{}}"#;
+        let duplicates = Duplicates::new();
+        let doc = Strict::<Doc>::validated(inner, &duplicates).unwrap();
+        let read = doc.read_each(Doc::items.then(each()).then(Item::n)).count();
+        INNER.with(|inner| inner.set((read, duplicates.met())));
+        raw == self.0.as_bytes()
+    }
+}
+
+#[derive(Optics, Deserialize, Debug)]
+#[serde(tag = "type")]
+enum Probed {
+    Map(BTreeMap<Probe, u32>),
+}
+
+#[test]
+fn a_strict_traversal_inside_a_strict_read_leaves_the_outer_watch_as_it_was() {
+    let probe = Probe("b".to_owned());
+    let read = |text: &str| {
+        INNER.with(|inner| inner.set((0, false)));
+        let duplicates = Duplicates::new();
+        let outer = Strict::<Probed>::validated(text.as_bytes(), &duplicates).unwrap();
+        let value = outer.read(Probed::map.then(key(&probe)));
+        (value, duplicates.met(), INNER.with(core::cell::Cell::get))
+    };
+    // The inner traversal meets its own duplicate, and only it.
+    assert_eq!(
+        read(r#"{"type":"Map","a":1,"b":2}"#),
+        (Some(2), false, (1, true))
+    );
+    // The outer read's tag, read quickly before the inner traversal ran,
+    // is still checked after it.
+    let twice = r#"{"type":"Map","a":1,"b":2,"type":"Map"}"#;
+    assert!(serde_json::from_str::<Probed>(twice).is_err());
+    assert_eq!(read(twice), (None, true, (1, true)));
+}
+
+#[derive(Optics, Deserialize, Debug)]
+struct Wide {
+    by: BTreeMap<i128, u32>,
+}
+
+#[derive(Deserialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Shade {
+    #[serde(alias = "dark")]
+    Dark,
+    Light,
+}
+
+#[derive(Optics, Deserialize, Debug)]
+struct Shades {
+    by: BTreeMap<Shade, u32>,
+    hosts: BTreeMap<std::net::IpAddr, u32>,
+}
+
+/// Keys are told apart by the text they decode to. A key type that reads
+/// two texts as one key (serde_json reads the `i128` key `"-0"` as 0, an
+/// enum key takes its aliases, an address has several spellings) keeps one
+/// member in serde's map, and the strict traversal visits both (see
+/// `SERDE_ATTRIBUTES.md`): telling them apart needs the key type's
+/// `Deserialize`, which the traversal does not have.
+#[test]
+fn keys_a_type_reads_alike_from_two_texts_are_both_visited() {
+    let bytes = br#"{"by":{"-0":1,"0":2}}"#;
+    let oracle = serde_json::from_slice::<Wide>(bytes).unwrap();
+    assert_eq!(oracle.by.into_iter().collect::<Vec<_>>(), [(0, 2)]);
+    let duplicates = Duplicates::new();
+    let wide = Strict::<Wide>::validated(bytes, &duplicates).unwrap();
+    let read: Vec<Option<u32>> = wide.read_each(Wide::by.then(each())).collect();
+    assert_eq!(read, [Some(1), Some(2)]);
+    assert!(!duplicates.met());
+
+    let bytes = br#"{"by":{"Dark":1,"dark":2,"Light":3},"hosts":{"::1":4,"0::1":5}}"#;
+    let oracle = serde_json::from_slice::<Shades>(bytes).unwrap();
+    assert_eq!(oracle.by.values().copied().collect::<Vec<_>>(), [2, 3]);
+    assert_eq!(oracle.hosts.values().copied().collect::<Vec<_>>(), [5]);
+    let duplicates = Duplicates::new();
+    let shades = Strict::<Shades>::validated(bytes, &duplicates).unwrap();
+    let read: Vec<Option<u32>> = shades.read_each(Shades::by.then(each())).collect();
+    assert_eq!(read, [Some(1), Some(2), Some(3)]);
+    let read: Vec<Option<u32>> = shades.read_each(Shades::hosts.then(each())).collect();
+    assert_eq!(read, [Some(4), Some(5)]);
     assert!(!duplicates.met());
 }

@@ -228,8 +228,8 @@ fn modify_of_a_focus_that_does_not_decode_allocates_no_buffer() {
     assert_eq!(n, 1, "modify of the issue's id");
     // A focus the bytes hold in a form its type does not read: no buffer.
     let text = String::from_utf8(messages[0].clone()).unwrap();
-    let id = serde_json::to_value(serde_json::from_slice::<Issue>(&messages[0]).unwrap())
-        .unwrap()["issueId"]
+    let id = serde_json::to_value(serde_json::from_slice::<Issue>(&messages[0]).unwrap()).unwrap()
+        ["issueId"]
         .to_string();
     let broken = text.replacen(&format!("\"issueId\":{id}"), "\"issueId\":\"x\"", 1);
     assert_ne!(broken, text);

@@ -186,6 +186,8 @@ fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<Leading<'_>> {
         return None;
     }
     let (variant, quoted, delimiter) = leading_variant_at::<S>(bytes)?;
+    // A strict read checks later that this tag stands once.
+    scan::duplicates::tag_read_quickly(bytes);
     Some(Leading {
         object: bytes,
         open: at.is_open(),
@@ -298,6 +300,7 @@ fn internal<'a, S: Tagged>(at: Spot<'a>, tag: &'static str) -> Option<Resolved<'
             b'{' => {
                 let payload = Payload::At(Spot::members(bytes, Hidden::NONE.with_tag(tag), false));
                 if let Some((variant, quoted)) = leading_variant::<S>(bytes) {
+                    scan::duplicates::tag_read_quickly(bytes);
                     return Some(Resolved {
                         variant,
                         tag: quoted,

@@ -232,10 +232,13 @@ impl<'a> EachFoci<'a> {
 
     /// Whether serde keeps the member whose key starts at `key_at`: a map
     /// keeps the last member of each key (an earlier one is overwritten).
-    /// Keys are compared as strings: serde_json reads an integer or `bool`
-    /// key from the one way JSON writes it (`"-0"` is no integer to it), so
-    /// two keys one type reads alike are spelled alike. `None` where the
-    /// object breaks.
+    /// Keys are compared as the text they decode to. serde_json tells
+    /// `String`, `char`, `bool` and integer keys up to 64 bits apart the
+    /// same way (it reads an integer or `bool` key from the one way JSON
+    /// writes it: `"-0"` is no `i64` to it). A key type that reads two
+    /// texts as one key is not told apart here: an `i128` key `"-0"`
+    /// beside `"0"`, an enum key and its alias, an address spelled two
+    /// ways; both members are kept. `None` where the object breaks.
     ///
     /// Cost: at the first member, one walk of the object's keys into a
     /// table (one allocation, and one more for each key written with an
@@ -739,7 +742,11 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     /// [`Duplicates`] and ends the traversal (check the flag after it).
     /// Over a map (`each()` on a `HashMap` or `BTreeMap`), the members serde
     /// keeps: where the object repeats a key, its last member only, as
-    /// serde_json reads it.
+    /// serde_json reads it. Keys are told apart by the text they decode to
+    /// (escapes decoded), as serde_json tells `String`, `char`, `bool` and
+    /// integer keys up to 64 bits apart; a key type that reads two texts as
+    /// one key (an `i128` key `"-0"` beside `"0"`, an enum key and its
+    /// alias) has both members visited.
     ///
     /// Nothing is allocated over arrays; over a map, one table of its keys
     /// (and one string for each key written with an escape). Each step

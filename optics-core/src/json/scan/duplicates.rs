@@ -13,7 +13,11 @@
 //!   what an internally tagged enum's quick tag check reads without a lookup;
 //! - after the focus is found, a focus that no lookup handed out and that is
 //!   the value of its object's first member (a tag read by the quick check)
-//!   has that key checked.
+//!   has that key checked;
+//! - an object whose tag the quick check read and that no lookup walked
+//!   since (the read went on in its payload without one: a map's members,
+//!   an externally tagged enum, a unit variant, the payload itself as the
+//!   focus) has its first key checked too.
 //!
 //! A duplicate makes the lookup malformed, so the read returns nothing, and
 //! the watch records it for the caller. Keys off the path are not looked at,
@@ -53,10 +57,17 @@ struct Watch {
     /// The validation the read's view comes from (0 for none): its small
     /// objects are walked once (see `walked.rs`).
     validation: Cell<u64>,
+    /// An object whose first member an internally tagged enum's quick check
+    /// read as its tag, with no lookup in it since: its address and length;
+    /// [`NO_OBJECT`] for none.
+    tag_read: Cell<(usize, usize)>,
 }
 
 /// [`Watch::last`] before a lookup has handed a value out.
 const NONE_HANDED_OUT: (usize, usize) = (0, 0);
+
+/// [`Watch::tag_read`] where no object waits for its first key's check.
+const NO_OBJECT: (usize, usize) = (0, 0);
 
 thread_local! {
     static WATCH: Watch = const {
@@ -65,6 +76,7 @@ thread_local! {
             met: Cell::new(0),
             last: Cell::new(NONE_HANDED_OUT),
             validation: Cell::new(0),
+            tag_read: Cell::new(NO_OBJECT),
         }
     };
 }
@@ -107,10 +119,17 @@ fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
 /// `keys`, with the object walked to its end to confirm that no key sought
 /// and not the first key stands twice.
 pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+    let validation = WATCH.with(|watch| {
+        // This walk checks the object's first key: a tag read there
+        // quickly needs no check of its own.
+        if watch.tag_read.get() == span(obj) {
+            watch.tag_read.set(NO_OBJECT);
+        }
+        watch.validation.get()
+    });
     // Each way hands its outcome out itself: one outcome merged from three
     // would be copied through memory first.
     if obj.len() < SMALL_OBJECT {
-        let validation = WATCH.with(|watch| watch.validation.get());
         if validation != 0 {
             if let Some(found) = walked::find_once(validation, obj, keys) {
                 return handed_out(found);
@@ -124,6 +143,33 @@ pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> 
         KernelChoice::Best,
         Some(first_plain_key(obj)),
     ))
+}
+
+/// Notes, while watching, that an internally tagged enum's quick check read
+/// the first member of `object` as its tag, without a lookup: that key must
+/// stand once. A later lookup in `object` checks it (it walks the object and
+/// checks its first key); where the read makes none, [`watch`] checks it
+/// after the read. One object waits at a time: another one met while it
+/// waits is checked at once. Trusting reads pay one thread-local load.
+#[inline(always)]
+pub(crate) fn tag_read_quickly(object: &[u8]) {
+    if watching() {
+        note_tag_read(object);
+    }
+}
+
+/// [`tag_read_quickly`] while watching.
+fn note_tag_read(object: &[u8]) {
+    let waiting = WATCH.with(|watch| {
+        let waiting = watch.tag_read.get();
+        if waiting == NO_OBJECT {
+            watch.tag_read.set(span(object));
+        }
+        waiting
+    });
+    if waiting != NO_OBJECT && waiting != span(object) {
+        check_first_key(object);
+    }
 }
 
 /// Notes, while watching, `value` as the last one handed out, where a step
@@ -383,6 +429,7 @@ where
         met: usize,
         last: (usize, usize),
         validation: u64,
+        tag_read: (usize, usize),
     }
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -391,6 +438,7 @@ where
                 watch.met.set(self.met);
                 watch.last.set(self.last);
                 watch.validation.set(self.validation);
+                watch.tag_read.set(self.tag_read);
             });
         }
     }
@@ -399,6 +447,7 @@ where
         met: watch.met.replace(0),
         last: watch.last.replace(NONE_HANDED_OUT),
         validation: watch.validation.replace(validation),
+        tag_read: watch.tag_read.replace(NO_OBJECT),
     });
     let found = locate();
     if let Some(focus) = found {
@@ -420,6 +469,16 @@ where
             }
         }
     }
-    let met = WATCH.with(|watch| watch.met.get());
-    (found, met)
+    let (met, tag_read) = WATCH.with(|watch| (watch.met.get(), watch.tag_read.get()));
+    if tag_read == NO_OBJECT {
+        return (found, met);
+    }
+    // An object whose tag was read quickly and that no lookup walked since
+    // (whether or not the read found its focus: the tag was read).
+    let (at, len) = tag_read;
+    let start = at.wrapping_sub(root.as_ptr() as usize);
+    if let Some(object) = root.get(start..start.saturating_add(len)) {
+        check_first_key(object);
+    }
+    (found, WATCH.with(|watch| watch.met.get()))
 }
