@@ -175,3 +175,58 @@ fn a_repeated_map_key_is_written_in_every_member() {
     assert_eq!(all, br#"{"tags":{"team":"x","team":"x"}}"#);
     assert!(!duplicates.met());
 }
+
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+struct Line {
+    line: u32,
+}
+
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+struct Lines {
+    by_name: std::collections::BTreeMap<String, Line>,
+}
+
+#[test]
+fn a_key_repeated_inside_a_map_member_serde_drops_is_refused_where_written() {
+    // serde keeps the second "k"; the write writes both, and the first holds
+    // "line" twice: written trustingly, its second "line" stays as it was.
+    let bytes = br#"{"by_name":{"k":{"line":1,"line":2},"k":{"line":3}}}"#;
+    let lines = Lines::by_name.then(each()).then(Line::line);
+    assert!(serde_json::from_slice::<Lines>(bytes).is_err());
+    let trusting = Json::<Lines>::new(bytes).set_all(lines, &9).unwrap();
+    assert_eq!(
+        trusting,
+        br#"{"by_name":{"k":{"line":9,"line":2},"k":{"line":9}}}"#
+    );
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Lines>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.set_all(lines, &9), None);
+    assert!(duplicates.met());
+    assert_eq!(duplicates.offset_in(bytes), Some(26));
+    let mut out = b"old".to_vec();
+    let mut calls = 0;
+    assert!(!strict.modify_all_into(
+        lines,
+        |line| {
+            calls += 1;
+            line
+        },
+        &mut out
+    ));
+    assert!(out.is_empty());
+    assert_eq!(calls, 0);
+    // Reads still visit the members serde keeps, and find no duplicate.
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Lines>::validated(bytes, &duplicates).unwrap();
+    let read: Vec<Option<u32>> = strict.read_each(lines).collect();
+    assert_eq!(read, [Some(3)]);
+    assert!(!duplicates.met());
+    // Where the dropped member holds no repeated key, the write goes on.
+    let once = br#"{"by_name":{"k":{"line":1},"k":{"line":3}}}"#;
+    let strict = Strict::<Lines>::validated(once, &duplicates).unwrap();
+    assert_eq!(
+        strict.set_all(lines, &9),
+        Json::<Lines>::new(once).set_all(lines, &9)
+    );
+    assert!(!duplicates.met());
+}

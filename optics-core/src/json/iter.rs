@@ -303,10 +303,11 @@ impl<'a> Iterator for EachFoci<'a> {
                 continue;
             }
             if scan::duplicates::watching() {
-                // A strict traversal visits the members serde keeps, and
-                // hands each focus out as a lookup does (so the watch does
-                // not look for the object around it).
-                if self.object {
+                // A strict traversal visits the members serde keeps (a
+                // strict write's check, every member it writes), and hands
+                // each focus out as a lookup does (so the watch does not
+                // look for the object around it).
+                if self.object && !scan::duplicates::visits_every_member() {
                     match self.kept_by_serde(key_at) {
                         Some(true) => {}
                         Some(false) => continue,

@@ -53,6 +53,10 @@ struct Watch {
     /// The validation the read's view comes from (0 for none): its small
     /// objects are walked once (see `walked.rs`).
     validation: Cell<u64>,
+    /// A strict traversal over a map visits every member, not only those
+    /// serde keeps: set while a strict write checks the paths it writes
+    /// through (see [`every_member`]). Not touched by [`watch`].
+    every_member: Cell<bool>,
 }
 
 /// [`Watch::last`] before a lookup has handed a value out.
@@ -65,6 +69,7 @@ thread_local! {
             met: Cell::new(0),
             last: Cell::new(NONE_HANDED_OUT),
             validation: Cell::new(0),
+            every_member: Cell::new(false),
         }
     };
 }
@@ -73,6 +78,27 @@ thread_local! {
 #[inline(always)]
 pub(crate) fn watching() -> bool {
     WATCH.with(|watch| watch.on.get())
+}
+
+/// Runs `walk` with strict traversals over maps visiting every member,
+/// those serde drops for a later one with the same key included: a byte
+/// write writes each of them, so a strict write checks the path into each.
+pub(crate) fn every_member<R>(walk: impl FnOnce() -> R) -> R {
+    /// The flag as it was, put back however the walk ends.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            WATCH.with(|watch| watch.every_member.set(self.0));
+        }
+    }
+    let _restore = Restore(WATCH.with(|watch| watch.every_member.replace(true)));
+    walk()
+}
+
+/// Whether strict traversals over maps visit every member (see
+/// [`every_member`]).
+pub(crate) fn visits_every_member() -> bool {
+    WATCH.with(|watch| watch.every_member.get())
 }
 
 /// Records a duplicate key, the one whose opening quote is at `quote` (the
