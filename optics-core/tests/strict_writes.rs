@@ -230,3 +230,100 @@ fn a_key_repeated_inside_a_map_member_serde_drops_is_refused_where_written() {
     );
     assert!(!duplicates.met());
 }
+
+/// Internally tagged, with a unit variant.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "type")]
+enum Kind {
+    Unit,
+    Lined(Line),
+}
+
+/// Adjacently tagged, with a unit variant.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum Pair {
+    Unit,
+    Number(u32),
+}
+
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+struct Kinds {
+    kind: Kind,
+    pair: Pair,
+}
+
+#[test]
+fn a_repeated_tag_is_met_where_the_variant_itself_is_the_focus() {
+    use optics_core::json::ReadError;
+    let payload = Kinds::kind.then(Kind::lined);
+    let unit = Kinds::kind.then(Kind::unit);
+    for (kind, leads) in [
+        // The tag leads (read the quick way), and stands again.
+        (r#"{"type":"Lined","line":1,"type":"Unit"}"#, "Lined"),
+        (r#"{"type":"Lined","type":"Unit","line":1}"#, "Lined"),
+        (r#"{"type":"Unit","line":1,"type":"Lined"}"#, "Unit"),
+        (r#"{"type":"Unit","type":"Lined","line":1}"#, "Unit"),
+        // The tag does not lead: looked up, and met twice.
+        (r#"{"line":1,"type":"Lined","type":"Unit"}"#, "Lined"),
+        (r#"{"line":1,"type":"Unit","type":"Lined"}"#, "Unit"),
+    ] {
+        let text = format!(r#"{{"kind":{kind},"pair":{{"t":"Unit"}}}}"#);
+        let bytes = text.as_bytes();
+        assert!(serde_json::from_slice::<Kinds>(bytes).is_err(), "{text}");
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Kinds>::validated(bytes, &duplicates).unwrap();
+        let second = text.rfind(r#""type""#);
+        if leads == "Lined" {
+            assert!(strict.view(payload).is_none(), "{text}");
+            assert!(duplicates.met(), "{text}");
+            assert_eq!(duplicates.offset_in(bytes), second, "{text}");
+            duplicates.clear();
+            assert_eq!(strict.set(payload, &Line { line: 9 }), None, "{text}");
+            assert!(duplicates.met(), "{text}");
+            let error = strict.try_read(payload).unwrap_err();
+            assert!(matches!(error, ReadError::Duplicate { .. }), "{text}");
+        } else {
+            assert_eq!(strict.read(unit), None, "{text}");
+            assert!(duplicates.met(), "{text}");
+            assert_eq!(duplicates.offset_in(bytes), second, "{text}");
+            let error = strict.try_read(unit).unwrap_err();
+            assert!(matches!(error, ReadError::Duplicate { .. }), "{text}");
+        }
+        // The same object read as a view of its own.
+        let duplicates = Duplicates::new();
+        let alone = Strict::<Kind>::validated(kind.as_bytes(), &duplicates).unwrap();
+        if leads == "Lined" {
+            assert!(alone.view(Kind::lined).is_none(), "{kind}");
+        } else {
+            assert_eq!(alone.read(Kind::unit), None, "{kind}");
+        }
+        assert!(duplicates.met(), "{kind}");
+    }
+    // An adjacently tagged unit variant whose tag stands twice.
+    for pair in [
+        r#"{"t":"Unit","t":"Number","c":1}"#,
+        r#"{"t":"Unit","c":1,"t":"Number"}"#,
+    ] {
+        let text = format!(r#"{{"kind":{{"type":"Unit"}},"pair":{pair}}}"#);
+        let bytes = text.as_bytes();
+        assert!(serde_json::from_slice::<Kinds>(bytes).is_err(), "{text}");
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Kinds>::validated(bytes, &duplicates).unwrap();
+        assert_eq!(strict.read(Kinds::pair.then(Pair::unit)), None, "{text}");
+        assert!(duplicates.met(), "{text}");
+    }
+    // Where the tag stands once, all of these read and write.
+    let text = r#"{"kind":{"type":"Lined","line":1},"pair":{"t":"Unit"}}"#;
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Kinds>::validated(text.as_bytes(), &duplicates).unwrap();
+    assert_eq!(
+        strict.set(payload, &Line { line: 9 }),
+        Json::<Kinds>::new(text.as_bytes()).set(payload, &Line { line: 9 })
+    );
+    assert_eq!(strict.read(Kinds::pair.then(Pair::unit)), Some(()));
+    let text = r#"{"kind":{"type":"Unit","line":1},"pair":{"t":"Unit"}}"#;
+    let strict = Strict::<Kinds>::validated(text.as_bytes(), &duplicates).unwrap();
+    assert_eq!(strict.read(unit), Some(()));
+    assert!(!duplicates.met());
+}

@@ -675,7 +675,7 @@ impl<'a, 'd, O: JsonTraverse> Watched<'a, 'd, O> {
                 other => other,
             };
             match found {
-                Some(Located::At(spot)) => Some(spot.bytes()),
+                Some(Located::At(spot)) => Some(spot.watched_bytes()),
                 _ => None,
             }
         });
