@@ -178,3 +178,34 @@ fn each_reason_reads_as_it_should() {
         "{error}"
     );
 }
+
+#[test]
+fn a_model_declared_in_a_closure_is_named_without_its_path() {
+    // `type_name` names it `try_read::…::{{closure}}::Local`.
+    let message = (|| {
+        #[derive(Optics, serde::Deserialize)]
+        struct Local {
+            id: u64,
+        }
+        Json::<Local>::new(br#"{"id":"x"}"#)
+            .try_read(Local::id)
+            .unwrap_err()
+            .to_string()
+    })();
+    assert_eq!(
+        message,
+        "serde_json does not read the document as `Local`: \
+         invalid type: string \"x\", expected u64 at line 1 column 9"
+    );
+    let message =
+        Json::<Vec<(u8, [Option<u16>; 2], std::collections::BTreeMap<String, u8>)>>::new(b"[1]")
+            .try_read(at(0))
+            .unwrap_err()
+            .to_string();
+    assert!(
+        message.starts_with(
+            "serde_json does not read the document as `Vec<(u8, [Option<u16>; 2], BTreeMap<String, u8>)>`:"
+        ),
+        "{message}"
+    );
+}

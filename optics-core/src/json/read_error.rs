@@ -83,7 +83,8 @@ impl std::error::Error for ReadError {
 }
 
 /// A type's name without the module paths in it: `Vec<Item>` for
-/// `alloc::vec::Vec<app::Item>`.
+/// `alloc::vec::Vec<app::Item>`, `Local` for `app::main::{{closure}}::Local`
+/// (a type declared in a closure: `{{closure}}` is a segment of its path).
 fn without_paths(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut segment = String::new();
@@ -95,7 +96,7 @@ fn without_paths(name: &str) -> String {
             rest = &rest[2..];
             continue;
         }
-        if c.is_alphanumeric() || c == '_' {
+        if c.is_alphanumeric() || matches!(c, '_' | '{' | '}') {
             segment.push(c);
         } else {
             out.push_str(&segment);
