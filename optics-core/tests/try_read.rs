@@ -209,3 +209,47 @@ fn a_model_declared_in_a_closure_is_named_without_its_path() {
         "{message}"
     );
 }
+
+#[derive(Optics, serde::Deserialize, Default)]
+struct Settings {
+    retries: u32,
+}
+
+#[derive(Optics, serde::Deserialize)]
+struct Defaults {
+    id: u64,
+    #[serde(default)]
+    settings: Settings,
+}
+
+optic! {
+    lens Retries: Defaults => u32 = Defaults::settings.then(Settings::retries);
+}
+
+#[test]
+fn a_path_past_a_missing_defaulted_field_is_no_bug_report() {
+    // serde fills `settings` in, and reads `retries` in it; the byte read
+    // has no bytes to read on in (SERDE_ATTRIBUTES.md): a known limit, not
+    // a focus the reader should have found.
+    let bytes = br#"{"id":1}"#;
+    let retries = Defaults::settings.then(Settings::retries);
+    let decoded = serde_json::from_slice::<Defaults>(bytes).unwrap();
+    assert_eq!(retries.preview(&decoded), Some(&0));
+    assert_eq!(Json::<Defaults>::new(bytes).read(retries), None);
+    let error = Json::<Defaults>::new(bytes).try_read(retries).unwrap_err();
+    assert!(matches!(error, ReadError::PastAbsent), "{error}");
+    let error = Json::<Defaults>::new(bytes).try_read(Retries).unwrap_err();
+    assert!(matches!(error, ReadError::PastAbsent), "{error}");
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Defaults>::validated(bytes, &duplicates).unwrap();
+    let error = strict.try_read(retries).unwrap_err();
+    assert!(matches!(error, ReadError::PastAbsent), "{error}");
+    assert!(error
+        .to_string()
+        .starts_with("the path goes on past a field the document leaves out"));
+    assert!(!duplicates.met());
+    // Present, it reads.
+    let bytes = br#"{"id":1,"settings":{"retries":4}}"#;
+    assert_eq!(Json::<Defaults>::new(bytes).try_read(retries).unwrap(), 4);
+    assert_eq!(Json::<Defaults>::new(bytes).try_read(Retries).unwrap(), 4);
+}

@@ -74,6 +74,19 @@ pub trait JsonOptic: Optic {
     fn locate_entered_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
         self.locate_at(at)
     }
+
+    /// Whether the path from `at` goes on past a struct field the bytes
+    /// leave out (which serde fills in), where a read misses for want of
+    /// bytes to read on in. Only a composition goes on past a step; the
+    /// default is `false`. Used to explain a miss
+    /// ([`ReadError::PastAbsent`](super::ReadError::PastAbsent)), never
+    /// by a read.
+    #[doc(hidden)]
+    #[inline]
+    fn goes_past_absent<'a>(&self, at: Spot<'a>) -> bool {
+        let _ = at;
+        false
+    }
 }
 
 /// An optic a byte read may go on past: the bytes it finds are the JSON of
@@ -231,6 +244,15 @@ where
         match self.first().locate_entered_at(at) {
             Located::At(inner) => self.second().locate_entered_at(inner),
             Located::Absent | Located::Miss => Located::Miss,
+        }
+    }
+
+    fn goes_past_absent<'a>(&self, at: Spot<'a>) -> bool {
+        match self.first().locate_entered_at(at) {
+            Located::At(inner) => self.second().goes_past_absent(inner),
+            Located::Absent => true,
+            // The first optic may itself go on past a field left out.
+            Located::Miss => self.first().goes_past_absent(at),
         }
     }
 }

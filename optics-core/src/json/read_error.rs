@@ -7,7 +7,7 @@ use core::fmt;
 
 use serde::Deserialize;
 
-use super::{scan, Duplicates, Json, JsonDecode, Strict};
+use super::{scan, Duplicates, Json, JsonDecode, JsonOptic, Spot, Strict};
 use crate::optic::Preview;
 
 /// Why [`Json::try_read`] or [`Strict::try_read`] found no focus.
@@ -39,6 +39,12 @@ pub enum ReadError {
     /// in it: a prism on another variant, a `None`, a map key the map does
     /// not have, an index past the end.
     NoFocus,
+    /// The document decodes as the view's type, and the path goes on past
+    /// a struct field the document leaves out: serde fills that field in
+    /// (its default) and reads the focus in it, while the byte read has no
+    /// bytes there to read on in and misses, as documented (see the
+    /// crate's `SERDE_ATTRIBUTES.md`). Read the field itself, or decode.
+    PastAbsent,
     /// serde_json reads a focus that the byte read missed. The byte reader
     /// is meant to read every model it accepts exactly as serde_json does,
     /// so this is a bug in this crate: please report it with the document.
@@ -63,6 +69,10 @@ impl fmt::Display for ReadError {
             ReadError::NoFocus => f.write_str(
                 "the path has no focus in this document (another variant, a None, \
                  a map key it does not have, or an index past the end)",
+            ),
+            ReadError::PastAbsent => f.write_str(
+                "the path goes on past a field the document leaves out: serde fills it in, \
+                 the byte read has no bytes there to read on in",
             ),
             ReadError::Unread => f.write_str(
                 "serde_json reads a focus here that the byte read missed: a bug in optics, \
@@ -111,11 +121,11 @@ fn without_paths(name: &str) -> String {
 
 /// Why `optic` has no focus in `bytes`, a document read as a `T` that
 /// serde_json's grammar accepts: serde_json decodes it, and the optic is
-/// looked for in the value.
+/// looked for in the value (and, found there, the path in the bytes).
 fn explain<'a, T, O>(bytes: &'a [u8], optic: &O) -> ReadError
 where
     T: Deserialize<'a>,
-    O: Preview<Source = T>,
+    O: JsonOptic + Preview<Source = T>,
 {
     match serde_json::from_slice::<T>(bytes) {
         Err(error) => ReadError::Model {
@@ -124,6 +134,7 @@ where
         },
         Ok(value) => match optic.preview(&value) {
             None => ReadError::NoFocus,
+            Some(_) if optic.goes_past_absent(Spot::document(bytes)) => ReadError::PastAbsent,
             Some(_) => ReadError::Unread,
         },
     }
@@ -135,7 +146,9 @@ impl<'a, T> Json<'a, T> {
     /// the document is validated ([`ReadError::Malformed`]), then decoded
     /// whole by serde_json ([`ReadError::Model`], with serde_json's own
     /// message), and the optic is looked for in the value
-    /// ([`ReadError::NoFocus`]): a full decode, with what it allocates.
+    /// ([`ReadError::NoFocus`]; [`ReadError::PastAbsent`] where serde
+    /// finds it in a field the bytes leave out): a full decode, with what
+    /// it allocates.
     ///
     /// ```
     /// use optics_core::json::ReadError;

@@ -150,6 +150,11 @@ macro_rules! optic {
             ) -> $crate::json::Located<'a> {
                 $crate::json::JsonOptic::locate_entered_at(&$path, at)
             }
+
+            #[inline]
+            fn goes_past_absent<'a>(&self, at: $crate::json::Spot<'a>) -> bool {
+                $crate::json::JsonOptic::goes_past_absent(&$path, at)
+            }
         }
 
         // A named path is one a byte read may go on past: if it ends at a
