@@ -182,7 +182,10 @@ fn each_reason_reads_as_it_should() {
 #[test]
 fn a_model_declared_in_a_closure_is_named_without_its_path() {
     // `type_name` names it `try_read::…::{{closure}}::Local`.
-    let message = (|| {
+    fn run(closure: impl FnOnce() -> String) -> String {
+        closure()
+    }
+    let message = run(|| {
         #[derive(Optics, serde::Deserialize)]
         struct Local {
             id: u64,
@@ -191,7 +194,7 @@ fn a_model_declared_in_a_closure_is_named_without_its_path() {
             .try_read(Local::id)
             .unwrap_err()
             .to_string()
-    })();
+    });
     assert_eq!(
         message,
         "serde_json does not read the document as `Local`: \
