@@ -327,3 +327,66 @@ fn a_repeated_tag_is_met_where_the_variant_itself_is_the_focus() {
     assert_eq!(strict.read(unit), Some(()));
     assert!(!duplicates.met());
 }
+
+/// Externally tagged, flattened below: serde takes the first member named
+/// like a variant among the struct's others.
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+enum Shape {
+    #[serde(alias = "Round")]
+    Circle(u32),
+    Square(u32),
+}
+
+#[derive(Optics, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
+struct Drawn {
+    #[serde(flatten)]
+    shape: Shape,
+    x: u32,
+}
+
+#[test]
+fn a_flattened_enums_variant_key_repeated_is_met() {
+    let radius = Drawn::shape.then(Shape::circle);
+    for text in [
+        r#"{"Circle":1,"x":2,"Circle":3}"#,
+        r#"{"Circle":1,"x":2,"Round":3}"#,
+        r#"{"x":2,"Round":1,"Circle":3}"#,
+        r#"{"Circle":1,"x":2,"Circl\u0065":3}"#,
+    ] {
+        let bytes = text.as_bytes();
+        // serde_json takes the first; a reader that takes the last would
+        // not see a write to it.
+        let decoded = serde_json::from_slice::<Drawn>(bytes).unwrap();
+        assert_eq!(radius.preview(&decoded), Some(&1), "{text}");
+        let trusting = Json::<Drawn>::new(bytes).set(radius, &9).unwrap();
+        assert!(
+            String::from_utf8(trusting).unwrap().contains(":3"),
+            "{text}"
+        );
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Drawn>::validated(bytes, &duplicates).unwrap();
+        assert_eq!(strict.read(radius), None, "{text}");
+        assert!(duplicates.met(), "{text}");
+        assert_eq!(
+            duplicates.offset_in(bytes),
+            text.rfind(":3").map(|colon| text[..colon]
+                .rfind('"')
+                .and_then(|end| text[..end].rfind('"'))
+                .unwrap()),
+            "{text}"
+        );
+        duplicates.clear();
+        assert_eq!(strict.set(radius, &9), None, "{text}");
+        assert!(duplicates.met(), "{text}");
+    }
+    // Another variant's key after it is no repeat: serde takes the first.
+    let text = r#"{"Circle":1,"x":2,"Square":3}"#;
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Drawn>::validated(text.as_bytes(), &duplicates).unwrap();
+    assert_eq!(strict.read(radius), Some(1));
+    assert_eq!(
+        strict.set(radius, &9),
+        Json::<Drawn>::new(text.as_bytes()).set(radius, &9)
+    );
+    assert!(!duplicates.met());
+}
