@@ -256,3 +256,57 @@ fn a_path_past_a_missing_defaulted_field_is_no_bug_report() {
     assert_eq!(Json::<Defaults>::new(bytes).try_read(retries).unwrap(), 4);
     assert_eq!(Json::<Defaults>::new(bytes).try_read(Retries).unwrap(), 4);
 }
+
+/// Seven flatten levels on one object: one more than the byte reader follows.
+mod levels {
+    use optics_core::prelude::*;
+    use serde::Deserialize;
+
+    #[derive(Optics, Deserialize)]
+    pub struct L7 {
+        pub z: u32,
+    }
+    /// One flatten level: `$outer` holds `$inner` flattened.
+    macro_rules! level {
+        ($($outer:ident > $inner:ident),*) => {$(
+            #[derive(Optics, Deserialize)]
+            pub struct $outer {
+                #[serde(flatten)]
+                pub n: $inner,
+            }
+        )*};
+    }
+    level!(
+        L6 > L7,
+        L5 > L6,
+        L4 > L5,
+        L3 > L4,
+        L2 > L3,
+        L1 > L2,
+        L0 > L1
+    );
+}
+
+#[test]
+fn a_path_through_more_flatten_levels_than_the_reader_follows_is_no_bug_report() {
+    use levels::*;
+    let six = L1::n
+        .then(L2::n)
+        .then(L3::n)
+        .then(L4::n)
+        .then(L5::n)
+        .then(L6::n)
+        .then(L7::z);
+    let seven = L0::n.then(six);
+    let bytes = br#"{"z":5}"#;
+    assert_eq!(Json::<L1>::new(bytes).try_read(six).unwrap(), 5);
+    let decoded = serde_json::from_slice::<L0>(bytes).unwrap();
+    assert_eq!(seven.preview(&decoded), Some(&5));
+    let error = Json::<L0>::new(bytes).try_read(seven).unwrap_err();
+    assert!(matches!(error, ReadError::TooManyLevels), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "the path goes through more flatten and internal-tag levels on one object \
+         than the byte read follows (six)"
+    );
+}

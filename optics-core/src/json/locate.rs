@@ -75,17 +75,19 @@ pub trait JsonOptic: Optic {
         self.locate_at(at)
     }
 
-    /// Whether the path from `at` goes on past a struct field the bytes
-    /// leave out (which serde fills in), where a read misses for want of
-    /// bytes to read on in. Only a composition goes on past a step; the
-    /// default is `false`. Used to explain a miss
-    /// ([`ReadError::PastAbsent`](super::ReadError::PastAbsent)), never
-    /// by a read.
+    /// Where the path from `at` goes on past a step the byte reader does
+    /// not follow serde through, by design (see `SERDE_ATTRIBUTES.md`):
+    /// a struct field the bytes leave out, which serde fills in
+    /// ([`ReadError::PastAbsent`](super::ReadError::PastAbsent)), or more
+    /// flatten and internal-tag levels on one object than a spot holds
+    /// ([`ReadError::TooManyLevels`](super::ReadError::TooManyLevels)).
+    /// Only a composition goes on past a step; the default is `None`. Used
+    /// to explain a miss, never by a read.
     #[doc(hidden)]
     #[inline]
-    fn goes_past_absent<'a>(&self, at: Spot<'a>) -> bool {
+    fn unfollowed<'a>(&self, at: Spot<'a>) -> Option<super::ReadError> {
         let _ = at;
-        false
+        None
     }
 }
 
@@ -247,12 +249,15 @@ where
         }
     }
 
-    fn goes_past_absent<'a>(&self, at: Spot<'a>) -> bool {
+    fn unfollowed<'a>(&self, at: Spot<'a>) -> Option<super::ReadError> {
         match self.first().locate_entered_at(at) {
-            Located::At(inner) => self.second().goes_past_absent(inner),
-            Located::Absent => true,
-            // The first optic may itself go on past a field left out.
-            Located::Miss => self.first().goes_past_absent(at),
+            Located::At(inner) if inner.hides_past_capacity() => {
+                Some(super::ReadError::TooManyLevels)
+            }
+            Located::At(inner) => self.second().unfollowed(inner),
+            Located::Absent => Some(super::ReadError::PastAbsent),
+            // The first optic may itself go on past such a step.
+            Located::Miss => self.first().unfollowed(at),
         }
     }
 }

@@ -45,6 +45,11 @@ pub enum ReadError {
     /// bytes there to read on in and misses, as documented (see the
     /// crate's `SERDE_ATTRIBUTES.md`). Read the field itself, or decode.
     PastAbsent,
+    /// The document decodes as the view's type, and the path goes through
+    /// more flatten and internal-tag levels on one object than the byte
+    /// reader follows (six): reads there miss, as documented (see the
+    /// crate's `SERDE_ATTRIBUTES.md`). Decode instead.
+    TooManyLevels,
     /// serde_json reads a focus that the byte read missed. The byte reader
     /// is meant to read every model it accepts exactly as serde_json does,
     /// so this is a bug in this crate: please report it with the document.
@@ -73,6 +78,10 @@ impl fmt::Display for ReadError {
             ReadError::PastAbsent => f.write_str(
                 "the path goes on past a field the document leaves out: serde fills it in, \
                  the byte read has no bytes there to read on in",
+            ),
+            ReadError::TooManyLevels => f.write_str(
+                "the path goes through more flatten and internal-tag levels on one object \
+                 than the byte read follows (six)",
             ),
             ReadError::Unread => f.write_str(
                 "serde_json reads a focus here that the byte read missed: a bug in optics, \
@@ -134,8 +143,9 @@ where
         },
         Ok(value) => match optic.preview(&value) {
             None => ReadError::NoFocus,
-            Some(_) if optic.goes_past_absent(Spot::document(bytes)) => ReadError::PastAbsent,
-            Some(_) => ReadError::Unread,
+            Some(_) => optic
+                .unfollowed(Spot::document(bytes))
+                .unwrap_or(ReadError::Unread),
         },
     }
 }
@@ -146,9 +156,10 @@ impl<'a, T> Json<'a, T> {
     /// the document is validated ([`ReadError::Malformed`]), then decoded
     /// whole by serde_json ([`ReadError::Model`], with serde_json's own
     /// message), and the optic is looked for in the value
-    /// ([`ReadError::NoFocus`]; [`ReadError::PastAbsent`] where serde
-    /// finds it in a field the bytes leave out): a full decode, with what
-    /// it allocates.
+    /// ([`ReadError::NoFocus`]; [`ReadError::PastAbsent`] or
+    /// [`ReadError::TooManyLevels`] where serde finds it on a path the
+    /// byte read does not follow, by design): a full decode, with what it
+    /// allocates.
     ///
     /// ```
     /// use optics_core::json::ReadError;

@@ -152,8 +152,11 @@ macro_rules! optic {
             }
 
             #[inline]
-            fn goes_past_absent<'a>(&self, at: $crate::json::Spot<'a>) -> bool {
-                $crate::json::JsonOptic::goes_past_absent(&$path, at)
+            fn unfollowed<'a>(
+                &self,
+                at: $crate::json::Spot<'a>,
+            ) -> ::core::option::Option<$crate::json::ReadError> {
+                $crate::json::JsonOptic::unfollowed(&$path, at)
             }
         }
 

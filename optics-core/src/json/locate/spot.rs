@@ -132,6 +132,11 @@ impl Hidden {
         self.entries.get(..usize::from(self.len))
     }
 
+    /// Whether more levels were hidden than [`Hidden::CAPACITY`] holds.
+    fn overflowed(&self) -> bool {
+        self.entries().is_none()
+    }
+
     /// Whether an internally tagged enum's tag is among the keys hidden.
     fn has_tag(&self) -> bool {
         self.entries().is_some_and(|entries| {
@@ -272,6 +277,12 @@ impl<'a> Spot<'a> {
             }
         }
         self.bytes()
+    }
+
+    /// Whether this spot hides more flatten and internal-tag levels than
+    /// it holds: every read in it misses (`SERDE_ATTRIBUTES.md`).
+    pub(crate) fn hides_past_capacity(&self) -> bool {
+        matches!(self.form, Form::Members { hidden, .. } if hidden.overflowed())
     }
 
     #[inline]
