@@ -309,4 +309,16 @@ fn a_path_through_more_flatten_levels_than_the_reader_follows_is_no_bug_report()
         "the path goes through more flatten and internal-tag levels on one object \
          than the byte read follows (six)"
     );
+    // The seventh level as the focus itself.
+    let whole = L0::n
+        .then(L1::n)
+        .then(L2::n)
+        .then(L3::n)
+        .then(L4::n)
+        .then(L5::n)
+        .then(L6::n);
+    match Json::<L0>::new(bytes).try_read(whole) {
+        Ok(focus) => assert_eq!(focus.z, 5),
+        Err(error) => assert!(matches!(error, ReadError::TooManyLevels), "{error}"),
+    }
 }

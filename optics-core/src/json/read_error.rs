@@ -7,7 +7,7 @@ use core::fmt;
 
 use serde::Deserialize;
 
-use super::{scan, Duplicates, Json, JsonDecode, JsonOptic, Spot, Strict};
+use super::{scan, Duplicates, Json, JsonDecode, JsonOptic, Located, Spot, Strict};
 use crate::optic::Preview;
 
 /// Why [`Json::try_read`] or [`Strict::try_read`] found no focus.
@@ -143,9 +143,13 @@ where
         },
         Ok(value) => match optic.preview(&value) {
             None => ReadError::NoFocus,
-            Some(_) => optic
-                .unfollowed(Spot::document(bytes))
-                .unwrap_or(ReadError::Unread),
+            Some(_) => match optic.locate_at(Spot::document(bytes)) {
+                // The focus itself is one level too many.
+                Located::At(focus) if focus.hides_past_capacity() => ReadError::TooManyLevels,
+                _ => optic
+                    .unfollowed(Spot::document(bytes))
+                    .unwrap_or(ReadError::Unread),
+            },
         },
     }
 }
