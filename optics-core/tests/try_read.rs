@@ -322,3 +322,31 @@ fn a_path_through_more_flatten_levels_than_the_reader_follows_is_no_bug_report()
         Err(error) => assert!(matches!(error, ReadError::TooManyLevels), "{error}"),
     }
 }
+
+/// A model declared in a trait impl's method: `type_name` names it
+/// `try_read::<alloc::vec::Vec<_> as try_read::Named>::message::Local`.
+trait Named {
+    fn message() -> String;
+}
+
+impl<T> Named for Vec<T> {
+    fn message() -> String {
+        #[derive(Optics, serde::Deserialize)]
+        struct Local {
+            id: u64,
+        }
+        Json::<Local>::new(br#"{"id":"x"}"#)
+            .try_read(Local::id)
+            .unwrap_err()
+            .to_string()
+    }
+}
+
+#[test]
+fn a_model_declared_in_a_trait_impl_is_named_without_its_path() {
+    assert_eq!(
+        <Vec<u8> as Named>::message(),
+        "serde_json does not read the document as `Local`: \
+         invalid type: string \"x\", expected u64 at line 1 column 9"
+    );
+}

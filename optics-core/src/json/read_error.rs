@@ -103,29 +103,52 @@ impl std::error::Error for ReadError {
 
 /// A type's name without the module paths in it: `Vec<Item>` for
 /// `alloc::vec::Vec<app::Item>`, `Local` for `app::main::{{closure}}::Local`
-/// (a type declared in a closure: `{{closure}}` is a segment of its path).
+/// and for `app::<app::Foo as app::Trait>::method::Local` (a type declared
+/// in a closure or a trait impl's method).
 fn without_paths(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
-    let mut segment = String::new();
     let mut rest = name;
     while let Some(c) = rest.chars().next() {
-        if rest.starts_with("::") {
-            // What came before was a module: drop it.
-            segment.clear();
-            rest = &rest[2..];
+        if let Some(after) = rest.strip_prefix("::") {
+            // What came before was a module, a type or a function: drop it.
+            drop_segment(&mut out);
+            rest = after;
             continue;
         }
-        if c.is_alphanumeric() || matches!(c, '_' | '{' | '}') {
-            segment.push(c);
-        } else {
-            out.push_str(&segment);
-            segment.clear();
-            out.push(c);
-        }
+        out.push(c);
         rest = &rest[c.len_utf8()..];
     }
-    out.push_str(&segment);
     out
+}
+
+/// Drops the path segment `out` ends with: a name (`app`, `{{closure}}`),
+/// with its generic arguments if it has some (`Foo<T>`), or a qualified
+/// type (`<Foo as Trait>`).
+fn drop_segment(out: &mut String) {
+    if out.ends_with('>') {
+        let mut depth = 0usize;
+        let mut open = None;
+        for (at, c) in out.char_indices().rev() {
+            match c {
+                // The arrow of a `fn` type is no bracket.
+                '>' if out[..at].ends_with('-') => {}
+                '>' => depth += 1,
+                '<' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        open = Some(at);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(open) = open {
+            out.truncate(open);
+        }
+    }
+    let name = out.trim_end_matches(|c: char| c.is_alphanumeric() || matches!(c, '_' | '{' | '}'));
+    out.truncate(name.len());
 }
 
 /// Why `optic` has no focus in `bytes`, a document read as a `T` that
@@ -244,5 +267,39 @@ impl<'a, T> Strict<'a, '_, T> {
             });
         }
         Err(explain(self.json.bytes, &optic))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_paths;
+
+    #[test]
+    fn type_names_lose_their_paths_only() {
+        for (name, shown) in [
+            ("app::Issue", "Issue"),
+            ("alloc::vec::Vec<app::Item>", "Vec<Item>"),
+            (
+                "(u8, [core::option::Option<u16>; 2], &str)",
+                "(u8, [Option<u16>; 2], &str)",
+            ),
+            (
+                "alloc::boxed::Box<dyn core::fmt::Debug + core::marker::Send>",
+                "Box<dyn Debug + Send>",
+            ),
+            (
+                "fn(&'_ u8) -> alloc::string::String",
+                "fn(&'_ u8) -> String",
+            ),
+            ("app::main::{{closure}}::Local", "Local"),
+            ("app::<app::Foo as app::Tr>::m::Local", "Local"),
+            ("app::<alloc::vec::Vec<_> as app::Tr>::m::Local", "Local"),
+            ("app::<fn() -> u8 as app::Tr>::m::Local", "Local"),
+            ("app::Foo<_>::m::Local", "Local"),
+            ("app::W<app::Foo<_>::m::Local>", "W<Local>"),
+            ("app::Pair<'_, app::Item>", "Pair<'_, Item>"),
+        ] {
+            assert_eq!(without_paths(name), shown, "{name}");
+        }
     }
 }
