@@ -267,13 +267,16 @@ fn a_repeated_tag_is_met_where_the_variant_itself_is_the_focus() {
         // The tag does not lead: looked up, and met twice.
         (r#"{"line":1,"type":"Lined","type":"Unit"}"#, "Lined"),
         (r#"{"line":1,"type":"Unit","type":"Lined"}"#, "Unit"),
+        // The second written with an escape.
+        (r#"{"type":"Lined","line":1,"t\u0079pe":"Unit"}"#, "Lined"),
+        (r#"{"type":"Unit","line":1,"t\u0079pe":"Lined"}"#, "Unit"),
     ] {
         let text = format!(r#"{{"kind":{kind},"pair":{{"t":"Unit"}}}}"#);
         let bytes = text.as_bytes();
         assert!(serde_json::from_slice::<Kinds>(bytes).is_err(), "{text}");
         let duplicates = Duplicates::new();
         let strict = Strict::<Kinds>::validated(bytes, &duplicates).unwrap();
-        let second = text.rfind(r#""type""#);
+        let second = text.rfind(r#""type""#).max(text.rfind(r#""t\u0079pe""#));
         if leads == "Lined" {
             assert!(strict.view(payload).is_none(), "{text}");
             assert!(duplicates.met(), "{text}");
