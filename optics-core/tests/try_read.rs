@@ -178,3 +178,175 @@ fn each_reason_reads_as_it_should() {
         "{error}"
     );
 }
+
+#[test]
+fn a_model_declared_in_a_closure_is_named_without_its_path() {
+    // `type_name` names it `try_read::…::{{closure}}::Local`.
+    fn run(closure: impl FnOnce() -> String) -> String {
+        closure()
+    }
+    let message = run(|| {
+        #[derive(Optics, serde::Deserialize)]
+        struct Local {
+            id: u64,
+        }
+        Json::<Local>::new(br#"{"id":"x"}"#)
+            .try_read(Local::id)
+            .unwrap_err()
+            .to_string()
+    });
+    assert_eq!(
+        message,
+        "serde_json does not read the document as `Local`: \
+         invalid type: string \"x\", expected u64 at line 1 column 9"
+    );
+    let message =
+        Json::<Vec<(u8, [Option<u16>; 2], std::collections::BTreeMap<String, u8>)>>::new(b"[1]")
+            .try_read(at(0))
+            .unwrap_err()
+            .to_string();
+    assert!(
+        message.starts_with(
+            "serde_json does not read the document as `Vec<(u8, [Option<u16>; 2], BTreeMap<String, u8>)>`:"
+        ),
+        "{message}"
+    );
+}
+
+#[derive(Optics, serde::Deserialize, Default)]
+struct Settings {
+    retries: u32,
+}
+
+#[derive(Optics, serde::Deserialize)]
+struct Defaults {
+    id: u64,
+    #[serde(default)]
+    settings: Settings,
+}
+
+optic! {
+    lens Retries: Defaults => u32 = Defaults::settings.then(Settings::retries);
+}
+
+#[test]
+fn a_path_past_a_missing_defaulted_field_is_no_bug_report() {
+    // serde fills `settings` in, and reads `retries` in it; the byte read
+    // has no bytes to read on in (SERDE_ATTRIBUTES.md): a known limit, not
+    // a focus the reader should have found.
+    let bytes = br#"{"id":1}"#;
+    let retries = Defaults::settings.then(Settings::retries);
+    let decoded = serde_json::from_slice::<Defaults>(bytes).unwrap();
+    assert_eq!(retries.preview(&decoded), Some(&0));
+    assert_eq!(Json::<Defaults>::new(bytes).read(retries), None);
+    let error = Json::<Defaults>::new(bytes).try_read(retries).unwrap_err();
+    assert!(matches!(error, ReadError::PastAbsent), "{error}");
+    let error = Json::<Defaults>::new(bytes).try_read(Retries).unwrap_err();
+    assert!(matches!(error, ReadError::PastAbsent), "{error}");
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Defaults>::validated(bytes, &duplicates).unwrap();
+    let error = strict.try_read(retries).unwrap_err();
+    assert!(matches!(error, ReadError::PastAbsent), "{error}");
+    assert!(error
+        .to_string()
+        .starts_with("the path goes on past a field the document leaves out"));
+    assert!(!duplicates.met());
+    // Present, it reads.
+    let bytes = br#"{"id":1,"settings":{"retries":4}}"#;
+    assert_eq!(Json::<Defaults>::new(bytes).try_read(retries).unwrap(), 4);
+    assert_eq!(Json::<Defaults>::new(bytes).try_read(Retries).unwrap(), 4);
+}
+
+/// Seven flatten levels on one object: one more than the byte reader follows.
+mod levels {
+    use optics_core::prelude::*;
+    use serde::Deserialize;
+
+    #[derive(Optics, Deserialize)]
+    pub struct L7 {
+        pub z: u32,
+    }
+    /// One flatten level: `$outer` holds `$inner` flattened.
+    macro_rules! level {
+        ($($outer:ident > $inner:ident),*) => {$(
+            #[derive(Optics, Deserialize)]
+            pub struct $outer {
+                #[serde(flatten)]
+                pub n: $inner,
+            }
+        )*};
+    }
+    level!(
+        L6 > L7,
+        L5 > L6,
+        L4 > L5,
+        L3 > L4,
+        L2 > L3,
+        L1 > L2,
+        L0 > L1
+    );
+}
+
+#[test]
+fn a_path_through_more_flatten_levels_than_the_reader_follows_is_no_bug_report() {
+    use levels::*;
+    let six = L1::n
+        .then(L2::n)
+        .then(L3::n)
+        .then(L4::n)
+        .then(L5::n)
+        .then(L6::n)
+        .then(L7::z);
+    let seven = L0::n.then(six);
+    let bytes = br#"{"z":5}"#;
+    assert_eq!(Json::<L1>::new(bytes).try_read(six).unwrap(), 5);
+    let decoded = serde_json::from_slice::<L0>(bytes).unwrap();
+    assert_eq!(seven.preview(&decoded), Some(&5));
+    let error = Json::<L0>::new(bytes).try_read(seven).unwrap_err();
+    assert!(matches!(error, ReadError::TooManyLevels), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "the path goes through more flatten and internal-tag levels on one object \
+         than the byte read follows (six)"
+    );
+    // The seventh level as the focus itself.
+    let whole = L0::n
+        .then(L1::n)
+        .then(L2::n)
+        .then(L3::n)
+        .then(L4::n)
+        .then(L5::n)
+        .then(L6::n);
+    match Json::<L0>::new(bytes).try_read(whole) {
+        Ok(focus) => assert_eq!(focus.z, 5),
+        Err(error) => assert!(matches!(error, ReadError::TooManyLevels), "{error}"),
+    }
+}
+
+/// A model declared in a trait impl's method: `type_name` names it
+/// `try_read::<alloc::vec::Vec<_> as try_read::Named>::message::Local`.
+trait Named {
+    fn message() -> String;
+}
+
+impl<T> Named for Vec<T> {
+    fn message() -> String {
+        #[derive(Optics, serde::Deserialize)]
+        struct Local {
+            id: u64,
+        }
+        Json::<Local>::new(br#"{"id":"x"}"#)
+            .try_read(Local::id)
+            .unwrap_err()
+            .to_string()
+    }
+}
+
+#[test]
+fn a_model_declared_in_a_trait_impl_is_named_without_its_path() {
+    assert_eq!(
+        <Vec<u8> as Named>::message(),
+        "serde_json does not read the document as `Local`: \
+         invalid type: string \"x\", expected u64 at line 1 column 9"
+    );
+}

@@ -264,16 +264,33 @@ fn external<S: Tagged>(at: Spot<'_>) -> Option<Resolved<'_>> {
             only?
         }
         // Flattened: the first member whose key is a variant's name or alias
-        // (`other` takes no part: serde looks for the names).
+        // (`other` takes no part: serde looks for the names). A strict read
+        // meets a later member naming the same variant as a repeated key:
+        // a reader that takes the last would read that one.
         Form::Members {
             hidden, flat: true, ..
         } => {
+            let watching = scan::duplicates::watching();
             let mut members = MemberIter::new(bytes);
             let mut first = None;
+            let mut variant = None;
             for member in members.by_ref() {
                 let (key, value) = member.ok()?;
-                if first.is_none() && !hidden.hides_raw(key)? && variant_named::<S>(key).is_some() {
+                if first.is_some() && !watching {
+                    continue;
+                }
+                if hidden.hides_raw(key)? {
+                    continue;
+                }
+                let Some(named) = variant_named::<S>(key) else {
+                    continue;
+                };
+                if first.is_none() {
                     first = Some((key, value));
+                    variant = Some(named);
+                } else if variant == Some(named) {
+                    scan::duplicates::met(key.as_ptr().wrapping_sub(1));
+                    return None;
                 }
             }
             members.ended_well().then_some(())?;
@@ -515,7 +532,15 @@ pub(super) fn locate_variant<S: Tagged>(
             return Located::Miss;
         }
         return match json {
-            VariantJson::Unit => Located::At(Spot::null(leading.buffered)),
+            VariantJson::Unit => {
+                // The focus, `()`, keeps no trace of the object: a strict
+                // read checks here that the tag read the quick way stands
+                // once.
+                if scan::duplicates::watching() {
+                    scan::duplicates::check_first_key(at.bytes());
+                }
+                Located::At(Spot::null(leading.buffered))
+            }
             // The tag's member, first and checked, need not be walked again.
             VariantJson::Newtype | VariantJson::Fields => Located::At(Spot::members_after(
                 leading.object,

@@ -306,10 +306,11 @@ impl<'a> Iterator for EachFoci<'a> {
                 continue;
             }
             if scan::duplicates::watching() {
-                // A strict traversal visits the members serde keeps, and
-                // hands each focus out as a lookup does (so the watch does
-                // not look for the object around it).
-                if self.object {
+                // A strict traversal visits the members serde keeps (a
+                // strict write's check, every member it writes), and hands
+                // each focus out as a lookup does (so the watch does not
+                // look for the object around it).
+                if self.object && !scan::duplicates::visits_every_member() {
                     match self.kept_by_serde(key_at) {
                         Some(true) => {}
                         Some(false) => continue,
@@ -677,7 +678,7 @@ impl<'a, 'd, O: JsonTraverse> Watched<'a, 'd, O> {
                 other => other,
             };
             match found {
-                Some(Located::At(spot)) => Some(spot.bytes()),
+                Some(Located::At(spot)) => Some(spot.watched_bytes()),
                 _ => None,
             }
         });

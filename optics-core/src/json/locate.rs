@@ -74,6 +74,21 @@ pub trait JsonOptic: Optic {
     fn locate_entered_at<'a>(&self, at: Spot<'a>) -> Located<'a> {
         self.locate_at(at)
     }
+
+    /// Where the path from `at` goes on past a step the byte reader does
+    /// not follow serde through, by design (see `SERDE_ATTRIBUTES.md`):
+    /// a struct field the bytes leave out, which serde fills in
+    /// ([`ReadError::PastAbsent`](super::ReadError::PastAbsent)), or more
+    /// flatten and internal-tag levels on one object than a spot holds
+    /// ([`ReadError::TooManyLevels`](super::ReadError::TooManyLevels)).
+    /// Only a composition goes on past a step; the default is `None`. Used
+    /// to explain a miss, never by a read.
+    #[doc(hidden)]
+    #[inline]
+    fn unfollowed<'a>(&self, at: Spot<'a>) -> Option<super::ReadError> {
+        let _ = at;
+        None
+    }
 }
 
 /// An optic a byte read may go on past: the bytes it finds are the JSON of
@@ -231,6 +246,18 @@ where
         match self.first().locate_entered_at(at) {
             Located::At(inner) => self.second().locate_entered_at(inner),
             Located::Absent | Located::Miss => Located::Miss,
+        }
+    }
+
+    fn unfollowed<'a>(&self, at: Spot<'a>) -> Option<super::ReadError> {
+        match self.first().locate_entered_at(at) {
+            Located::At(inner) if inner.hides_past_capacity() => {
+                Some(super::ReadError::TooManyLevels)
+            }
+            Located::At(inner) => self.second().unfollowed(inner),
+            Located::Absent => Some(super::ReadError::PastAbsent),
+            // The first optic may itself go on past such a step.
+            Located::Miss => self.first().unfollowed(at),
         }
     }
 }

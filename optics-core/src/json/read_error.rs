@@ -7,7 +7,7 @@ use core::fmt;
 
 use serde::Deserialize;
 
-use super::{scan, Duplicates, Json, JsonDecode, Strict};
+use super::{scan, Duplicates, Json, JsonDecode, JsonOptic, Located, Spot, Strict};
 use crate::optic::Preview;
 
 /// Why [`Json::try_read`] or [`Strict::try_read`] found no focus.
@@ -39,6 +39,17 @@ pub enum ReadError {
     /// in it: a prism on another variant, a `None`, a map key the map does
     /// not have, an index past the end.
     NoFocus,
+    /// The document decodes as the view's type, and the path goes on past
+    /// a struct field the document leaves out: serde fills that field in
+    /// (its default) and reads the focus in it, while the byte read has no
+    /// bytes there to read on in and misses, as documented (see the
+    /// crate's `SERDE_ATTRIBUTES.md`). Read the field itself, or decode.
+    PastAbsent,
+    /// The document decodes as the view's type, and the path goes through
+    /// more flatten and internal-tag levels on one object than the byte
+    /// reader follows (six): reads there miss, as documented (see the
+    /// crate's `SERDE_ATTRIBUTES.md`). Decode instead.
+    TooManyLevels,
     /// serde_json reads a focus that the byte read missed. The byte reader
     /// is meant to read every model it accepts exactly as serde_json does,
     /// so this is a bug in this crate: please report it with the document.
@@ -64,6 +75,14 @@ impl fmt::Display for ReadError {
                 "the path has no focus in this document (another variant, a None, \
                  a map key it does not have, or an index past the end)",
             ),
+            ReadError::PastAbsent => f.write_str(
+                "the path goes on past a field the document leaves out: serde fills it in, \
+                 the byte read has no bytes there to read on in",
+            ),
+            ReadError::TooManyLevels => f.write_str(
+                "the path goes through more flatten and internal-tag levels on one object \
+                 than the byte read follows (six)",
+            ),
             ReadError::Unread => f.write_str(
                 "serde_json reads a focus here that the byte read missed: a bug in optics, \
                  please report it with the document",
@@ -83,38 +102,62 @@ impl std::error::Error for ReadError {
 }
 
 /// A type's name without the module paths in it: `Vec<Item>` for
-/// `alloc::vec::Vec<app::Item>`.
+/// `alloc::vec::Vec<app::Item>`, `Local` for `app::main::{{closure}}::Local`
+/// and for `app::<app::Foo as app::Trait>::method::Local` (a type declared
+/// in a closure or a trait impl's method).
 fn without_paths(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
-    let mut segment = String::new();
     let mut rest = name;
     while let Some(c) = rest.chars().next() {
-        if rest.starts_with("::") {
-            // What came before was a module: drop it.
-            segment.clear();
-            rest = &rest[2..];
+        if let Some(after) = rest.strip_prefix("::") {
+            // What came before was a module, a type or a function: drop it.
+            drop_segment(&mut out);
+            rest = after;
             continue;
         }
-        if c.is_alphanumeric() || c == '_' {
-            segment.push(c);
-        } else {
-            out.push_str(&segment);
-            segment.clear();
-            out.push(c);
-        }
+        out.push(c);
         rest = &rest[c.len_utf8()..];
     }
-    out.push_str(&segment);
     out
+}
+
+/// Drops the path segment `out` ends with: a name (`app`, `{{closure}}`),
+/// with its generic arguments if it has some (`Foo<T>`), or a qualified
+/// type (`<Foo as Trait>`).
+fn drop_segment(out: &mut String) {
+    if out.ends_with('>') {
+        let mut depth = 0usize;
+        let mut open = None;
+        for (at, c) in out.char_indices().rev() {
+            match c {
+                // The arrow of a `fn` type is no bracket.
+                '>' if out[..at].ends_with('-') => {}
+                '>' => depth += 1,
+                '<' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        open = Some(at);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(open) = open {
+            out.truncate(open);
+        }
+    }
+    let name = out.trim_end_matches(|c: char| c.is_alphanumeric() || matches!(c, '_' | '{' | '}'));
+    out.truncate(name.len());
 }
 
 /// Why `optic` has no focus in `bytes`, a document read as a `T` that
 /// serde_json's grammar accepts: serde_json decodes it, and the optic is
-/// looked for in the value.
+/// looked for in the value (and, found there, the path in the bytes).
 fn explain<'a, T, O>(bytes: &'a [u8], optic: &O) -> ReadError
 where
     T: Deserialize<'a>,
-    O: Preview<Source = T>,
+    O: JsonOptic + Preview<Source = T>,
 {
     match serde_json::from_slice::<T>(bytes) {
         Err(error) => ReadError::Model {
@@ -123,7 +166,13 @@ where
         },
         Ok(value) => match optic.preview(&value) {
             None => ReadError::NoFocus,
-            Some(_) => ReadError::Unread,
+            Some(_) => match optic.locate_at(Spot::document(bytes)) {
+                // The focus itself is one level too many.
+                Located::At(focus) if focus.hides_past_capacity() => ReadError::TooManyLevels,
+                _ => optic
+                    .unfollowed(Spot::document(bytes))
+                    .unwrap_or(ReadError::Unread),
+            },
         },
     }
 }
@@ -134,7 +183,10 @@ impl<'a, T> Json<'a, T> {
     /// the document is validated ([`ReadError::Malformed`]), then decoded
     /// whole by serde_json ([`ReadError::Model`], with serde_json's own
     /// message), and the optic is looked for in the value
-    /// ([`ReadError::NoFocus`]): a full decode, with what it allocates.
+    /// ([`ReadError::NoFocus`]; [`ReadError::PastAbsent`] or
+    /// [`ReadError::TooManyLevels`] where serde finds it on a path the
+    /// byte read does not follow, by design): a full decode, with what it
+    /// allocates.
     ///
     /// ```
     /// use optics_core::json::ReadError;
@@ -215,5 +267,39 @@ impl<'a, T> Strict<'a, '_, T> {
             });
         }
         Err(explain(self.json.bytes, &optic))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_paths;
+
+    #[test]
+    fn type_names_lose_their_paths_only() {
+        for (name, shown) in [
+            ("app::Issue", "Issue"),
+            ("alloc::vec::Vec<app::Item>", "Vec<Item>"),
+            (
+                "(u8, [core::option::Option<u16>; 2], &str)",
+                "(u8, [Option<u16>; 2], &str)",
+            ),
+            (
+                "alloc::boxed::Box<dyn core::fmt::Debug + core::marker::Send>",
+                "Box<dyn Debug + Send>",
+            ),
+            (
+                "fn(&'_ u8) -> alloc::string::String",
+                "fn(&'_ u8) -> String",
+            ),
+            ("app::main::{{closure}}::Local", "Local"),
+            ("app::<app::Foo as app::Tr>::m::Local", "Local"),
+            ("app::<alloc::vec::Vec<_> as app::Tr>::m::Local", "Local"),
+            ("app::<fn() -> u8 as app::Tr>::m::Local", "Local"),
+            ("app::Foo<_>::m::Local", "Local"),
+            ("app::W<app::Foo<_>::m::Local>", "W<Local>"),
+            ("app::Pair<'_, app::Item>", "Pair<'_, Item>"),
+        ] {
+            assert_eq!(without_paths(name), shown, "{name}");
+        }
     }
 }

@@ -7,12 +7,14 @@
 //! the text it meant to hide.
 
 use super::iter::JsonTraverse;
-use super::{Duplicates, JsonDecode, JsonOptic, JsonTraverseDecode, JsonWrite, Strict};
+use super::{scan, Duplicates, JsonDecode, JsonOptic, JsonTraverseDecode, JsonWrite, Strict};
 use crate::optic::StartsAt;
 
 impl<'a, T: ?Sized> Strict<'a, '_, T> {
     /// Whether no key on the path to any focus of `optic` stands twice (as
-    /// [`Strict::iter`] walks them); a duplicate met is recorded.
+    /// [`Strict::iter`] walks them, but over a map into every member, as
+    /// the write writes them: those serde drops too); a duplicate met is
+    /// recorded.
     fn path_once<O>(self, optic: O) -> bool
     where
         O: JsonTraverse + StartsAt<T>,
@@ -23,7 +25,7 @@ impl<'a, T: ?Sized> Strict<'a, '_, T> {
             duplicates: &mine,
             validation: self.validation,
         };
-        strict.iter(optic).for_each(drop);
+        scan::duplicates::every_member(|| strict.iter(optic).for_each(drop));
         if mine.met() {
             self.duplicates.record(mine.met.get());
             return false;
@@ -112,7 +114,8 @@ impl<'a, T: ?Sized> Strict<'a, '_, T> {
     /// [`Json::set_all`](super::Json::set_all), where no key on the path to
     /// any focus stands twice; `None` (the duplicate recorded) where one
     /// does. Over a map it writes every member, a repeated key's included,
-    /// as the trusting write does.
+    /// as the trusting write does, so the path into each is checked (a
+    /// member serde drops for a later one included).
     pub fn set_all<O>(self, optic: O, value: &O::Focus) -> Option<Vec<u8>>
     where
         O: JsonWrite + JsonTraverse + StartsAt<T> + Clone,

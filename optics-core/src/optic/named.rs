@@ -150,6 +150,14 @@ macro_rules! optic {
             ) -> $crate::json::Located<'a> {
                 $crate::json::JsonOptic::locate_entered_at(&$path, at)
             }
+
+            #[inline]
+            fn unfollowed<'a>(
+                &self,
+                at: $crate::json::Spot<'a>,
+            ) -> ::core::option::Option<$crate::json::ReadError> {
+                $crate::json::JsonOptic::unfollowed(&$path, at)
+            }
         }
 
         // A named path is one a byte read may go on past: if it ends at a

@@ -61,6 +61,10 @@ struct Watch {
     /// read as its tag, with no lookup in it since: its address and length;
     /// [`NO_OBJECT`] for none.
     tag_read: Cell<(usize, usize)>,
+    /// A strict traversal over a map visits every member, not only those
+    /// serde keeps: set while a strict write checks the paths it writes
+    /// through (see [`every_member`]). Not touched by [`watch`].
+    every_member: Cell<bool>,
 }
 
 /// [`Watch::last`] before a lookup has handed a value out.
@@ -77,6 +81,7 @@ thread_local! {
             last: Cell::new(NONE_HANDED_OUT),
             validation: Cell::new(0),
             tag_read: Cell::new(NO_OBJECT),
+            every_member: Cell::new(false),
         }
     };
 }
@@ -85,6 +90,27 @@ thread_local! {
 #[inline(always)]
 pub(crate) fn watching() -> bool {
     WATCH.with(|watch| watch.on.get())
+}
+
+/// Runs `walk` with strict traversals over maps visiting every member,
+/// those serde drops for a later one with the same key included: a byte
+/// write writes each of them, so a strict write checks the path into each.
+pub(crate) fn every_member<R>(walk: impl FnOnce() -> R) -> R {
+    /// The flag as it was, put back however the walk ends.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            WATCH.with(|watch| watch.every_member.set(self.0));
+        }
+    }
+    let _restore = Restore(WATCH.with(|watch| watch.every_member.replace(true)));
+    walk()
+}
+
+/// Whether strict traversals over maps visit every member (see
+/// [`every_member`]).
+pub(crate) fn visits_every_member() -> bool {
+    WATCH.with(|watch| watch.every_member.get())
 }
 
 /// Records a duplicate key, the one whose opening quote is at `quote` (the
@@ -352,8 +378,9 @@ impl KeyWatch for RootKeys<'_, '_> {
 }
 
 /// Checks, while watching, that the first key of the object `obj` stands
-/// once (records a duplicate if not).
-fn check_first_key(obj: &[u8]) {
+/// once (records a duplicate if not): where an internally tagged enum's
+/// tag leads its object, the quick check reads it without a lookup.
+pub(crate) fn check_first_key(obj: &[u8]) {
     let _ = object_field_once(obj, &[]);
 }
 
