@@ -532,15 +532,7 @@ pub(super) fn locate_variant<S: Tagged>(
             return Located::Miss;
         }
         return match json {
-            VariantJson::Unit => {
-                // The focus, `()`, keeps no trace of the object: a strict
-                // read checks here that the tag read the quick way stands
-                // once.
-                if scan::duplicates::watching() {
-                    scan::duplicates::check_first_key(at.bytes());
-                }
-                Located::At(Spot::null(leading.buffered))
-            }
+            VariantJson::Unit => Located::At(Spot::null(leading.buffered)),
             // The tag's member, first and checked, need not be walked again.
             VariantJson::Newtype | VariantJson::Fields => Located::At(Spot::members_after(
                 leading.object,

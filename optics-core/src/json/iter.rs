@@ -678,7 +678,7 @@ impl<'a, 'd, O: JsonTraverse> Watched<'a, 'd, O> {
                 other => other,
             };
             match found {
-                Some(Located::At(spot)) => Some(spot.watched_bytes()),
+                Some(Located::At(spot)) => Some(spot.bytes()),
                 _ => None,
             }
         });

@@ -630,7 +630,7 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
                 other => other,
             };
             match located {
-                Located::At(spot) => Some(spot.watched_bytes()),
+                Located::At(spot) => Some(spot.bytes()),
                 Located::Absent | Located::Miss => None,
             }
         });

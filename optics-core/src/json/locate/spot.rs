@@ -137,15 +137,6 @@ impl Hidden {
         self.entries().is_none()
     }
 
-    /// Whether an internally tagged enum's tag is among the keys hidden.
-    fn has_tag(&self) -> bool {
-        self.entries().is_some_and(|entries| {
-            entries
-                .iter()
-                .any(|keys| matches!(keys, HiddenKeys::Tag(_)))
-        })
-    }
-
     /// Whether a key named `name` (unescaped) is hidden; `None` past capacity.
     pub(crate) fn hides(&self, name: &str) -> Option<bool> {
         self.hides_any(&[name])
@@ -263,20 +254,6 @@ impl<'a> Spot<'a> {
             },
             _ => self,
         }
-    }
-
-    /// The bytes a strict read's watch is handed for this focus, a settled
-    /// one. The members of an internally tagged payload (the enum's object)
-    /// have its first key checked first: the tag, where the quick check
-    /// read it without a lookup, is on the path and must stand once.
-    #[inline]
-    pub(crate) fn watched_bytes(self) -> &'a [u8] {
-        if let Form::Members { hidden, .. } = self.form {
-            if hidden.has_tag() {
-                scan::duplicates::check_first_key(self.bytes());
-            }
-        }
-        self.bytes()
     }
 
     /// Whether this spot hides more flatten and internal-tag levels than

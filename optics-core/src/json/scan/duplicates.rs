@@ -380,7 +380,7 @@ impl KeyWatch for RootKeys<'_, '_> {
 /// Checks, while watching, that the first key of the object `obj` stands
 /// once (records a duplicate if not): where an internally tagged enum's
 /// tag leads its object, the quick check reads it without a lookup.
-pub(crate) fn check_first_key(obj: &[u8]) {
+fn check_first_key(obj: &[u8]) {
     let _ = object_field_once(obj, &[]);
 }
 
