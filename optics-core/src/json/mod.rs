@@ -618,6 +618,24 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
         optic.decode_at(self.locate_at(&optic))
     }
 
+    /// `read` run on this view with a flag of its own, so that a duplicate
+    /// met before by another read is not taken for this one's: what it
+    /// gave, and where in this view's bytes the duplicate it met stands
+    /// (recorded in this view's flag too).
+    fn on_own_flag<R>(self, read: impl FnOnce(Strict<'a, '_, T>) -> R) -> (R, Option<usize>) {
+        let mine = Duplicates::new();
+        let given = read(Strict {
+            json: self.json,
+            duplicates: &mine,
+            validation: self.validation,
+        });
+        if !mine.met() {
+            return (given, None);
+        }
+        self.duplicates.record(mine.met.get());
+        (given, Some(mine.offset_in(self.json.bytes).unwrap_or(0)))
+    }
+
     /// Where the optic's focus lies, watched for duplicate keys.
     #[inline]
     fn locate_at<O: JsonOptic>(&self, optic: &O) -> Located<'a> {
@@ -658,20 +676,11 @@ impl<S> Reader<S> for Strict<'_, '_, S> {
         O: crate::optic::Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
         F: FnMut(B, &O::Focus) -> core::ops::ControlFlow<B, B>,
     {
-        // A flag of its own, so that a duplicate met before by another read
-        // is not taken for this one's.
-        let mine = Duplicates::new();
-        let strict = Strict {
-            json: self.json,
-            duplicates: &mine,
-            validation: self.validation,
-        };
-        let folded = crate::reader::fold_read(strict.read_each(optic), init, f);
-        if mine.met() {
-            self.duplicates.record(mine.met.get());
-            return None;
+        match self.on_own_flag(|strict| crate::reader::fold_read(strict.read_each(optic), init, f))
+        {
+            (folded, None) => folded,
+            (_, Some(_)) => None,
         }
-        folded
     }
 }
 

@@ -7,7 +7,7 @@ use core::fmt;
 
 use serde::Deserialize;
 
-use super::{scan, Duplicates, Json, JsonDecode, JsonOptic, Located, Spot, Strict};
+use super::{scan, Json, JsonDecode, JsonOptic, Located, Spot, Strict};
 use crate::optic::Preview;
 
 /// Why [`Json::try_read`] or [`Strict::try_read`] found no focus.
@@ -224,7 +224,7 @@ impl<'a, T> Json<'a, T> {
 impl<'a, T> Strict<'a, '_, T> {
     /// The focus, decoded as [`Strict::read`] decodes it, or why there is
     /// none: [`ReadError::Duplicate`] where a key on the path stands twice
-    /// (recorded in the view's [`Duplicates`] too), then as
+    /// (recorded in the view's [`Duplicates`](super::Duplicates) too), then as
     /// [`Json::try_read`] explains a miss (the bytes were validated when
     /// the view was made). A read that finds its focus costs what `read`
     /// costs.
@@ -249,24 +249,11 @@ impl<'a, T> Strict<'a, '_, T> {
         T: Deserialize<'a>,
         O: JsonDecode<'a> + Preview<Source = T>,
     {
-        // A flag of its own, so that a duplicate met before by another read
-        // is not taken for this one's.
-        let mine = Duplicates::new();
-        let strict = Strict {
-            json: self.json,
-            duplicates: &mine,
-            validation: self.validation,
-        };
-        if let Some(focus) = optic.decode_at(strict.locate_at(&optic)) {
-            return Ok(focus);
+        match self.on_own_flag(|strict| optic.decode_at(strict.locate_at(&optic))) {
+            (Some(focus), _) => Ok(focus),
+            (None, Some(offset)) => Err(ReadError::Duplicate { offset }),
+            (None, None) => Err(explain(self.json.bytes, &optic)),
         }
-        if mine.met() {
-            self.duplicates.record(mine.met.get());
-            return Err(ReadError::Duplicate {
-                offset: mine.offset_in(self.json.bytes).unwrap_or(0),
-            });
-        }
-        Err(explain(self.json.bytes, &optic))
     }
 }
 

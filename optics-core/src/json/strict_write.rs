@@ -7,7 +7,7 @@
 //! the text it meant to hide.
 
 use super::iter::JsonTraverse;
-use super::{scan, Duplicates, JsonDecode, JsonOptic, JsonTraverseDecode, JsonWrite, Strict};
+use super::{scan, JsonDecode, JsonOptic, JsonTraverseDecode, JsonWrite, Strict};
 use crate::optic::StartsAt;
 
 impl<'a, T: ?Sized> Strict<'a, '_, T> {
@@ -19,18 +19,9 @@ impl<'a, T: ?Sized> Strict<'a, '_, T> {
     where
         O: JsonTraverse + StartsAt<T>,
     {
-        let mine = Duplicates::new();
-        let strict = Strict {
-            json: self.json,
-            duplicates: &mine,
-            validation: self.validation,
-        };
-        scan::duplicates::every_member(|| strict.iter(optic).for_each(drop));
-        if mine.met() {
-            self.duplicates.record(mine.met.get());
-            return false;
-        }
-        true
+        let walk = |strict: Strict<'a, '_, T>| strict.iter(optic).for_each(drop);
+        let ((), met) = self.on_own_flag(|strict| scan::duplicates::every_member(|| walk(strict)));
+        met.is_none()
     }
 
     /// [`Json::set`](super::Json::set), where no key on the path to the
