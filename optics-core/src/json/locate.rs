@@ -478,27 +478,31 @@ fn locate_key<'a, Q: ?Sized + JsonKey>(at: Spot<'a>, key: &Q) -> Located<'a> {
             Lookup::Missing | Lookup::Malformed => Located::Miss,
         };
     }
-    let mut members = MemberIter::new(bytes);
-    let mut last = None;
-    for member in members.by_ref() {
-        let Ok((raw, value)) = member else {
-            return Located::Miss;
-        };
-        if let Some(hidden) = hidden {
-            match hidden.hides_raw(raw) {
-                Some(false) => {}
-                Some(true) => continue,
-                None => return Located::Miss,
+    // `is_key` is the key type's own code: a read it makes is none of a
+    // strict read's business (nor is this walk, which checks no key).
+    scan::duplicates::unwatched(|| {
+        let mut members = MemberIter::new(bytes);
+        let mut last = None;
+        for member in members.by_ref() {
+            let Ok((raw, value)) = member else {
+                return Located::Miss;
+            };
+            if let Some(hidden) = hidden {
+                match hidden.hides_raw(raw) {
+                    Some(false) => {}
+                    Some(true) => continue,
+                    None => return Located::Miss,
+                }
+            }
+            if key.is_key(raw, buffered) {
+                last = Some(value);
             }
         }
-        if key.is_key(raw, buffered) {
-            last = Some(value);
+        match last {
+            Some(value) if members.ended_well() => Located::At(Spot::value(value, buffered)),
+            _ => Located::Miss,
         }
-    }
-    match last {
-        Some(value) if members.ended_well() => Located::At(Spot::value(value, buffered)),
-        _ => Located::Miss,
-    }
+    })
 }
 
 impl<T> JsonOptic for Some_<T> {

@@ -107,6 +107,50 @@ pub(crate) fn every_member<R>(walk: impl FnOnce() -> R) -> R {
     walk()
 }
 
+/// Runs `code` (the user's code, called from a lookup: a map key type's
+/// `is_key`) with no watch on, as if no strict read were running: a read
+/// it makes reads as it would on its own, trusting or strict, and leaves
+/// the running watch (its flag, the values it noted, its "every member"
+/// mode) as it was, however it ends. Trusting reads pay one thread-local
+/// load.
+#[inline]
+pub(crate) fn unwatched<R>(code: impl FnOnce() -> R) -> R {
+    if !watching() {
+        return code();
+    }
+    /// The watch that was on, put back however `code` ends.
+    struct Restore {
+        met: usize,
+        last: (usize, usize),
+        validation: u64,
+        tag_read: (usize, usize),
+        every_member: bool,
+    }
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            WATCH.with(|watch| {
+                watch.on.set(true);
+                watch.met.set(self.met);
+                watch.last.set(self.last);
+                watch.validation.set(self.validation);
+                watch.tag_read.set(self.tag_read);
+                watch.every_member.set(self.every_member);
+            });
+        }
+    }
+    let _restore = WATCH.with(|watch| {
+        watch.on.set(false);
+        Restore {
+            met: watch.met.replace(0),
+            last: watch.last.replace(NONE_HANDED_OUT),
+            validation: watch.validation.replace(0),
+            tag_read: watch.tag_read.replace(NO_OBJECT),
+            every_member: watch.every_member.replace(false),
+        }
+    });
+    code()
+}
+
 /// Whether strict traversals over maps visit every member (see
 /// [`every_member`]).
 pub(crate) fn visits_every_member() -> bool {
