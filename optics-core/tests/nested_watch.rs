@@ -116,3 +116,36 @@ fn reads_inside_a_strict_write_read_as_on_their_own() {
     let seen = SEEN.with(|cell| cell.borrow_mut().take());
     assert_eq!(seen, Some(inner_reads()));
 }
+
+/// A map key whose byte lookup panics.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Bomb(String);
+
+impl JsonKey for Bomb {
+    fn is_key(&self, _raw: &[u8], _buffered: bool) -> bool {
+        panic!("a key type's own code panicked");
+    }
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug)]
+struct Mined {
+    by: BTreeMap<Bomb, u32>,
+}
+
+#[test]
+fn a_panic_inside_a_strict_write_leaves_no_watch_behind() {
+    let bomb = Bomb("b".to_owned());
+    let text = br#"{"by":{"a":1,"b":2}}"#;
+    let caught = std::panic::catch_unwind(|| {
+        let duplicates = Duplicates::new();
+        let mined = Strict::<Mined>::validated(text, &duplicates).unwrap();
+        mined.set(Mined::by.then(key(&bomb)), &5)
+    });
+    assert!(caught.is_err());
+    // Later reads on this thread read as on their own.
+    assert_eq!(inner_reads(), {
+        let alone = std::thread::spawn(inner_reads).join().unwrap();
+        assert_eq!(alone.strict_counts, [Some(2), Some(3)]);
+        alone
+    });
+}
