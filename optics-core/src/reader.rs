@@ -44,6 +44,13 @@ pub trait Reader<S> {
     /// order on a value and in the bytes' order on bytes; a trusting reader
     /// visits every member of a key the object repeats, a strict one the
     /// last, as serde keeps it (see [`Strict::iter`](crate::json::Strict::iter)).
+    ///
+    /// On bytes, a path that goes on past a struct field the document
+    /// leaves out has no foci there (no bytes to read on in), where the
+    /// value serde fills in has its default's: `fold` and `any` then answer
+    /// as for no foci, which can differ from the value's answer (a
+    /// documented limit of the byte reader; `try_read` of such a path says
+    /// `PastAbsent`). The field itself, as the focus, folds its default.
     fn fold_while<O, B, F>(&self, optic: O, init: B, f: F) -> Option<B>
     where
         O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,

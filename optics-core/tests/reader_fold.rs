@@ -3,6 +3,8 @@
 //! serde_json: on a document serde_json decodes, every reader folds the same
 //! foci as the decoded value does (a map's in another order); a focus that
 //! does not decode, or a key repeated on the path (strict), gives `None`.
+//! The one documented exception: a path past a field the document leaves
+//! out, which has no foci on bytes.
 
 mod model;
 
@@ -152,4 +154,41 @@ fn a_key_repeated_on_the_path_gives_none_and_is_recorded() {
     let strict = Strict::<Trace>::validated(bytes, &duplicates).unwrap();
     assert_eq!(strict.any(lines, |&line| line == 1), Some(true));
     assert!(!duplicates.met());
+}
+
+#[derive(Optics, serde::Deserialize, Debug)]
+struct Rule {
+    name: String,
+    #[serde(default = "root_only")]
+    blocked: Vec<String>,
+}
+
+fn root_only() -> Vec<String> {
+    vec!["root".to_owned()]
+}
+
+/// A documented limit (`SERDE_ATTRIBUTES.md`): on bytes, a path past a
+/// field the document leaves out has no foci there, where the value serde
+/// fills in has the default's; a fold on bytes then answers as for no foci,
+/// and `try_read` of the field's path says why.
+#[test]
+fn a_path_past_a_field_the_document_leaves_out_folds_no_foci_on_bytes() {
+    let bytes = br#"{"name":"r"}"#;
+    let blocked = Rule::blocked.then(each());
+    let is_root = |user: &String| user == "root";
+    let value: Rule = serde_json::from_slice(bytes).unwrap();
+    assert_eq!(value.name, "r");
+    assert_eq!((&value).any(blocked, is_root), Some(true));
+    let json = Json::<Rule>::new(bytes);
+    assert_eq!(json.any(blocked, is_root), Some(false));
+    assert_eq!(json.fold(blocked, 0, |n, _| n + 1), Some(0));
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Rule>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.any(blocked, is_root), Some(false));
+    // The field itself reads as serde fills it in.
+    assert_eq!(json.read(Rule::blocked), Some(root_only()));
+    assert_eq!(
+        json.fold(Rule::blocked, 0, |n, list| n + list.len()),
+        Some(1)
+    );
 }
