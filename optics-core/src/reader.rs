@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::json::{Json, JsonDecode, JsonTraverseDecode};
+use crate::json::{Json, JsonDecode, JsonTraverseDecode, PassedAbsent};
 use crate::optic::{Preview, Traverse};
 
 /// Something an optic from `S` can read an owned leaf from: a decoded value
@@ -35,8 +35,9 @@ pub trait Reader<S> {
     /// `f` folded over every focus of `optic` (a traversal, or any optic:
     /// at most one focus), in order, from `init`, until `f` breaks: what it
     /// broke with, or what the last call gave. `None` where a focus it
-    /// reaches does not decode (bytes), or where a key on the path stands
-    /// twice (a strict reader, which records it).
+    /// reaches does not decode (bytes), where a key on the path stands
+    /// twice (a strict reader, which records it), or where the path goes on
+    /// past a field the bytes leave out and serde fills in (below).
     ///
     /// On a value, each focus is borrowed (nothing cloned); on bytes, each
     /// is decoded as [`Json::read_each`] decodes it, one at a time, and
@@ -46,11 +47,14 @@ pub trait Reader<S> {
     /// last, as serde keeps it (see [`Strict::iter`](crate::json::Strict::iter)).
     ///
     /// On bytes, a path that goes on past a struct field the document
-    /// leaves out has no foci there (no bytes to read on in), where the
-    /// value serde fills in has its default's: `fold` and `any` then answer
-    /// as for no foci, which can differ from the value's answer (a
-    /// documented limit of the byte reader; `try_read` of such a path says
-    /// `PastAbsent`). The field itself, as the focus, folds its default.
+    /// leaves out has no bytes to read on in. Where serde fills the field in
+    /// with `None`, an empty collection or an empty string, there is nothing
+    /// further to fold, and the fold goes on. Where it fills it in with any
+    /// other default (`default = "path"`, a container's `default`, the
+    /// `Default` of a type of the user's), the default's foci are not in the
+    /// bytes: the fold answers `None` if it passed one before its answer
+    /// (`try_read` of such a path says `PastAbsent`). The field itself, as
+    /// the focus, folds its default.
     fn fold_while<O, B, F>(&self, optic: O, init: B, f: F) -> Option<B>
     where
         O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
@@ -116,23 +120,21 @@ pub trait Reader<S> {
 }
 
 /// [`Reader::fold_while`] over foci read one at a time: `None` at the first
-/// that did not decode.
-pub(crate) fn fold_read<A, B, F>(
-    foci: impl Iterator<Item = Option<A>>,
-    init: B,
-    mut f: F,
-) -> Option<B>
+/// that did not decode, or where the walk went on past a field serde fills
+/// in ([`PassedAbsent`]) before the answer.
+pub(crate) fn fold_read<I, A, B, F>(mut foci: I, init: B, mut f: F) -> Option<B>
 where
+    I: Iterator<Item = Option<A>> + PassedAbsent,
     F: FnMut(B, &A) -> ControlFlow<B, B>,
 {
     let mut acc = init;
-    for focus in foci {
+    while let Some(focus) = foci.next() {
         match f(acc, &focus?) {
             ControlFlow::Continue(next) => acc = next,
-            ControlFlow::Break(done) => return Some(done),
+            ControlFlow::Break(done) => return (!foci.passed_absent()).then_some(done),
         }
     }
-    Some(acc)
+    (!foci.passed_absent()).then_some(acc)
 }
 
 impl<S> Reader<S> for &S {

@@ -167,12 +167,12 @@ fn root_only() -> Vec<String> {
     vec!["root".to_owned()]
 }
 
-/// A documented limit (`SERDE_ATTRIBUTES.md`): on bytes, a path past a
-/// field the document leaves out has no foci there, where the value serde
-/// fills in has the default's; a fold on bytes then answers as for no foci,
-/// and `try_read` of the field's path says why.
+/// On bytes, a path past a field the document leaves out has no bytes to
+/// read on in, where the value serde fills in has its default's foci: a fold
+/// that passes such a field before its answer cannot answer (`None`), and
+/// `try_read` of the path says why.
 #[test]
-fn a_path_past_a_field_the_document_leaves_out_folds_no_foci_on_bytes() {
+fn a_fold_past_a_field_serde_fills_in_with_foci_cannot_answer() {
     let bytes = br#"{"name":"r"}"#;
     let blocked = Rule::blocked.then(each());
     let is_root = |user: &String| user == "root";
@@ -180,15 +180,118 @@ fn a_path_past_a_field_the_document_leaves_out_folds_no_foci_on_bytes() {
     assert_eq!(value.name, "r");
     assert_eq!((&value).any(blocked, is_root), Some(true));
     let json = Json::<Rule>::new(bytes);
-    assert_eq!(json.any(blocked, is_root), Some(false));
-    assert_eq!(json.fold(blocked, 0, |n, _| n + 1), Some(0));
+    assert_eq!(json.any(blocked, is_root), None);
+    assert_eq!(json.all(blocked, |user| !is_root(user)), None);
+    assert_eq!(json.fold(blocked, 0, |n, _| n + 1), None);
     let duplicates = Duplicates::new();
     let strict = Strict::<Rule>::validated(bytes, &duplicates).unwrap();
-    assert_eq!(strict.any(blocked, is_root), Some(false));
+    assert_eq!(strict.any(blocked, is_root), None);
+    assert!(!duplicates.met());
     // The field itself reads as serde fills it in.
     assert_eq!(json.read(Rule::blocked), Some(root_only()));
     assert_eq!(
         json.fold(Rule::blocked, 0, |n, list| n + list.len()),
         Some(1)
     );
+    // Present, it folds as the value does.
+    let present = br#"{"name":"r","blocked":["ann"]}"#;
+    assert_eq!(
+        Json::<Rule>::new(present).any(blocked, is_root),
+        Some(false)
+    );
+}
+
+#[derive(Optics, serde::Deserialize, Debug)]
+struct Rules {
+    rules: Vec<Rule>,
+    #[serde(default)]
+    tags: Vec<String>,
+    owner: Option<Owner>,
+    #[serde(default)]
+    backup: Option<Owner>,
+}
+
+#[derive(Optics, serde::Deserialize, Debug)]
+struct Owner {
+    names: Vec<String>,
+}
+
+#[derive(Optics, serde::Deserialize, Debug, Default)]
+#[serde(default)]
+struct Settings {
+    hosts: Vec<String>,
+}
+
+impl Settings {
+    fn local() -> Self {
+        Settings {
+            hosts: vec!["localhost".to_owned()],
+        }
+    }
+}
+
+#[derive(Optics, serde::Deserialize, Debug)]
+struct Deployed {
+    #[serde(default = "Settings::local")]
+    settings: Settings,
+}
+
+#[test]
+fn a_fold_past_a_field_whose_default_is_empty_answers_as_the_value() {
+    // `default` of a collection or an `Option`, or no default on an
+    // `Option`: nothing further to fold, as on the value.
+    let bytes = br#"{"rules":[]}"#;
+    let value: Rules = serde_json::from_slice(bytes).unwrap();
+    let json = Json::<Rules>::new(bytes);
+    let tags = Rules::tags.then(each());
+    let owners = Rules::owner.then(some()).then(Owner::names).then(each());
+    let backups = Rules::backup.then(some()).then(Owner::names).then(each());
+    for (on_bytes, on_value) in [
+        (
+            json.fold(tags, 0, |n, _| n + 1),
+            (&value).fold(tags, 0, |n, _| n + 1),
+        ),
+        (
+            json.fold(owners, 0, |n, _| n + 1),
+            (&value).fold(owners, 0, |n, _| n + 1),
+        ),
+        (
+            json.fold(backups, 0, |n, _| n + 1),
+            (&value).fold(backups, 0, |n, _| n + 1),
+        ),
+    ] {
+        assert_eq!(on_bytes, Some(0));
+        assert_eq!(on_bytes, on_value);
+    }
+    // A default of the user's own (a path, or a type's `Default` through a
+    // container `default`) may hold foci: no answer.
+    let deployed = br#"{}"#;
+    let value: Deployed = serde_json::from_slice(deployed).unwrap();
+    let hosts = Deployed::settings.then(Settings::hosts).then(each());
+    assert_eq!((&value).fold(hosts, 0, |n, _| n + 1), Some(1));
+    assert_eq!(
+        Json::<Deployed>::new(deployed).fold(hosts, 0, |n, _| n + 1),
+        None
+    );
+}
+
+#[test]
+fn an_answer_before_the_field_serde_fills_in_stands() {
+    // The first rule blocks root; the second leaves `blocked` out, and serde
+    // fills it in with a default that blocks root too.
+    let bytes = br#"{"rules":[{"name":"a","blocked":["root"]},{"name":"b"}]}"#;
+    let value: Rules = serde_json::from_slice(bytes).unwrap();
+    let blocked = Rules::rules.then(each()).then(Rule::blocked).then(each());
+    let is_root = |user: &String| user == "root";
+    let json = Json::<Rules>::new(bytes);
+    assert_eq!((&value).any(blocked, is_root), Some(true));
+    assert_eq!(json.any(blocked, is_root), Some(true));
+    // Counting them all passes the second rule: no answer.
+    assert_eq!((&value).fold(blocked, 0, |n, _| n + 1), Some(2));
+    assert_eq!(json.fold(blocked, 0, |n, _| n + 1), None);
+    // Entered at the first rule's list, the same.
+    let entered = json.enter(Rules::rules).unwrap();
+    let inner = each().then(Rule::blocked).then(each());
+    assert_eq!(entered.any(inner, is_root), Some(true));
+    assert_eq!(entered.fold(inner, 0, |n, _| n + 1), None);
 }

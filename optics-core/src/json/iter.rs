@@ -44,7 +44,7 @@ use crate::optic::{
 )]
 pub trait JsonTraverse: Optic {
     /// The iterator over the foci.
-    type Foci<'a>: Iterator<Item = Located<'a>>;
+    type Foci<'a>: Iterator<Item = Located<'a>> + PassedAbsent;
 
     /// Every focus in `bytes`, the JSON of a `Source`, in document order: each
     /// is [`Located::At`] (where it lies, and how serde reads it there) or
@@ -77,6 +77,53 @@ pub trait JsonTraverse: Optic {
     /// write as serde would. `JsonWrite` of a [`Then`] refuses there.
     #[doc(hidden)]
     const WRITES_THROUGH: bool = true;
+
+    /// Whether a focus this optic finds [`Located::Absent`] is a field serde
+    /// fills in with a value that may hold foci further on (see
+    /// `FieldOf::FILLED_IN`): a path that goes on past it cannot tell them
+    /// from the bytes.
+    #[doc(hidden)]
+    const FILLED_IN: bool = false;
+}
+
+/// Whether a walk of foci went on past a field its document leaves out and
+/// serde fills in with a value that may hold foci further on
+/// ([`JsonTraverse::FILLED_IN`]): the foci it gave are then not all the
+/// path's, and a fold over them cannot answer.
+#[doc(hidden)]
+pub trait PassedAbsent {
+    /// Whether the walk so far went on past such a field.
+    fn passed_absent(&self) -> bool;
+}
+
+impl PassedAbsent for EachFoci<'_> {
+    #[inline]
+    fn passed_absent(&self) -> bool {
+        false
+    }
+}
+
+impl PassedAbsent for core::option::IntoIter<Located<'_>> {
+    #[inline]
+    fn passed_absent(&self) -> bool {
+        false
+    }
+}
+
+impl<A: JsonTraverse, B: JsonTraverse> PassedAbsent for ThenFoci<'_, A, B> {
+    #[inline]
+    fn passed_absent(&self) -> bool {
+        self.passed_absent
+            || self.outer.passed_absent()
+            || self.inner.as_ref().is_some_and(PassedAbsent::passed_absent)
+    }
+}
+
+/// [`JsonTraverse::FILLED_IN`] of `optic`, for the `optic!` names.
+#[doc(hidden)]
+pub const fn filled_in<O: JsonTraverse>(optic: &O) -> bool {
+    let _ = optic;
+    O::FILLED_IN
 }
 
 /// [`JsonTraverse::WRITES_THROUGH`] of `optic`, for the `optic!` names.
@@ -336,6 +383,10 @@ pub struct ThenFoci<'a, A: JsonTraverse, B: JsonTraverse> {
     second: B,
     /// Whether `second`'s foci are entered (a path goes on past them).
     enter: bool,
+    /// Whether the walk went on past a field serde fills in (see
+    /// [`PassedAbsent`]): `first` found one absent, or a walk of `second`
+    /// done with went on past one.
+    passed_absent: bool,
 }
 
 impl<'a, A, B> Iterator for ThenFoci<'a, A, B>
@@ -351,12 +402,19 @@ where
             if let Some(found) = self.inner.as_mut().and_then(Iterator::next) {
                 return Some(found);
             }
+            if let Some(done) = &self.inner {
+                self.passed_absent |= done.passed_absent();
+            }
             match self.outer.next()? {
                 Located::At(spot) if self.enter => {
                     self.inner = Some(self.second.foci_entered_at(spot))
                 }
                 Located::At(spot) => self.inner = Some(self.second.foci_at(spot)),
-                Located::Absent | Located::Miss => self.inner = None,
+                Located::Absent => {
+                    self.passed_absent |= A::FILLED_IN;
+                    self.inner = None;
+                }
+                Located::Miss => self.inner = None,
             }
         }
     }
@@ -371,6 +429,9 @@ where
     type Foci<'a> = ThenFoci<'a, A, B>;
 
     const WRITES_THROUGH: bool = A::WRITES_THROUGH && B::WRITES_THROUGH;
+
+    /// A focus of the path is absent where its last step's is.
+    const FILLED_IN: bool = B::FILLED_IN;
 
     /// The first optic's foci entered (as [`JsonOptic::locate_at`] of a
     /// [`Then`] enters its first), the second's found as asked.
@@ -400,6 +461,7 @@ where
             inner: None,
             second: then.second().clone(),
             enter,
+            passed_absent: false,
         }
     }
 }
@@ -461,10 +523,13 @@ pub fn at_most_one(found: Located<'_>) -> core::option::IntoIter<Located<'_>> {
 /// [`JsonTraverse`] and [`JsonTraverseDecode`] for optics of at most one focus,
 /// through their [`JsonOptic::locate`] and [`JsonDecode::decode`].
 macro_rules! at_most_one {
-    ($(impl[$($gen:tt)*] $ty:ty $(=> $through:expr)?;)*) => {$(
+    ($(impl[$($gen:tt)*] $ty:ty $(=> $through:expr, $filled:expr)?;)*) => {$(
         impl<$($gen)*> JsonTraverse for $ty {
             type Foci<'a> = core::option::IntoIter<Located<'a>>;
-            $(const WRITES_THROUGH: bool = $through;)?
+            $(
+                const WRITES_THROUGH: bool = $through;
+                const FILLED_IN: bool = $filled;
+            )?
             #[inline]
             fn foci_at<'a>(&self, at: Spot<'a>) -> Self::Foci<'a> {
                 at_most_one(self.locate_at(at))
@@ -488,9 +553,9 @@ macro_rules! at_most_one {
 }
 
 at_most_one! {
-    impl[S: FieldOf<I>, const I: usize] Field<S, I> => S::WRITTEN_PLAIN;
-    impl[S: VariantOf<I>, const I: usize] Variant<S, I> => S::WRITTEN_PLAIN;
-    impl[S: VariantFieldOf<I>, const I: usize] VariantField<S, I> => S::WRITTEN_PLAIN;
+    impl[S: FieldOf<I>, const I: usize] Field<S, I> => S::WRITTEN_PLAIN, S::FILLED_IN;
+    impl[S: VariantOf<I>, const I: usize] Variant<S, I> => S::WRITTEN_PLAIN, false;
+    impl[S: VariantFieldOf<I>, const I: usize] VariantField<S, I> => S::WRITTEN_PLAIN, S::FILLED_IN;
     impl[C: ?Sized + Indexed] At<C>;
     impl[M: Keyed<Q>, Q: ?Sized + JsonKey] Key<'_, M, Q>;
     impl[T] Some_<T>;
@@ -506,6 +571,7 @@ macro_rules! __json_traverse_at_most_one {
         impl $crate::json::JsonTraverse for $name {
             type Foci<'a> = ::core::option::IntoIter<$crate::json::Located<'a>>;
             const WRITES_THROUGH: bool = $crate::json::writes_through(&$path);
+            const FILLED_IN: bool = $crate::json::filled_in(&$path);
             #[inline]
             fn foci_at<'a>(&self, at: $crate::json::Spot<'a>) -> Self::Foci<'a> {
                 $crate::json::at_most_one($crate::json::JsonOptic::locate_at(self, at))
@@ -553,6 +619,24 @@ impl<'a, O: JsonTraverse> Iterator for Views<'a, O> {
 pub struct ReadEach<'a, O: JsonTraverse> {
     foci: O::Foci<'a>,
     optic: O,
+}
+
+impl<'a, O: JsonTraverse> ReadEach<'a, O> {
+    /// The foci of `optic` from `at`, decoded (as [`Json::read_each`] reads
+    /// them from a document).
+    pub(crate) fn at(optic: O, at: Spot<'a>) -> Self {
+        ReadEach {
+            foci: optic.foci_at(at),
+            optic,
+        }
+    }
+}
+
+impl<O: JsonTraverse> PassedAbsent for ReadEach<'_, O> {
+    #[inline]
+    fn passed_absent(&self) -> bool {
+        self.foci.passed_absent()
+    }
 }
 
 impl<'a, O: JsonTraverseDecode<'a>> Iterator for ReadEach<'a, O> {
@@ -724,6 +808,16 @@ impl<'a, 'd, O: JsonTraverse> Iterator for StrictViews<'a, 'd, O> {
 /// (see [`Strict::read_each`]).
 pub struct StrictReadEach<'a, 'd, O: JsonTraverse> {
     watched: Watched<'a, 'd, O>,
+}
+
+impl<O: JsonTraverse> PassedAbsent for StrictReadEach<'_, '_, O> {
+    #[inline]
+    fn passed_absent(&self) -> bool {
+        self.watched
+            .foci
+            .as_ref()
+            .is_some_and(PassedAbsent::passed_absent)
+    }
 }
 
 impl<'a, O: JsonTraverseDecode<'a>> Iterator for StrictReadEach<'a, '_, O> {

@@ -96,7 +96,7 @@ use crate::optic::{Preview, StartsAt};
 use crate::Reader;
 
 #[doc(hidden)]
-pub use iter::{at_most_one, writes_through};
+pub use iter::{at_most_one, filled_in, writes_through, PassedAbsent};
 pub use iter::{
     EachFoci, JsonTraverse, JsonTraverseDecode, JsonTraverseThrough, ReadEach, StrictReadEach,
     StrictViews, ThenFoci, Views,
@@ -334,9 +334,7 @@ impl<S> Reader<S> for Entered<'_, S> {
         O: crate::optic::Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
         F: FnMut(B, &O::Focus) -> core::ops::ControlFlow<B, B>,
     {
-        let foci = optic.foci_at(self.spot);
-        let read = foci.map(|found| optic.decode_focus_at(found));
-        crate::reader::fold_read(read, init, f)
+        crate::reader::fold_read(iter::ReadEach::at(optic, self.spot), init, f)
     }
 }
 

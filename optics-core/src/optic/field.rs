@@ -24,6 +24,12 @@ pub trait FieldOf<const I: usize> {
     /// (not with `serialize_with`, not in a type with `#[serde(into)]`): a
     /// byte write that goes on past the field refuses otherwise.
     const WRITTEN_PLAIN: bool = true;
+    /// Whether serde fills the field in, where its member is missing, with
+    /// a value that may hold foci a path goes on to: a `default` other than
+    /// an empty collection's, `None` or an empty string. A traversal that
+    /// goes on past such a missing field cannot tell its foci from the bytes.
+    #[doc(hidden)]
+    const FILLED_IN: bool = false;
     /// The field.
     fn field(&self) -> &Self::Type;
     /// The field, mutably.

@@ -71,6 +71,10 @@ pub trait VariantFieldOf<const I: usize>: Tagged {
     /// Whether serde writes the field as its type's own `Serialize` does:
     /// [`FieldOf::WRITTEN_PLAIN`](crate::optic::FieldOf::WRITTEN_PLAIN).
     const WRITTEN_PLAIN: bool = true;
+    /// As `FieldOf::FILLED_IN`: serde fills the missing field in with a value
+    /// that may hold foci a path goes on to.
+    #[doc(hidden)]
+    const FILLED_IN: bool = false;
     /// The field, if `self` is its variant.
     fn field(&self) -> Option<&Self::Type>;
     /// The field, mutably, if `self` is its variant.

@@ -115,6 +115,55 @@ fn field_place(
     }
 }
 
+/// The `FILLED_IN` item of a `FieldOf` or `VariantFieldOf` impl: whether
+/// serde fills the field in, where its member is missing, with a value that
+/// may hold foci a path goes on to. Not where the field has no default (an
+/// `Option` is `None`; any other field missing fails serde's decode), nor
+/// where its own `default` is the `Default` of a type whose default is
+/// empty (spelled as a standard collection, `Option` or `String`); nothing
+/// where it keeps the trait's `false`.
+pub fn filled_in(field: &Field, container_default: Option<&DefaultValue>) -> TokenStream {
+    let filled = match (&field.attrs.default, container_default) {
+        (DefaultValue::Trait, _) => !default_is_empty(field.ty),
+        (DefaultValue::Path(_), _) => true,
+        (DefaultValue::None, Some(DefaultValue::Trait | DefaultValue::Path(_))) => true,
+        (DefaultValue::None, _) if field.attrs.skip_deserializing => !default_is_empty(field.ty),
+        (DefaultValue::None, _) => false,
+    };
+    if filled {
+        quote!(
+            const FILLED_IN: bool = true;
+        )
+    } else {
+        TokenStream::new()
+    }
+}
+
+/// Whether `ty` is spelled as a type whose `Default` holds nothing a path
+/// could go on to: a standard collection, an `Option`, a `String`.
+fn default_is_empty(ty: &syn::Type) -> bool {
+    const EMPTY: [&str; 10] = [
+        "Vec",
+        "VecDeque",
+        "LinkedList",
+        "HashMap",
+        "BTreeMap",
+        "HashSet",
+        "BTreeSet",
+        "BinaryHeap",
+        "Option",
+        "String",
+    ];
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|last| EMPTY.iter().any(|name| last.ident == name)),
+        _ => false,
+    }
+}
+
 /// The impl of `decode_trait` (`FieldDecode` or `VariantFieldDecode`) number
 /// `index` for `field`: its value decoded from what was found for it. Its
 /// where-clause is the type's, plus what the decoding needs.

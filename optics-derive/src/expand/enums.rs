@@ -291,6 +291,7 @@ fn variant_field_of_impl(
     let ty = field.ty;
     let member = &field.member;
     let name = optic_name(input, &field.optic);
+    let filled_in = super::decode::filled_in(field, None);
     // A variant serde writes with a function writes its fields with it too.
     let written_plain = written_plain(
         !crate::ser_attr::variant(&variant.original.attrs).written_otherwise
@@ -305,6 +306,7 @@ fn variant_field_of_impl(
             const VARIANT: usize = #index;
             const JSON: #p::FieldJson = #json;
             #written_plain
+            #filled_in
             #[inline]
             fn field(&self) -> #p::Option<&#ty> {
                 #[allow(unreachable_patterns)]
