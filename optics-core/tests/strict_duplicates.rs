@@ -241,8 +241,7 @@ fn a_duplicate_inside_an_array_element_is_met_only_on_its_path() {
 fn duplicates_off_the_path_and_in_maps_are_not_reported() {
     for note in [0, 2000] {
         // `x` twice at the top level, `a` twice in the map, `users` twice
-        // beside the path to `tier` (not first in its object: a repeated
-        // first key is reported, as the key a tag check reads).
+        // beside the path to `tier`.
         let detail = r#"{"type":"Incident","severity":1,"impact":{"extra":0,"users":5,"users":6,"service":{"tier":"gold","name":"db"}}}"#;
         let message = incident(note, detail, r#","x":1,"x":2"#);
         assert_eq!(strict_read(&message, tier()), (Some("gold".into()), false));
@@ -262,6 +261,52 @@ fn duplicates_off_the_path_and_in_maps_are_not_reported() {
             ),
             (None, true)
         );
+    }
+}
+
+/// An object's first key, written plainly with a string value (where an
+/// internally tagged enum's tag stands), given twice where no tag is read
+/// from the object: off the path like any other key. serde_json reads these
+/// documents (the key is no field), and strict reads read them as it does;
+/// where the object's tag is read, the same key twice is refused.
+#[test]
+fn a_first_key_repeated_where_no_tag_is_read_is_off_the_path() {
+    let service = r#"{"junk":"a","tier":"gold","name":"db","junk":"b"}"#;
+    let impact = format!(r#"{{"junk":"a","users":5,"service":{service},"junk":"b"}}"#);
+    let detail = format!(r#"{{"type":"Incident","severity":1,"impact":{impact}}}"#);
+    for note in [0, 2000] {
+        let message = format!(
+            r#"{{"junk":"a","id":7,"note":"{}","detail":{detail},"tags":{{}},"junk":"b"}}"#,
+            "n".repeat(note)
+        );
+        let issue: Issue = serde_json::from_str(&message).expect("serde_json reads it");
+        let Detail::Incident(incident) = &issue.detail else {
+            panic!("an incident");
+        };
+        assert_eq!(
+            strict_read(&message, tier()),
+            (Some(incident.impact.service.tier.clone()), false),
+            "{message}"
+        );
+        assert_eq!(
+            strict_read(&message, Issue::id),
+            (Some(issue.id), false),
+            "{message}"
+        );
+        // In one pass too.
+        let duplicates = Duplicates::new();
+        let view = Strict::<Issue>::validated_view(message.as_bytes(), &duplicates, Issue::detail)
+            .expect("valid JSON")
+            .expect("the detail");
+        assert_eq!(
+            view.read(Detail::incident.then(Incident::severity)),
+            Some(1)
+        );
+        assert!(!duplicates.met(), "{message}");
+        // The detail's own first key is its tag: given twice, refused.
+        let tagged_twice = message.replace(r#""severity":1"#, r#""severity":1,"type":"Bug""#);
+        assert!(serde_json::from_str::<Issue>(&tagged_twice).is_err());
+        assert_eq!(strict_read(&tagged_twice, tier()), (None, true));
     }
 }
 

@@ -421,10 +421,11 @@ impl Duplicates {
 /// itself is unchanged: trusting reads cost what they did.
 ///
 /// What counts as a key on the path: the field read in each struct (with its
-/// aliases), an enum's tag or content key, and the first key of each object
-/// looked into when written plainly with a string value (where serde writes
-/// an internally tagged enum's tag, which the byte reader checks there
-/// without a lookup). Maps (`key(k)`) keep serde_json's last-wins reading.
+/// aliases), and an enum's tag or content key (an internally tagged enum's
+/// tag too where the byte reader reads it without a lookup, as the object's
+/// first member). Other keys are off the path: `{"junk":"a","id":1,
+/// "junk":"b"}` reads `id`, as serde_json does where `junk` is no field.
+/// Maps (`key(k)`) keep serde_json's last-wins reading.
 ///
 /// ```
 /// use optics_core::json::{Duplicates, Strict};
@@ -509,12 +510,9 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     /// for a struct's field written as a member): the validator hands over
     /// the root object's keys that could be the member's, so the root object
     /// is not walked a second time. `Ok(None)` where the member is absent or
-    /// stands twice, or where the object's first key, written with a string
-    /// value, stands twice (a key on every strict path: see [`Strict`]);
-    /// both are recorded in the `Duplicates`. Any other optic, a
-    /// document that is not an object, or a member whose names (with the
-    /// object's first key) start with more than two distinct bytes, is
-    /// validated and viewed in two steps.
+    /// stands twice (recorded in the `Duplicates`). Any other optic, a
+    /// document that is not an object, or a member whose names start with
+    /// more than two distinct bytes, is validated and viewed in two steps.
     ///
     /// Cost: O(n): validating, and about a quarter more on the demo's
     /// messages (two compares a 64-byte block, the few keys that start as

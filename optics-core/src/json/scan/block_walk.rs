@@ -262,9 +262,10 @@ pub(super) struct FieldScan<'a, 'k> {
     /// key is empty or there are more than [`DISTANCES`] of them (no filter).
     edges: [Edges; DISTANCES],
     edge_count: usize,
-    /// In strict mode (duplicate keys rejected), the object's first key, if
-    /// written plainly, and where its opening quote is: it must not repeat
-    /// either. `None` otherwise.
+    /// In strict mode (duplicate keys rejected), where the object's tag was
+    /// read as its first member (see `duplicates.rs`), the object's first
+    /// key, if written plainly, and where its opening quote is: it must not
+    /// repeat either. `None` otherwise.
     first: Option<(&'k str, usize)>,
     /// In strict mode, whether every match is looked for, and the first one
     /// found so far (the value's span).
@@ -362,7 +363,8 @@ impl<'a, 'k> FieldScan<'a, 'k> {
     }
 
     /// [`FieldScan::run_on`] with the kernel `choice` names. With `unique`
-    /// (strict mode: `Some` of the object's first key if written plainly),
+    /// (strict mode: `Some` of the object's first key where it is checked
+    /// too, if written plainly),
     /// the walk goes on to the object's end: a key sought that repeats, or
     /// the first key repeating, is a duplicate (reported, and malformed).
     #[inline]

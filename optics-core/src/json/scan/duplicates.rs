@@ -8,16 +8,21 @@
 //! the same in both modes), and while it is on:
 //!
 //! - every object lookup walks its object to the end, and a key sought (or
-//!   any of its aliases) met twice is a duplicate; so is the object's first
-//!   key met again, when written plainly with a string value: that member is
-//!   what an internally tagged enum's quick tag check reads without a lookup;
+//!   any of its aliases) met twice is a duplicate;
+//! - an object whose first member an internally tagged enum's quick tag
+//!   check read as its tag, without a lookup, is marked; the next lookup in
+//!   it also counts that first key met again as a duplicate, and an object
+//!   still marked when the read ends (the read went on in its payload
+//!   without a lookup: a map's members, an externally tagged enum, a unit
+//!   variant, the payload itself as the focus) has its first key checked
+//!   then;
 //! - after the focus is found, a focus that no lookup handed out and that is
 //!   the value of its object's first member (a tag read by the quick check)
-//!   has that key checked;
-//! - an object whose tag the quick check read and that no lookup walked
-//!   since (the read went on in its payload without one: a map's members,
-//!   an externally tagged enum, a unit variant, the payload itself as the
-//!   focus) has its first key checked too.
+//!   has that key checked.
+//!
+//! An object's first key met again where no tag was read from it is off the
+//! path like any other key: `{"junk":"a","id":1,"junk":"b"}` reads `id`
+//! (serde_json reads it too, ignoring `junk`).
 //!
 //! A duplicate makes the lookup malformed, so the read returns nothing, and
 //! the watch records it for the caller. Code of the user's that a lookup
@@ -60,8 +65,9 @@ struct Watch {
     /// objects are walked once (see `walked.rs`).
     validation: Cell<u64>,
     /// An object whose first member an internally tagged enum's quick check
-    /// read as its tag, with no lookup in it since: its address and length;
-    /// [`NO_OBJECT`] for none.
+    /// read as its tag, with no lookup in it since: its address (that of its
+    /// `{`) and length; [`NO_OBJECT`] for none. Objects are told apart by
+    /// their address alone: an open spot's bytes run past the object's end.
     tag_read: Cell<(usize, usize)>,
     /// A strict traversal over a map visits every member, not only those
     /// serde keeps: set while a strict write checks the paths it writes
@@ -189,31 +195,46 @@ fn first_plain_key(obj: &[u8]) -> Option<(&str, usize)> {
 
 /// `object_field` while watching: the first member whose key is any of
 /// `keys`, with the object walked to its end to confirm that no key sought
-/// and not the first key stands twice.
+/// stands twice, nor its first key where the object's tag was read quickly
+/// (see [`tag_read_quickly`]).
 pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
-    let validation = WATCH.with(|watch| {
+    let open = obj.as_ptr() as usize + skip_ws(obj, 0);
+    let (validation, tag_read) = WATCH.with(|watch| {
         // This walk checks the object's first key: a tag read there
         // quickly needs no check of its own.
-        if watch.tag_read.get() == span(obj) {
+        let tag_read = watch.tag_read.get().0 == open;
+        if tag_read {
             watch.tag_read.set(NO_OBJECT);
         }
-        watch.validation.get()
+        (watch.validation.get(), tag_read)
     });
+    lookup_once(obj, keys, validation, tag_read)
+}
+
+/// The strict lookup of `keys` in `obj` for [`object_field_once`], with the
+/// object's first key, where written plainly with a string value, checked
+/// too if `first_too`.
+fn lookup_once<'a>(obj: &'a [u8], keys: &[&str], validation: u64, first_too: bool) -> Lookup<'a> {
     // Each way hands its outcome out itself: one outcome merged from three
     // would be copied through memory first.
     if obj.len() < SMALL_OBJECT {
         if validation != 0 {
-            if let Some(found) = walked::find_once(validation, obj, keys) {
+            if let Some(found) = walked::find_once(validation, obj, keys, first_too) {
                 return handed_out(found);
             }
         }
-        return handed_out(members_find_once(obj, keys));
+        return handed_out(members_find_once(obj, keys, first_too));
     }
+    let first = if first_too {
+        first_plain_key(obj)
+    } else {
+        None
+    };
     handed_out(FieldScan::run_with(
         obj,
         keys,
         KernelChoice::Best,
-        Some(first_plain_key(obj)),
+        Some(first),
     ))
 }
 
@@ -239,7 +260,7 @@ fn note_tag_read(object: &[u8]) {
         }
         waiting
     });
-    if waiting != NO_OBJECT && waiting != span(object) {
+    if waiting != NO_OBJECT && waiting.0 != object.as_ptr() as usize {
         check_first_key(object);
     }
 }
@@ -303,10 +324,11 @@ pub(super) fn validate_and_find_with<'a>(
 /// its first alone where several keys are watched: see [`KeyStarts`]), or
 /// with a backslash in their place, and those are the keys the validator
 /// marks and hands over (a few a document). Each is compared as written: a
-/// key sought met twice, or the object's first key met again, is a
-/// duplicate; a key holding an escape that is not one watched as written
-/// leaves the lookup unsure, and the object is then looked up again the
-/// usual way.
+/// key sought met twice is a duplicate; a key holding an escape that is not
+/// one watched as written leaves the lookup unsure, and the object is then
+/// looked up again the usual way. The lookup runs as a watch starts, before
+/// any tag is read in the root: its first key is off the path like the
+/// others (see [`tag_read_quickly`]).
 ///
 /// ```text
 /// {"id":7,"detal":1,"x":{"detail":0},"d\u0065tail":{},"detail":{"code":1}}
@@ -317,9 +339,6 @@ pub(super) fn validate_and_find_with<'a>(
 struct RootKeys<'a, 'k> {
     bytes: &'a [u8],
     keys: &'k [&'k str],
-    /// The object's first key as strict mode watches it (see
-    /// [`first_plain_key`]), and where its opening quote is.
-    first: Option<(&'a str, usize)>,
     /// How the keys watched start.
     starts: KeyStarts,
     /// Where the key sought that was met ends (after its closing quote).
@@ -340,17 +359,17 @@ impl<'a, 'k> RootKeys<'a, 'k> {
         if bytes.get(skip_ws(bytes, 0)) != Some(&b'{') {
             return None;
         }
-        let first = first_plain_key(bytes);
-        let watched = || keys.iter().copied().chain(first.map(|(key, _)| key));
-        if watched().any(|key| key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20)) {
+        if keys
+            .iter()
+            .any(|key| key.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20))
+        {
             return None;
         }
         // `None` too for an empty key.
-        let starts = KeyStarts::of(watched().map(str::as_bytes))?;
+        let starts = KeyStarts::of(keys.iter().map(|key| key.as_bytes()))?;
         Some(RootKeys {
             bytes,
             keys,
-            first,
             starts,
             found: None,
             duplicate: false,
@@ -408,13 +427,6 @@ impl KeyWatch for RootKeys<'_, '_> {
             }
             return;
         }
-        if let Some((key, open)) = self.first {
-            if open + 1 != at && plain_at(rest, key) {
-                self.duplicate = true;
-                met(rest.as_ptr().wrapping_sub(1));
-                return;
-            }
-        }
         // A backslash before the closing quote: an escape, which may spell
         // a key watched.
         if rest.iter().find(|&&b| b == b'"' || b == b'\\') != Some(&b'"') {
@@ -427,7 +439,8 @@ impl KeyWatch for RootKeys<'_, '_> {
 /// once (records a duplicate if not): where an internally tagged enum's
 /// tag leads its object, the quick check reads it without a lookup.
 fn check_first_key(obj: &[u8]) {
-    let _ = object_field_once(obj, &[]);
+    let validation = WATCH.with(|watch| watch.validation.get());
+    let _ = lookup_once(obj, &[], validation, true);
 }
 
 /// The object whose member's value is exactly `focus`, searched from

@@ -245,12 +245,13 @@ fn walk_members(
 }
 
 /// [`members_find`] in strict mode: every member is walked; a key sought met
-/// twice, or the object's first key met again, is a duplicate (reported, and
-/// malformed). The first key counts when written plainly (no backslash, its
-/// text UTF-8) with a string value: the tag an internally tagged enum's quick
-/// check reads (see `duplicates.rs`). It is taken from the walk's own first
-/// member, with no parse of its own.
-pub(super) fn members_find_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> {
+/// twice is a duplicate (reported, and malformed), and so is the object's
+/// first key met again if `first_too` (where an internally tagged enum's
+/// quick check read it as the tag: see `duplicates.rs`). The first key
+/// counts when written plainly (no backslash, its text UTF-8) with a string
+/// value. It is taken from the walk's own first member, with no parse of its
+/// own.
+pub(super) fn members_find_once<'a>(obj: &'a [u8], keys: &[&str], first_too: bool) -> Lookup<'a> {
     let Some(mut members) = Members::open(obj) else {
         return Lookup::Malformed;
     };
@@ -277,7 +278,9 @@ pub(super) fn members_find_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> 
                 }
                 if at_first {
                     at_first = false;
-                    first = member.tag_like_key().map(str::as_bytes);
+                    if first_too {
+                        first = member.tag_like_key().map(str::as_bytes);
+                    }
                 }
             }
             Step::End => return found.map_or(Lookup::Missing, Lookup::Found),
@@ -336,8 +339,8 @@ impl<'a> Member<'a> {
 
     /// The key's text if the member looks like an internally tagged enum's
     /// tag as serde writes it: the key written plainly (no backslash, UTF-8)
-    /// with a string value. Strict reads watch such a first key (see
-    /// `duplicates.rs`).
+    /// with a string value. Strict reads watch such a first key where a tag
+    /// was read from it (see `duplicates.rs`).
     #[inline]
     pub(super) fn tag_like_key(&self) -> Option<&'a str> {
         let key = self.key();

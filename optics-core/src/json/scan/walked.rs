@@ -6,7 +6,8 @@
 //! the policy's reads go through the same objects: the detail's kind, then
 //! one or two leaves under it, each a walk of the detail. The first walk
 //! records where each member's key and value stand (up to [`MEMBERS`] of
-//! them) and whether the first key stands again; a later lookup in that
+//! them) and whether the first key stands again (which counts where the
+//! object's tag was read as its first member); a later lookup in that
 //! object answers from the record, with the same outcome the walk would
 //! give.
 //!
@@ -106,18 +107,29 @@ thread_local! {
 ///
 /// Cost: a walk of the object the first time; then a comparison of its keys.
 #[inline(always)]
-pub(super) fn find_once<'a>(validation: u64, obj: &'a [u8], keys: &[&str]) -> Option<Lookup<'a>> {
+pub(super) fn find_once<'a>(
+    validation: u64,
+    obj: &'a [u8],
+    keys: &[&str],
+    first_too: bool,
+) -> Option<Lookup<'a>> {
     // The outcome leaves the thread-local access as a `Span`, two words in
     // registers: an `Option<Lookup>` is three, returned through memory and
     // copied on at once, which waits for the stores just made.
-    let found = WALKED.with(|walked| find_recorded(walked, validation, obj, keys));
+    let found = WALKED.with(|walked| find_recorded(walked, validation, obj, keys, first_too));
     (found != Span::NONE).then(|| found.lookup(obj))
 }
 
 /// [`find_once`] in this thread's records; [`Span::NONE`] where the object
 /// cannot be recorded.
 #[inline(always)]
-fn find_recorded(walked: &RefCell<Walked>, validation: u64, obj: &[u8], keys: &[&str]) -> Span {
+fn find_recorded(
+    walked: &RefCell<Walked>,
+    validation: u64,
+    obj: &[u8],
+    keys: &[&str],
+    first_too: bool,
+) -> Span {
     let Ok(mut walked) = walked.try_borrow_mut() else {
         return Span::NONE;
     };
@@ -137,7 +149,7 @@ fn find_recorded(walked: &RefCell<Walked>, validation: u64, obj: &[u8], keys: &[
             slot
         }
     };
-    walked.records[slot].find_once(obj, keys)
+    walked.records[slot].find_once(obj, keys, first_too)
 }
 
 impl Record {
@@ -208,8 +220,8 @@ impl Record {
     /// member under `keys`, `Missing`, or a duplicate (a key sought twice,
     /// or the first key again; recorded, and malformed).
     #[inline(always)]
-    fn find_once(&self, obj: &[u8], keys: &[&str]) -> Span {
-        if self.first_repeats {
+    fn find_once(&self, obj: &[u8], keys: &[&str], first_too: bool) -> Span {
+        if first_too && self.first_repeats {
             duplicates::met(self.first_repeated(obj));
             return Span::MALFORMED;
         }
@@ -270,13 +282,14 @@ mod tests {
             for keys in keys {
                 // The first lookup walks and records, the second answers from
                 // the record: both as the member walk.
-                for _ in 0..2 {
-                    let walk = members_find_once(doc, keys);
-                    let recorded = find_once(validation, doc, keys);
+                // With the first key checked and without, in turns.
+                for first_too in [true, false, true, false] {
+                    let walk = members_find_once(doc, keys, first_too);
+                    let recorded = find_once(validation, doc, keys, first_too);
                     assert_eq!(
                         recorded,
                         Some(walk),
-                        "{:?} {:?}",
+                        "{:?} {:?} {first_too}",
                         String::from_utf8_lossy(doc),
                         keys
                     );
@@ -284,6 +297,12 @@ mod tests {
                     if let (Some(Lookup::Found(is)), Lookup::Found(was)) = (recorded, walk) {
                         assert_eq!(is.as_ptr(), was.as_ptr());
                     }
+                }
+                // The first key repeated counts only where checked.
+                if doc.starts_with(br#"{"type":"Bug","a":1,"type""#) {
+                    let keys = &["a"];
+                    assert_eq!(members_find_once(doc, keys, true), Lookup::Malformed);
+                    assert_eq!(members_find_once(doc, keys, false), Lookup::Found(b"1"));
                 }
             }
         }
@@ -294,6 +313,9 @@ mod tests {
         }
         many.pop();
         many.push('}');
-        assert_eq!(find_once(next_validation(), many.as_bytes(), &["k1"]), None);
+        assert_eq!(
+            find_once(next_validation(), many.as_bytes(), &["k1"], true),
+            None
+        );
     }
 }
