@@ -117,9 +117,10 @@ pub(super) fn variant_quoted_at<S: Tagged>(bytes: &[u8], at: usize) -> Option<(u
 /// reads the tag in full.
 ///
 /// Every leaf below a variant checks the tag again; this makes the check a
-/// few short compares instead of a scan. While a strict read runs, a tag
-/// read this way marks its object: that its first key stands once is
-/// checked later (`scan::duplicates::tag_read_quickly`).
+/// few short compares instead of a scan. A caller that takes the tag read
+/// this way marks the object for strict reads
+/// (`scan::duplicates::tag_read_quickly`): that its first key stands once
+/// is checked later.
 #[inline]
 pub(super) fn leading_variant<S: Tagged>(bytes: &[u8]) -> Option<(usize, &[u8])> {
     leading_variant_at::<S>(bytes).map(|(index, tag, _)| (index, tag))
@@ -146,11 +147,7 @@ fn leading_variant_at<S: Tagged>(bytes: &[u8]) -> Option<(usize, &[u8], usize)> 
     let (index, end) = variant_quoted_at::<S>(bytes, value)?;
     let delimiter = skip_ws(bytes, end);
     match bytes.get(delimiter) {
-        Some(b',' | b'}') => {
-            // A strict read checks later that this tag stands once.
-            scan::duplicates::tag_read_quickly(&bytes[open..]);
-            Some((index, &bytes[value..end], delimiter))
-        }
+        Some(b',' | b'}') => Some((index, &bytes[value..end], delimiter)),
         _ => None,
     }
 }
@@ -192,6 +189,8 @@ fn leading_internal<S: Tagged>(at: Spot<'_>) -> Option<Leading<'_>> {
         return None;
     }
     let (variant, quoted, delimiter) = leading_variant_at::<S>(bytes)?;
+    // A strict read checks later that this tag stands once.
+    scan::duplicates::tag_read_quickly(bytes);
     Some(Leading {
         object: bytes,
         open: at.is_open(),
@@ -321,6 +320,7 @@ fn internal<'a, S: Tagged>(at: Spot<'a>, tag: &'static str) -> Option<Resolved<'
             b'{' => {
                 let payload = Payload::At(Spot::members(bytes, Hidden::NONE.with_tag(tag), false));
                 if let Some((variant, quoted)) = leading_variant::<S>(bytes) {
+                    scan::duplicates::tag_read_quickly(bytes);
                     return Some(Resolved {
                         variant,
                         tag: quoted,
@@ -389,7 +389,10 @@ fn adjacent<'a, S: Tagged>(
         return None;
     }
     let (variant, tag_bytes) = match leading_variant::<S>(bytes) {
-        Some(quick) if matches!(at.form(), Form::Value { .. }) => quick,
+        Some(quick) if matches!(at.form(), Form::Value { .. }) => {
+            scan::duplicates::tag_read_quickly(bytes);
+            quick
+        }
         _ => {
             let value = found(scan::object_field(bytes, &[tag]))?;
             (tag_as_enum::<S>(value, buffered)?, value)

@@ -213,7 +213,9 @@ pub(super) fn object_field_once<'a>(obj: &'a [u8], keys: &[&str]) -> Lookup<'a> 
 
 /// The strict lookup of `keys` in `obj` for [`object_field_once`], with the
 /// object's first key, where written plainly with a string value, checked
-/// too if `first_too`.
+/// too if `first_too`. Inlined into both callers: an outcome returned
+/// through a call is copied through memory.
+#[inline(always)]
 fn lookup_once<'a>(obj: &'a [u8], keys: &[&str], validation: u64, first_too: bool) -> Lookup<'a> {
     // Each way hands its outcome out itself: one outcome merged from three
     // would be copied through memory first.
@@ -238,8 +240,9 @@ fn lookup_once<'a>(obj: &'a [u8], keys: &[&str], validation: u64, first_too: boo
     ))
 }
 
-/// Notes, while watching, that an internally tagged enum's quick check read
-/// the first member of `object` as its tag, without a lookup: that key must
+/// Notes, while watching, that an internally or adjacently tagged enum's
+/// quick check read the first member of `object` (its bytes from its `{`)
+/// as its tag, without a lookup: that key must
 /// stand once. A later lookup in `object` checks it (it walks the object and
 /// checks its first key); where the read makes none, [`watch`] checks it
 /// after the read. One object waits at a time: another one met while it
@@ -439,7 +442,14 @@ impl KeyWatch for RootKeys<'_, '_> {
 /// once (records a duplicate if not): where an internally tagged enum's
 /// tag leads its object, the quick check reads it without a lookup.
 fn check_first_key(obj: &[u8]) {
-    let validation = WATCH.with(|watch| watch.validation.get());
+    let open = obj.as_ptr() as usize + skip_ws(obj, 0);
+    let validation = WATCH.with(|watch| {
+        // Checked here: the object waits no more.
+        if watch.tag_read.get().0 == open {
+            watch.tag_read.set(NO_OBJECT);
+        }
+        watch.validation.get()
+    });
     let _ = lookup_once(obj, &[], validation, true);
 }
 
