@@ -1149,3 +1149,83 @@ fn assert_upstream_lost(received: &grpc::Received) {
         .message()
         .contains("upstream connection lost"));
 }
+
+// ---- What a client sends and gets, next to a direct call ----
+
+/// An h2c upstream that records each request's head and answers every call
+/// with `answer`'s headers, trailers-only; hyper's date header off, as
+/// grpc's C core and grpc-go send none.
+async fn recording_upstream(
+    answer: Vec<(&'static str, &'static str)>,
+    stop: CancellationToken,
+) -> (SocketAddr, Arc<std::sync::Mutex<Vec<http::request::Parts>>>) {
+    let (listener, addr) = listener().await;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        loop {
+            let stream = tokio::select! {
+                accepted = listener.accept() => accepted.unwrap().0,
+                () = stop.cancelled() => return,
+            };
+            let answer = answer.clone();
+            let log = log.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |request: Request<Incoming>| {
+                    let answer = answer.clone();
+                    let log = log.clone();
+                    async move {
+                        let (parts, body) = request.into_parts();
+                        let _ = body.collect().await;
+                        log.lock().unwrap().push(parts);
+                        let mut response = Response::new(http_body_util::Empty::<Bytes>::new());
+                        for (name, value) in &answer {
+                            response
+                                .headers_mut()
+                                .insert(*name, HeaderValue::from_static(value));
+                        }
+                        Ok::<_, Infallible>(response)
+                    }
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .auto_date_header(false)
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (addr, seen)
+}
+
+/// The request headers of a hand-made gRPC call with custom metadata.
+const CALL_HEADERS: [(&str, &str); 5] = [
+    ("content-type", "application/grpc"),
+    ("te", "trailers"),
+    ("x-tenant", "acme"),
+    ("x-trace-bin", "AAEC"),
+    ("grpc-timeout", "30S"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_response_headers_are_the_upstreams_and_no_date_is_added() {
+    let stop = CancellationToken::new();
+    let (addr, _) = recording_upstream(
+        vec![
+            ("content-type", "application/grpc"),
+            ("grpc-status", "0"),
+            ("x-served-by", "up"),
+        ],
+        stop.clone(),
+    )
+    .await;
+    let (direct, _, _) = raw_call_with(addr, &CALL_HEADERS, b"{}").await;
+    let running = start_proxy(addr, Judge::Optics).await;
+    let (via, _, _) = raw_call_with(running.addr, &CALL_HEADERS, b"{}").await;
+    assert_eq!(direct.status, via.status);
+    assert_eq!(
+        direct.headers, via.headers,
+        "the client sees the upstream's response headers, nothing added"
+    );
+    running.stop().await;
+    stop.cancel();
+}

@@ -319,6 +319,9 @@ impl Proxy {
                 .timer(TokioTimer::new())
                 .max_frame_size(MAX_FRAME_SIZE)
                 .max_send_buf_size(CLIENT_SEND_BUFFER)
+                // The client gets the upstream's headers, not a `date` the
+                // proxy made up (grpc-go and grpc's C core send none).
+                .auto_date_header(false)
                 // As many concurrent calls as the upstream takes (tonic's
                 // server sets no limit), not hyper's default of 200: long
                 // subscriptions past 200 would hang behind the others.
