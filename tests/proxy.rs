@@ -1229,3 +1229,58 @@ async fn the_response_headers_are_the_upstreams_and_no_date_is_added() {
     running.stop().await;
     stop.cancel();
 }
+
+/// The request head the upstream saw of a hand-made gRPC call sent to
+/// `addr` for `authority` and `path`, with [`CALL_HEADERS`].
+async fn seen_upstream(
+    addr: SocketAddr,
+    authority: &str,
+    path: &str,
+    seen: &std::sync::Mutex<Vec<http::request::Parts>>,
+) -> http::request::Parts {
+    let mut sender = h2_client(addr).await;
+    let mut body = BytesMut::new();
+    triage::frames::encode(b"{}", &mut body).unwrap();
+    let mut request = Request::post(format!("http://{authority}{path}"));
+    for (name, value) in CALL_HEADERS {
+        request = request.header(name, value);
+    }
+    let request = request
+        .body(http_body_util::Full::new(body.freeze()))
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let _ = response.into_body().collect().await.unwrap();
+    seen.lock()
+        .unwrap()
+        .pop()
+        .expect("the upstream saw the call")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_upstream_sees_the_clients_authority_path_and_metadata() {
+    let stop = CancellationToken::new();
+    let (addr, seen) = recording_upstream(
+        vec![("content-type", "application/grpc"), ("grpc-status", "0")],
+        stop.clone(),
+    )
+    .await;
+    let running = start_proxy(addr, Judge::Optics).await;
+    let path = "/triage.Issues/Subscribe?shard=2";
+    let direct = seen_upstream(addr, "issues.example.com:443", path, &seen).await;
+    let via = seen_upstream(running.addr, "issues.example.com:443", path, &seen).await;
+    assert_eq!(direct.uri.authority().unwrap(), "issues.example.com:443");
+    assert_eq!(
+        via.uri.authority(),
+        direct.uri.authority(),
+        "the client's :authority reaches the upstream"
+    );
+    assert_eq!(via.uri.path_and_query(), direct.uri.path_and_query());
+    assert_eq!(via.method, direct.method);
+    // Every header as the client sent it, te and grpc-timeout included; the
+    // one the proxy sets is grpc-accept-encoding.
+    let mut headers = via.headers.clone();
+    assert_eq!(headers.remove("grpc-accept-encoding").unwrap(), "identity");
+    assert_eq!(headers, direct.headers);
+    running.stop().await;
+    stop.cancel();
+}

@@ -25,7 +25,8 @@
 //!   judged with [`Judge::judge`]; dropped messages are not sent. Request
 //!   messages, and every other response, pass through untouched.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
-//!   with one exception: on a call whose request is gRPC,
+//!   the request's `:authority` and path too (the upstream's authority
+//!   only when the client sent none), with one exception: on a call whose request is gRPC,
 //!   `grpc-accept-encoding` is sent upstream as `identity`, so that a
 //!   conforming upstream never compresses what the proxy has to read (a
 //!   response judged only for its own content-type gets no such header). A compressed frame that arrives anyway is
@@ -354,7 +355,7 @@ impl Proxy {
             .and_then(|value| parse_timeout(value.as_bytes()))
             .map(|timeout| (tokio::time::Instant::now() + timeout, timeout));
         let (mut parts, body) = request.into_parts();
-        parts.uri = match self.upstream_uri(parts.uri.path_and_query()) {
+        parts.uri = match self.upstream_uri(parts.uri.authority(), parts.uri.path_and_query()) {
             Ok(uri) => uri,
             Err(err) => return Ok(refuse(grpc, Code::Internal, &err.to_string())),
         };
@@ -431,11 +432,21 @@ impl Proxy {
         ))
     }
 
-    /// The upstream's URI for a request's path and query.
-    fn upstream_uri(&self, path: Option<&PathAndQuery>) -> Result<Uri, http::Error> {
+    /// The URI a request goes upstream with: the client's own `:authority`
+    /// (the upstream's when the client sent none), path and query. Where it
+    /// goes is the upstream's address whatever the authority says.
+    fn upstream_uri(
+        &self,
+        authority: Option<&Authority>,
+        path: Option<&PathAndQuery>,
+    ) -> Result<Uri, http::Error> {
         Uri::builder()
             .scheme(self.upstream.scheme.clone())
-            .authority(self.upstream.authority.clone())
+            .authority(
+                authority
+                    .cloned()
+                    .unwrap_or_else(|| self.upstream.authority.clone()),
+            )
             .path_and_query(
                 path.cloned()
                     .unwrap_or_else(|| PathAndQuery::from_static("/")),
