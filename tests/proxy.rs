@@ -1284,3 +1284,39 @@ async fn the_upstream_sees_the_clients_authority_path_and_metadata() {
     running.stop().await;
     stop.cancel();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tally_serve_returns_counts_the_calls_cut_at_the_drain_timeout() {
+    let pool = pool();
+    let (up_listener, up_addr) = listener().await;
+    let stop_upstream = CancellationToken::new();
+    let upstream = tokio::spawn(grpc::serve_upstream(
+        up_listener,
+        Upstream::new(pool.clone()).ending(Ending::Stall),
+        stop_upstream.clone().cancelled_owned(),
+    ));
+    let proxy = Proxy::new(
+        &format!("http://{up_addr}"),
+        Judge::Optics,
+        Policy::default(),
+    )
+    .unwrap()
+    .with_drain_timeout(Duration::from_millis(200));
+    let running = serve_proxy(proxy, CancellationToken::new()).await;
+    let channel = grpc::connect(&running.uri()).await.unwrap();
+    let want = expected(&pool, 0, 50, Judge::Optics);
+    // Every message judged and the kept ones read; then the call stalls.
+    let mut stream = raw_subscription(channel, subscribe(50, 0)).await;
+    for message in &want {
+        assert_eq!(
+            &stream.message().await.unwrap().expect("a message"),
+            message
+        );
+    }
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 50, "the cut call's messages are counted");
+    assert_eq!(tally.kept(), want.len() as u64);
+    assert!(stream.message().await.is_err(), "the call was cut");
+    stop_upstream.cancel();
+    upstream.await.unwrap().unwrap();
+}

@@ -90,7 +90,7 @@ use hyper::client::conn::http2::SendRequest;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -115,6 +115,10 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a shutdown waits for the calls in flight before it cuts them.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a shutdown waits, after it cut the calls still in flight, for
+/// their tasks to end and add their counts to the tally.
+pub const CUT_GRACE: Duration = Duration::from_secs(1);
 
 /// The flow-control window of one call from the upstream: what h2 may hold
 /// of a call's response that the proxy has not read yet.
@@ -247,7 +251,8 @@ impl Proxy {
     /// Serves h2c on `listener` until `shutdown` completes, then stops
     /// accepting, asks every connection to finish (GOAWAY), waits for the
     /// calls in flight (at most the drain timeout, then cuts them) and
-    /// returns the tally of every call. Each connection runs in its own
+    /// returns the tally of every call, the cut ones included (their tasks
+    /// get at most [`CUT_GRACE`] to end after the cut). Each connection runs in its own
     /// task, on whatever runtime this runs on (multi-thread or not).
     ///
     /// # Errors
@@ -261,6 +266,8 @@ impl Proxy {
         shutdown: impl Future<Output = ()>,
     ) -> Result<Tally, ProxyError> {
         let stop = CancellationToken::new();
+        let (running, mut all_ended) = mpsc::channel(1);
+        let calls = CallExecutor { running };
         let mut connections = JoinSet::new();
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
@@ -270,7 +277,8 @@ impl Proxy {
                     Ok((stream, peer)) => {
                         let proxy = self.clone();
                         let stop = stop.clone();
-                        connections.spawn(async move { proxy.connection(stream, peer, stop).await });
+                        let calls = calls.clone();
+                        connections.spawn(async move { proxy.connection(stream, peer, calls, stop).await });
                     }
                     // Out of descriptors, a connection reset while queued:
                     // nothing to do but wait a little and go on.
@@ -289,6 +297,11 @@ impl Proxy {
         if drained.is_err() {
             connections.shutdown().await;
         }
+        // Each call runs in a task of its own and counts itself when it
+        // ends, after its connection did (at once, for a cut connection):
+        // the tally waits for them.
+        drop(calls);
+        let _ = tokio::time::timeout(CUT_GRACE, all_ended.recv()).await;
         Ok(self.judging.live.snapshot())
     }
 
@@ -298,6 +311,7 @@ impl Proxy {
         self,
         stream: TcpStream,
         _peer: SocketAddr,
+        calls: CallExecutor,
         stop: CancellationToken,
     ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> {
         Box::pin(async move {
@@ -315,7 +329,7 @@ impl Proxy {
                     Box::pin(async move { proxy.forward(&upstream, request).await })
                 })
             };
-            let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            let mut builder = hyper::server::conn::http2::Builder::new(calls);
             builder
                 .timer(TokioTimer::new())
                 .max_frame_size(MAX_FRAME_SIZE)
@@ -543,6 +557,29 @@ pub fn serve(
     // Checked now, so that the future borrows nothing and can be spawned.
     let proxy = Proxy::new(upstream, judge, policy);
     async move { proxy?.serve(listener, shutdown).await }
+}
+
+/// Runs each call of the proxy's client connections in a tokio task of its
+/// own, as hyper's `TokioExecutor` does, each task holding a clone of
+/// `running`: [`Proxy::serve`] knows every call ended when the channel
+/// closes. Nothing is ever sent on it.
+#[derive(Clone)]
+struct CallExecutor {
+    running: mpsc::Sender<()>,
+}
+
+impl<F> hyper::rt::Executor<F> for CallExecutor
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn execute(&self, call: F) {
+        let running = self.running.clone();
+        tokio::spawn(async move {
+            let _running = running;
+            call.await;
+        });
+    }
 }
 
 /// A call being forwarded (boxed: its type is named in the service).
