@@ -23,7 +23,10 @@
 //!   it is; headers that carry `grpc-status` and are followed by a body are
 //!   refused with INTERNAL (13), the body never sent. Each message is
 //!   judged with [`Judge::judge`]; dropped messages are not sent. Request
-//!   messages, and every other response, pass through untouched.
+//!   messages, and every other response, pass through untouched. The proxy
+//!   cannot tell a unary call from a streaming one: a unary call whose one
+//!   answer is dropped ends with the upstream's status and no message,
+//!   which the client reports as an error of its own.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
 //!   the request's `:authority` and path too (the upstream's authority
 //!   only when the client sent none), with one exception: on a call whose request is gRPC,
