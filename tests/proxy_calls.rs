@@ -85,7 +85,8 @@ impl Service<http::Request<tonic::body::Body>> for Echo {
                 "/test.Echo/Unary" => grpc.unary(Unary, request).await,
                 "/test.Echo/Fail" => grpc.unary(Fail, request).await,
                 "/test.Echo/Collect" => grpc.client_streaming(Collect, request).await,
-                _ => grpc.streaming(Bidi, request).await,
+                "/test.Echo/First3" => grpc.streaming(Bidi(Some(3)), request).await,
+                _ => grpc.streaming(Bidi(None), request).await,
             })
         })
     }
@@ -146,16 +147,25 @@ impl Service<tonic::Request<Streaming<Bytes>>> for Collect {
     }
 }
 
-struct Bidi;
+/// Echoes each message; after this many, if given, ends the call OK while
+/// the client may still be sending.
+struct Bidi(Option<usize>);
 
-/// The messages of a call's request stream, as they arrive.
-struct EchoStream(Streaming<Bytes>);
+/// The messages of a call's request stream, as they arrive, up to a count.
+struct EchoStream(Streaming<Bytes>, Option<usize>);
 
 impl Stream for EchoStream {
     type Item = Result<Bytes, Status>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        Pin::new(&mut self.0).poll_next(cx)
+        if self.1 == Some(0) {
+            return Poll::Ready(None);
+        }
+        let next = Pin::new(&mut self.0).poll_next(cx);
+        if let (Poll::Ready(Some(_)), Some(left)) = (&next, &mut self.1) {
+            *left -= 1;
+        }
+        next
     }
 }
 
@@ -169,7 +179,10 @@ impl Service<tonic::Request<Streaming<Bytes>>> for Bidi {
     }
 
     fn call(&mut self, request: tonic::Request<Streaming<Bytes>>) -> Self::Future {
-        std::future::ready(Ok(tonic::Response::new(EchoStream(request.into_inner()))))
+        std::future::ready(Ok(tonic::Response::new(EchoStream(
+            request.into_inner(),
+            self.0,
+        ))))
     }
 }
 
@@ -412,4 +425,43 @@ async fn a_bidi_call_answers_each_kept_message_before_the_next_is_sent() {
     let tally = peers.stop().await;
     assert_eq!(tally.messages, 200);
     assert_eq!(tally.kept(), want.len() as u64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_ends_a_bidi_call_while_the_client_sends_ends_it_ok() {
+    let pool = pool();
+    let kept: Vec<Bytes> = (0..)
+        .map(|i| pool.message(i))
+        .filter(|m| keeps(m))
+        .take(3)
+        .collect();
+    let peers = Peers::start(Judge::Optics).await;
+    for addr in [peers.upstream, peers.proxy] {
+        let mut client = client(addr).await;
+        let (send, fed) = mpsc::channel(8);
+        for message in &kept {
+            send.send(message.clone()).await.unwrap();
+        }
+        let mut answers = client
+            .streaming(
+                tonic::Request::new(Fed(fed)),
+                PathAndQuery::from_static("/test.Echo/First3"),
+                Raw::default(),
+            )
+            .await
+            .unwrap()
+            .into_inner();
+        for message in &kept {
+            assert_eq!(&answers.message().await.unwrap().unwrap(), message);
+        }
+        // The server ended the call; the client's stream is still open.
+        let end = tokio::time::timeout(5 * SECOND, answers.message())
+            .await
+            .expect("the call ends");
+        assert!(matches!(end, Ok(None)), "{addr}: {end:?}");
+        assert!(answers.trailers().await.is_ok());
+        drop(send);
+    }
+    let tally = peers.stop().await;
+    assert_eq!(tally.messages, 3);
 }
