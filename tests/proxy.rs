@@ -1320,3 +1320,105 @@ async fn the_tally_serve_returns_counts_the_calls_cut_at_the_drain_timeout() {
     stop_upstream.cancel();
     upstream.await.unwrap().unwrap();
 }
+
+/// A response body that is empty but does not say so up front: hyper ends
+/// the stream with an empty DATA frame after the HEADERS, as some servers
+/// and proxies end a trailers-only response.
+struct EmptyLate;
+
+impl Body for EmptyLate {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Ready(None)
+    }
+}
+
+/// An h2c upstream that answers every call with `status` in its response
+/// headers and an [`EmptyLate`] body, until `stop`.
+async fn empty_late_upstream(status: &'static str, stop: CancellationToken) -> SocketAddr {
+    let (listener, addr) = listener().await;
+    tokio::spawn(async move {
+        loop {
+            let stream = tokio::select! {
+                accepted = listener.accept() => accepted.unwrap().0,
+                () = stop.cancelled() => return,
+            };
+            tokio::spawn(async move {
+                let service = service_fn(move |request: Request<Incoming>| async move {
+                    let _ = request.into_body().collect().await;
+                    let mut response = Response::new(EmptyLate);
+                    let headers = response.headers_mut();
+                    headers.insert("content-type", HeaderValue::from_static("application/grpc"));
+                    headers.insert("grpc-status", HeaderValue::from_static(status));
+                    headers.insert("grpc-message", HeaderValue::from_static("as%20said"));
+                    Ok::<_, Infallible>(response)
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_in_the_headers_then_an_empty_end_of_stream_is_that_status() {
+    for (status, code) in [("5", Code::NotFound), ("0", Code::Ok)] {
+        let stop = CancellationToken::new();
+        let addr = empty_late_upstream(status, stop.clone()).await;
+        let direct = call(&format!("http://{addr}"), subscribe(1, 0)).await;
+        assert_eq!(direct.status.code(), code, "{:?}", direct.status);
+        let running = start_proxy(addr, Judge::Optics).await;
+        let via = call(&running.uri(), subscribe(1, 0)).await;
+        assert_eq!(via.status.code(), code, "{:?}", via.status);
+        if code != Code::Ok {
+            assert_eq!(via.status.message(), "as said");
+        }
+        assert!(via.messages.is_empty());
+        // By hand: the client gets the upstream's headers, trailers-only.
+        let (parts, body, trailers) = raw_call(running.addr, None).await;
+        assert_eq!(parts.headers["grpc-status"], status);
+        assert_eq!(parts.headers["grpc-message"], "as%20said");
+        assert!(body.is_empty() && trailers.is_empty());
+        running.stop().await;
+        stop.cancel();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_status_in_the_headers_is_final_and_what_follows_is_dropped() {
+    let pool = pool();
+    let mut script = grpc_script(stream_with(&pool, 20, &[]), 4096);
+    script.headers.push(("grpc-status", "7"));
+    script.headers.push(("grpc-message", "denied"));
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let direct = call(&format!("http://{addr}"), subscribe(1, 0)).await;
+    assert_eq!(direct.status.code(), Code::PermissionDenied);
+    assert!(direct.messages.is_empty());
+    let running = start_proxy(addr, Judge::ForwardAll).await;
+    let via = call(&running.uri(), subscribe(1, 0)).await;
+    assert_eq!(
+        via.status.code(),
+        Code::PermissionDenied,
+        "{:?}",
+        via.status
+    );
+    assert_eq!(via.status.message(), "denied");
+    assert!(via.messages.is_empty());
+    let (parts, body, trailers) = raw_call(running.addr, None).await;
+    assert_eq!(parts.headers["grpc-status"], "7");
+    assert!(
+        body.is_empty() && trailers.is_empty(),
+        "nothing after the status"
+    );
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 0, "nothing judged, nothing sent");
+    stop.cancel();
+}

@@ -20,8 +20,12 @@
 //!   is gRPC, whatever the request said and whatever its status (a server
 //!   may answer gRPC to a request that did not ask for it; tonic's does).
 //!   A trailers-only response (HEADERS that end the stream) is passed on as
-//!   it is; headers that carry `grpc-status` and are followed by a body are
-//!   refused with INTERNAL (13), the body never sent. Each message is
+//!   it is. Headers that carry an error `grpc-status` but do not end the
+//!   stream are final too, as a gRPC client reads them: the client gets
+//!   them trailers-only, and what follows is dropped unread. Headers with
+//!   `grpc-status: 0` are followed to the end of the stream: nothing more
+//!   (an empty DATA frame, empty trailers) makes them trailers-only; a body
+//!   is refused with INTERNAL (13), never sent. Each message is
 //!   judged with [`Judge::judge`]; dropped messages are not sent. Request
 //!   messages, and every other response, pass through untouched. The proxy
 //!   cannot tell a unary call from a streaming one: a unary call whose one
@@ -45,7 +49,7 @@
 //!   RESOURCE_EXHAUSTED (8), a response that ends inside a frame INTERNAL,
 //!   each with a `grpc-message` that says what and where; the kept messages
 //!   before it are delivered first; an upstream connection lost under a
-//!   call gives UNAVAILABLE (14) after them. A `grpc-status` in the
+//!   call gives UNAVAILABLE (14) after them. `grpc-status: 0` in the
 //!   response headers followed by a body gives INTERNAL before any
 //!   message. An upstream that cannot be reached within
 //!   [`CONNECT_TIMEOUT`] gives UNAVAILABLE (14).
@@ -86,8 +90,9 @@ use std::time::Duration;
 
 use http::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
 use http::uri::{Authority, PathAndQuery, Scheme};
-use http::{Request, Response, StatusCode, Uri};
+use http::{HeaderMap, Request, Response, StatusCode, Uri};
 use http_body::Body as _;
+use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
 use hyper::client::conn::http2::SendRequest;
 use hyper::service::service_fn;
@@ -422,17 +427,8 @@ impl Proxy {
             return Ok(Response::from_parts(parts, ProxyBody::Through(body)));
         }
         if let Some(status) = parts.headers.get(GRPC_STATUS) {
-            // A status in the headers and then a body: no gRPC client knows
-            // what to make of it, and the body must not go on unjudged.
-            // Dropping the body cancels the upstream stream.
-            drop(body);
-            let message = format!(
-                "proxy: upstream {} sent grpc-status {} in its response headers \
-                 and then a body; a trailers-only response must end with its headers",
-                self.upstream.addr,
-                String::from_utf8_lossy(status.as_bytes())
-            );
-            return Ok(refuse(true, Code::Internal, &message));
+            let status = status.clone();
+            return self.status_in_headers(parts, body, status, deadline).await;
         }
         // Dropped frames change the length: a length the upstream gave
         // (rare in gRPC) no longer holds.
@@ -447,6 +443,72 @@ impl Proxy {
             parts,
             ProxyBody::Judged(Box::new(body)),
         ))
+    }
+
+    /// The answer to a gRPC response whose headers carry a `grpc-status`
+    /// and do not end the stream. An error status is final, as a gRPC
+    /// client reads it: it goes to the client at once as a trailers-only
+    /// response, and whatever follows is dropped unread (which cancels the
+    /// upstream stream). Status 0 is read ahead, until the deadline: a
+    /// stream that ends with nothing more (empty DATA frames, empty
+    /// trailers) is the trailers-only response it meant to be; any bytes
+    /// or trailers after it are refused with INTERNAL, never sent on
+    /// unjudged.
+    async fn status_in_headers(
+        &self,
+        parts: http::response::Parts,
+        mut body: Incoming,
+        status: HeaderValue,
+        deadline: Option<(tokio::time::Instant, Duration)>,
+    ) -> Result<Response<ProxyBody>, hyper::Error> {
+        if status.as_bytes() != b"0" {
+            drop(body);
+            return Ok(Response::from_parts(parts, ProxyBody::Empty));
+        }
+        let rest = async {
+            while let Some(frame) = body.frame().await {
+                let frame = frame?;
+                let empty = match frame.data_ref() {
+                    Some(data) => data.is_empty(),
+                    None => frame.trailers_ref().is_some_and(HeaderMap::is_empty),
+                };
+                if !empty {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        let ended_empty = match deadline {
+            Some((at, timeout)) => match tokio::time::timeout_at(at, rest).await {
+                Ok(ended) => ended,
+                Err(_) => {
+                    let message = format!(
+                        "proxy: deadline exceeded ({} ms grpc-timeout) before the upstream \
+                         ended its response",
+                        timeout.as_millis()
+                    );
+                    return Ok(refuse(true, Code::DeadlineExceeded, &message));
+                }
+            },
+            None => rest.await,
+        };
+        match ended_empty {
+            Ok(true) => Ok(Response::from_parts(parts, ProxyBody::Empty)),
+            Ok(false) => {
+                drop(body);
+                let message = format!(
+                    "proxy: upstream {} sent grpc-status 0 in its response headers and \
+                     then a body; a trailers-only response must end with its headers",
+                    self.upstream.addr
+                );
+                Ok(refuse(true, Code::Internal, &message))
+            }
+            Err(err) if is_reset(&err) => Err(err),
+            Err(err) => {
+                let message = format!("proxy: upstream connection lost: {err}");
+                Ok(refuse(true, Code::Unavailable, &message))
+            }
+        }
     }
 
     /// The URI a request goes upstream with: the client's own `:authority`
