@@ -1422,3 +1422,28 @@ async fn an_error_status_in_the_headers_is_final_and_what_follows_is_dropped() {
     assert_eq!(tally.messages, 0, "nothing judged, nothing sent");
     stop.cancel();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_is_not_grpc_to_a_dead_upstream_gets_502_saying_why() {
+    let (closed, addr) = listener().await;
+    drop(closed);
+    let running = start_proxy(addr, Judge::Optics).await;
+    let mut sender = h2_client(running.addr).await;
+    let request = Request::post(format!("{}/api/issues", running.uri()))
+        .header("content-type", "application/json")
+        .body(http_body_util::Full::new(Bytes::from_static(b"{}")))
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(response.status(), 502);
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/plain; charset=utf-8"
+    );
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    assert!(
+        text.starts_with(&format!("proxy: upstream {addr}: ")),
+        "{text:?}"
+    );
+    running.stop().await;
+}

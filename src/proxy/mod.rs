@@ -88,6 +88,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
+use bytes::Bytes;
 use http::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{HeaderMap, Request, Response, StatusCode, Uri};
@@ -774,14 +775,20 @@ fn is_reset(err: &hyper::Error) -> bool {
 }
 
 /// The proxy's own answer when it cannot forward a call: a trailers-only
-/// gRPC response with `code` and `message`, or `502 Bad Gateway` for a call
-/// that is not gRPC.
+/// gRPC response with `code` and `message`, or `502 Bad Gateway` with
+/// `message` as its plain-text body for a call that is not gRPC.
 fn refuse(grpc: bool, code: Code, message: &str) -> Response<ProxyBody> {
-    let mut response = Response::new(ProxyBody::Empty);
     if !grpc {
+        let mut response =
+            Response::new(ProxyBody::Text(Some(Bytes::from(format!("{message}\n")))));
         *response.status_mut() = StatusCode::BAD_GATEWAY;
+        response.headers_mut().insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
         return response;
     }
+    let mut response = Response::new(ProxyBody::Empty);
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/grpc"));
     headers.insert(GRPC_STATUS, code.header_value());
