@@ -1447,3 +1447,36 @@ async fn a_call_that_is_not_grpc_to_a_dead_upstream_gets_502_saying_why() {
     );
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http1_request_gets_505_saying_h2c_only_and_the_proxy_stays_up() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let pool = pool();
+    let running = start(Upstream::new(pool.clone()), Judge::Optics).await;
+    for request in [
+        &b"GET /triage.Issues/Subscribe HTTP/1.1\r\nHost: proxy\r\n\r\n"[..],
+        b"POST /triage.Issues/Subscribe HTTP/1.1\r\nHost: proxy\r\n\
+          Content-Type: application/grpc\r\nContent-Length: 0\r\n\r\n",
+        // An HTTP/1.1 upgrade to h2c is not taken either.
+        b"GET / HTTP/1.1\r\nHost: proxy\r\nConnection: Upgrade, HTTP2-Settings\r\n\
+          Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n",
+    ] {
+        let mut tcp = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+        tcp.write_all(request).await.unwrap();
+        let mut answer = Vec::new();
+        tokio::time::timeout(5 * SECOND, tcp.read_to_end(&mut answer))
+            .await
+            .expect("the proxy answers and closes")
+            .unwrap();
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(
+            answer.starts_with("HTTP/1.1 505 HTTP Version Not Supported\r\n"),
+            "{answer:?}"
+        );
+        assert!(answer.contains("h2c"), "{answer:?}");
+    }
+    let received = call(&running.uri(), subscribe(20, 0)).await;
+    assert!(received.is_ok(), "{:?}", received.status);
+    assert!(received.messages == expected(&pool, 0, 20, Judge::Optics));
+    running.stop().await;
+}

@@ -70,9 +70,10 @@
 //!   upstream does: those bounds are per call.
 //! - **Counting:** each call tallies in its own [`Tally`] and adds it to the
 //!   proxy's once, when it ends: one lock per call, none per message.
-//! - **Limits:** h2c only (no TLS, no HTTP/1.1 upgrade), one upstream with
-//!   no path prefix ([`parse_upstream`] refuses one), no retries, no load
-//!   balancing; `grpc-timeout` is forwarded unchanged (the
+//! - **Limits:** h2c only (no TLS, no HTTP/1.1: a client that sends it
+//!   gets `505 HTTP Version Not Supported` and a line that says so), one
+//!   upstream with no path prefix ([`parse_upstream`] refuses one), no
+//!   retries, no load balancing; `grpc-timeout` is forwarded unchanged (the
 //!   proxy adds no time of its own worth counting).
 
 pub mod body;
@@ -325,6 +326,24 @@ impl Proxy {
     ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> {
         Box::pin(async move {
             let _ = stream.set_nodelay(true);
+            // A client that speaks HTTP/1.1 gets an answer it can read, not
+            // HTTP/2 frames and a reset.
+            let mut stream = stream;
+            let speaks = tokio::select! {
+                speaks = speaks_http2(&stream) => speaks,
+                () = stop.cancelled() => return,
+            };
+            match speaks {
+                Ok(true) => {}
+                Ok(false) => {
+                    tokio::select! {
+                        () = answer_http1(&mut stream) => {}
+                        () = stop.cancelled() => {}
+                    }
+                    return;
+                }
+                Err(_) => return,
+            }
             let upstream = Arc::new(UpstreamConnection {
                 target: self.upstream.clone(),
                 slot: std::sync::Mutex::new(Slot::Empty),
@@ -740,6 +759,41 @@ impl UpstreamConnection {
         };
         waiting.send_replace(Some(connected));
     }
+}
+
+/// What an HTTP/2 client sends first (RFC 9113, 3.4).
+const HTTP2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Whether the first bytes a client sent (as many as have arrived, one at
+/// least) begin HTTP/2's preface. Reads nothing off the socket. `Ok(false)`
+/// too for a client that closed before sending anything.
+async fn speaks_http2(stream: &TcpStream) -> io::Result<bool> {
+    let mut first = [0; HTTP2_PREFACE.len()];
+    let n = stream.peek(&mut first).await?;
+    Ok(n > 0 && HTTP2_PREFACE.starts_with(&first[..n]))
+}
+
+/// The answer to a client that does not speak HTTP/2: `505`, saying what
+/// the proxy speaks, then the connection closes. What the client sent is
+/// read and dropped (a second at most), so that closing does not reset the
+/// connection before the client read the answer.
+async fn answer_http1(stream: &mut TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const TEXT: &str = "proxy: this is a gRPC proxy that speaks HTTP/2 without TLS (h2c, \
+                        prior knowledge) only; HTTP/1.1 and upgrades to h2c are not served\n";
+    let answer = format!(
+        "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain; \
+         charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{TEXT}",
+        TEXT.len()
+    );
+    if stream.write_all(answer.as_bytes()).await.is_err() || stream.shutdown().await.is_err() {
+        return;
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let mut sink = [0; 4096];
+        while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+    })
+    .await;
 }
 
 /// Connects to `addr` and starts an HTTP/2 connection on it.
