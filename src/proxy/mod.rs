@@ -33,10 +33,12 @@
 //!   which the client reports as an error of its own.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
 //!   the request's `:authority` and path too (the upstream's authority
-//!   only when the client sent none), with one exception: on a call whose request is gRPC,
-//!   `grpc-accept-encoding` is sent upstream as `identity`, so that a
-//!   conforming upstream never compresses what the proxy has to read (a
-//!   response judged only for its own content-type gets no such header). A compressed frame that arrives anyway is
+//!   only when the client sent none), with one exception: on a call whose
+//!   request is gRPC, `grpc-accept-encoding` is sent upstream as
+//!   `identity`, so that an upstream that honours it never compresses what
+//!   the proxy has to read (a response judged only for its own
+//!   content-type gets no such header). Not all do: grpc's C core set to
+//!   compress by default compresses all the same. A compressed frame is
 //!   never forwarded unjudged: the call ends with INTERNAL (13). A client
 //!   cancel resets the upstream stream; an upstream reset resets the
 //!   client's stream with the same reason. A `grpc-timeout` is forwarded
