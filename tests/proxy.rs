@@ -1480,3 +1480,30 @@ async fn an_http1_request_gets_505_saying_h2c_only_and_the_proxy_stays_up() {
     assert!(received.messages == expected(&pool, 0, 20, Judge::Optics));
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_reset_mid_message_resets_the_client_after_the_kept_messages() {
+    let pool = pool();
+    // Thirty whole frames, then the first half of one, then a reset.
+    let half = pool.frame(30);
+    let body = stream_with(&pool, 30, &half[..half.len() / 2]);
+    for chunk in [1000, body.len()] {
+        let mut script = grpc_script(body.clone(), chunk);
+        script.end = End::Reset(h2::Reason::REFUSED_STREAM);
+        let (received, tally) = through_raw(script, Judge::Optics).await;
+        // tonic reads REFUSED_STREAM as UNAVAILABLE: the reason came through.
+        assert_eq!(
+            received.status.code(),
+            Code::Unavailable,
+            "{:?}",
+            received.status
+        );
+        // A reset drops the DATA still queued on either side (h2 clears a
+        // reset stream's send queue): what arrives is a prefix of the kept
+        // messages, and the half frame is never judged nor sent.
+        let kept = expected(&pool, 0, 30, Judge::Optics);
+        assert!(kept.starts_with(&received.messages), "{chunk}");
+        assert!(tally.messages <= 30, "{chunk}");
+        assert!(tally.kept() >= received.messages.len() as u64, "{chunk}");
+    }
+}
