@@ -1507,3 +1507,39 @@ async fn an_upstream_reset_mid_message_resets_the_client_after_the_kept_messages
         assert!(tally.kept() >= received.messages.len() as u64, "{chunk}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_counts_what_was_judged_and_holds_nothing() {
+    let pool = pool();
+    let upstream = Upstream::new(pool.clone()).ending(Ending::Stall);
+    let log = upstream.log().clone();
+    let running = start(upstream, Judge::Optics).await;
+    let want = expected(&pool, 0, 60, Judge::Optics);
+    let channel = grpc::connect(&running.uri()).await.unwrap();
+    let mut stream = raw_subscription(channel, subscribe(60, 0)).await;
+    let mut bytes = 0;
+    for message in &want {
+        let got = stream.message().await.unwrap().expect("a message");
+        assert_eq!(&got, message);
+        bytes += 5 + got.len() as u64;
+    }
+    drop(stream);
+    tokio::time::timeout(SECOND, log.wait_cancelled(1))
+        .await
+        .expect("the upstream call is cancelled");
+    let live = running.proxy.live().clone();
+    let deadline = Instant::now() + SECOND;
+    while live.snapshot().messages < 60 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let counted = live.snapshot();
+    assert_eq!(counted.messages, 60);
+    assert_eq!(counted.kept(), want.len() as u64);
+    assert_eq!(
+        counted.bytes_in,
+        (0..60).map(|i| pool.frame(i).len() as u64).sum::<u64>()
+    );
+    assert_eq!(counted.bytes_out, bytes);
+    assert_eq!(running.proxy.stats().held, 0);
+    running.stop().await;
+}
