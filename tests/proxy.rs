@@ -1543,3 +1543,29 @@ async fn a_cancelled_call_counts_what_was_judged_and_holds_nothing() {
     assert_eq!(running.proxy.stats().held, 0);
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grpc_web_response_is_not_judged_as_the_readme_says() {
+    // A limit, pinned: grpc-web is not gRPC to the proxy (its trailers come
+    // as a frame of the body, flag 0x80), so an upstream that answers it
+    // sends every message on unjudged, dropped ones included.
+    let pool = pool();
+    let body = stream_with(&pool, 40, &[]);
+    let mut script = grpc_script(body.clone(), 4096);
+    script.headers = vec![("content-type", "application/grpc-web+json")];
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, Judge::Optics).await;
+    let (parts, received, _) = raw_call_with(
+        running.addr,
+        &[("content-type", "application/grpc-web+json")],
+        br#"{"count":40}"#,
+    )
+    .await;
+    assert_eq!(parts.headers["content-type"], "application/grpc-web+json");
+    assert!(expected(&pool, 0, 40, Judge::Optics).len() < 40);
+    assert_eq!(received, body, "every message, unjudged");
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 0);
+    stop.cancel();
+}

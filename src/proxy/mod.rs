@@ -30,7 +30,8 @@
 //!   messages, and every other response, pass through untouched. The proxy
 //!   cannot tell a unary call from a streaming one: a unary call whose one
 //!   answer is dropped ends with the upstream's status and no message,
-//!   which the client reports as an error of its own.
+//!   which the client reports as an error of its own. grpc-web is not gRPC
+//!   here: an upstream's grpc-web response passes through unjudged.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
 //!   the request's `:authority` and path too (the upstream's authority
 //!   only when the client sent none), with one exception: on a call whose
