@@ -1569,3 +1569,91 @@ async fn a_grpc_web_response_is_not_judged_as_the_readme_says() {
     assert_eq!(tally.messages, 0);
     stop.cancel();
 }
+
+/// A request body the test feeds by hand, which ends only when dropped.
+struct Fed(tokio::sync::mpsc::Receiver<Bytes>);
+
+impl Body for Fed {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|chunk| Ok(Frame::data(chunk))))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_that_passes_while_the_client_still_sends_cancels_the_upstream_call() {
+    // An upstream that reads the request to its end before it answers, and
+    // says how the request ended: Ok (the client ended it) or an error (the
+    // stream was reset).
+    let (listener, addr) = listener().await;
+    let (ended, mut request_ended) = tokio::sync::mpsc::unbounded_channel::<Result<(), String>>();
+    tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let service = service_fn(move |request: Request<Incoming>| {
+            let ended = ended.clone();
+            async move {
+                let outcome = request
+                    .into_body()
+                    .collect()
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| e.to_string());
+                let _ = ended.send(outcome);
+                let mut response = Response::new(http_body_util::Empty::<Bytes>::new());
+                response
+                    .headers_mut()
+                    .insert("content-type", HeaderValue::from_static("application/grpc"));
+                response
+                    .headers_mut()
+                    .insert("grpc-status", HeaderValue::from_static("0"));
+                Ok::<_, Infallible>(response)
+            }
+        });
+        let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+            .serve_connection(TokioIo::new(stream), service)
+            .await;
+    });
+    let running = start_proxy(addr, Judge::Optics).await;
+    let stream = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let (feed, fed) = tokio::sync::mpsc::channel(4);
+    let mut first = BytesMut::new();
+    triage::frames::encode(b"{}", &mut first).unwrap();
+    feed.send(first.freeze()).await.unwrap();
+    let request = Request::post(format!("{}/test.Echo/Collect", running.uri()))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .header("grpc-timeout", "200m")
+        .body(Fed(fed))
+        .unwrap();
+    let started = Instant::now();
+    let response = tokio::time::timeout(5 * SECOND, sender.send_request(request))
+        .await
+        .expect("the proxy answers at the deadline")
+        .unwrap();
+    assert_eq!(response.headers()["grpc-status"], "4");
+    assert!(started.elapsed() < 2 * SECOND);
+    // The client has its status and keeps its request stream open (its
+    // library may well): the upstream call must be cancelled all the same.
+    let outcome = tokio::time::timeout(2 * SECOND, request_ended.recv())
+        .await
+        .expect("the upstream call ends soon after the deadline")
+        .unwrap();
+    assert!(
+        outcome.is_err(),
+        "the upstream saw its call reset, not ended: {outcome:?}"
+    );
+    drop(feed);
+    running.stop().await;
+}
