@@ -1657,3 +1657,39 @@ async fn a_deadline_that_passes_while_the_client_still_sends_cancels_the_upstrea
     drop(feed);
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_messages_are_forwarded_by_forward_all_and_counted_malformed_by_optics() {
+    use triage::policy::Flaw;
+    use triage::tally::Row;
+    let pool = pool();
+    // Ten issues, each followed by an empty message (length 0).
+    let mut wire = BytesMut::new();
+    for i in 0..10 {
+        wire.extend_from_slice(&pool.frame(i));
+        wire.extend_from_slice(&[0, 0, 0, 0, 0]);
+    }
+    let body = wire.freeze();
+    for chunk in [257, 1000, 4097, body.len()] {
+        let (received, tally) =
+            through_raw(grpc_script(body.clone(), chunk), Judge::ForwardAll).await;
+        assert!(received.is_ok(), "{chunk}: {:?}", received.status);
+        assert_eq!(received.messages.len(), 20, "{chunk}");
+        assert!(received
+            .messages
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .all(Bytes::is_empty));
+        assert_eq!(tally.messages, 20);
+        let (received, tally) = through_raw(grpc_script(body.clone(), chunk), Judge::Optics).await;
+        assert!(received.is_ok(), "{chunk}: {:?}", received.status);
+        assert!(
+            received.messages == expected(&pool, 0, 10, Judge::Optics),
+            "{chunk}"
+        );
+        assert_eq!(tally.messages, 20);
+        assert_eq!(tally.row(Row::Flawed(Flaw::Malformed)).seen, 10, "{chunk}");
+        assert_eq!(tally.bytes_in, body.len() as u64);
+    }
+}
