@@ -265,8 +265,9 @@ impl Proxy {
     /// accepting, asks every connection to finish (GOAWAY), waits for the
     /// calls in flight (at most the drain timeout, then cuts them) and
     /// returns the tally of every call, the cut ones included (their tasks
-    /// get at most [`CUT_GRACE`] to end after the cut). Each connection runs in its own
-    /// task, on whatever runtime this runs on (multi-thread or not).
+    /// get at most [`CUT_GRACE`] to end after the cut). Each connection runs
+    /// in its own task, on whatever runtime this runs on (multi-thread or
+    /// not).
     ///
     /// # Errors
     ///
@@ -322,7 +323,7 @@ impl Proxy {
     /// lets its calls finish.
     fn connection(
         self,
-        stream: TcpStream,
+        mut stream: TcpStream,
         _peer: SocketAddr,
         calls: CallExecutor,
         stop: CancellationToken,
@@ -331,7 +332,6 @@ impl Proxy {
             let _ = stream.set_nodelay(true);
             // A client that speaks HTTP/1.1 gets an answer it can read, not
             // HTTP/2 frames and a reset.
-            let mut stream = stream;
             let speaks = tokio::select! {
                 speaks = speaks_http2(&stream) => speaks,
                 () = stop.cancelled() => return,
