@@ -768,12 +768,14 @@ impl UpstreamConnection {
 const HTTP2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// Whether the first bytes a client sent (as many as have arrived, one at
-/// least) begin HTTP/2's preface. Reads nothing off the socket. `Ok(false)`
-/// too for a client that closed before sending anything.
+/// least) begin HTTP/2's preface. Reads nothing off the socket. An error
+/// for a client that closed before sending anything.
 async fn speaks_http2(stream: &TcpStream) -> io::Result<bool> {
     let mut first = [0; HTTP2_PREFACE.len()];
-    let n = stream.peek(&mut first).await?;
-    Ok(n > 0 && HTTP2_PREFACE.starts_with(&first[..n]))
+    match stream.peek(&mut first).await? {
+        0 => Err(io::ErrorKind::UnexpectedEof.into()),
+        n => Ok(HTTP2_PREFACE.starts_with(&first[..n])),
+    }
 }
 
 /// The answer to a client that does not speak HTTP/2: `505`, saying what
