@@ -203,6 +203,14 @@ async fn grpcio_client_and_server_through_the_proxy() {
     assert_eq!(got.trailers["x-origin"], "grpcio");
     assert!(got.messages == kept(&pool, 300));
 
+    // grpcio -> proxy -> grpcio, failing before any message (trailers-only).
+    let direct = py_client(server.addr, 0, 9, "trailers-only-direct").await;
+    let got = py_client(proxy_addr, 0, 9, "trailers-only").await;
+    assert_eq!((direct.code, got.code), (9, 9), "{}", got.details);
+    assert_eq!(got.details, direct.details);
+    assert_eq!(got.trailers, direct.trailers);
+    assert!(got.messages.is_empty());
+
     // tonic -> proxy -> grpcio.
     let channel = grpc::connect(&format!("http://{proxy_addr}"))
         .await
