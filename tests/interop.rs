@@ -61,6 +61,12 @@ struct PyServer {
 
 impl PyServer {
     fn start(pool: &Pool) -> PyServer {
+        PyServer::start_with(pool, &[])
+    }
+
+    /// A server started with these extra arguments (`gzip`: it compresses
+    /// by default).
+    fn start_with(pool: &Pool, extra: &[&str]) -> PyServer {
         let path = scratch("messages");
         let mut lines = Vec::new();
         for i in 0..DISTINCT {
@@ -74,6 +80,7 @@ impl PyServer {
             .arg(PEER)
             .arg("server")
             .arg(&path)
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -196,6 +203,14 @@ async fn grpcio_client_and_server_through_the_proxy() {
     assert_eq!(got.trailers["x-origin"], "grpcio");
     assert!(got.messages == kept(&pool, 300));
 
+    // grpcio -> proxy -> grpcio, failing before any message (trailers-only).
+    let direct = py_client(server.addr, 0, 9, "trailers-only-direct").await;
+    let got = py_client(proxy_addr, 0, 9, "trailers-only").await;
+    assert_eq!((direct.code, got.code), (9, 9), "{}", got.details);
+    assert_eq!(got.details, direct.details);
+    assert_eq!(got.trailers, direct.trailers);
+    assert!(got.messages.is_empty());
+
     // tonic -> proxy -> grpcio.
     let channel = grpc::connect(&format!("http://{proxy_addr}"))
         .await
@@ -234,4 +249,33 @@ async fn grpcio_client_through_the_proxy_to_a_tonic_upstream() {
     assert_eq!(got.code, 0, "{}", got.details);
     assert!(got.messages == kept(&pool, 400));
     stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grpcio_server_that_compresses_by_default_ends_calls_with_internal_saying_so() {
+    require_grpcio();
+    let pool = Arc::new(Pool::generate(7, 7, DISTINCT as usize).unwrap());
+    let server = PyServer::start_with(&pool, &["gzip"]);
+    // grpc's C core compresses whatever the client accepts: directly, the
+    // grpcio client reads every message.
+    let direct = py_client(server.addr, 50, 0, "gzip-direct").await;
+    assert_eq!(direct.code, 0, "{}", direct.details);
+    assert_eq!(direct.messages.len(), 50);
+    // Through the proxy, which asks for identity, the server compresses all
+    // the same: the proxy cannot read the messages, forwards none and ends
+    // the call with INTERNAL, saying why.
+    let stop = CancellationToken::new();
+    let (proxy_addr, proxy) = proxy_to(server.addr, &stop).await;
+    let via = py_client(proxy_addr, 50, 0, "gzip-proxy").await;
+    assert_eq!(via.code, 13, "{}", via.details);
+    assert!(
+        via.details
+            .contains("compressed frame (grpc-encoding gzip), which cannot be judged"),
+        "{}",
+        via.details
+    );
+    assert!(via.messages.is_empty());
+    assert_eq!(proxy.live().snapshot().messages, 0);
+    stop.cancel();
+    drop(server);
 }

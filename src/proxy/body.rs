@@ -385,6 +385,9 @@ pub enum ProxyBody {
     Through(Incoming),
     /// Nothing.
     Empty,
+    /// A body the proxy wrote itself (the text of a `502` it answers a call
+    /// that is not gRPC with), sent once.
+    Text(Option<Bytes>),
 }
 
 impl Body for ProxyBody {
@@ -401,6 +404,7 @@ impl Body for ProxyBody {
             ProxyBody::Judged(body) => Pin::new(body.as_mut()).poll_frame(cx),
             ProxyBody::Through(body) => Pin::new(body).poll_frame(cx),
             ProxyBody::Empty => Poll::Ready(None),
+            ProxyBody::Text(text) => Poll::Ready(text.take().map(|text| Ok(Frame::data(text)))),
         }
     }
 
@@ -409,6 +413,7 @@ impl Body for ProxyBody {
             ProxyBody::Judged(body) => body.is_end_stream(),
             ProxyBody::Through(body) => body.is_end_stream(),
             ProxyBody::Empty => true,
+            ProxyBody::Text(text) => text.is_none(),
         }
     }
 
@@ -417,6 +422,9 @@ impl Body for ProxyBody {
             ProxyBody::Judged(body) => body.size_hint(),
             ProxyBody::Through(body) => body.size_hint(),
             ProxyBody::Empty => SizeHint::with_exact(0),
+            ProxyBody::Text(text) => {
+                SizeHint::with_exact(text.as_ref().map_or(0, |text| text.len() as u64))
+            }
         }
     }
 }

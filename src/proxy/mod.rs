@@ -20,15 +20,26 @@
 //!   is gRPC, whatever the request said and whatever its status (a server
 //!   may answer gRPC to a request that did not ask for it; tonic's does).
 //!   A trailers-only response (HEADERS that end the stream) is passed on as
-//!   it is; headers that carry `grpc-status` and are followed by a body are
-//!   refused with INTERNAL (13), the body never sent. Each message is
+//!   it is. Headers that carry an error `grpc-status` but do not end the
+//!   stream are final too, as a gRPC client reads them: the client gets
+//!   them trailers-only, and what follows is dropped unread. Headers with
+//!   `grpc-status: 0` are followed to the end of the stream: nothing more
+//!   (an empty DATA frame, empty trailers) makes them trailers-only; a body
+//!   is refused with INTERNAL (13), never sent. Each message is
 //!   judged with [`Judge::judge`]; dropped messages are not sent. Request
-//!   messages, and every other response, pass through untouched.
+//!   messages, and every other response, pass through untouched. The proxy
+//!   cannot tell a unary call from a streaming one: a unary call whose one
+//!   answer is dropped ends with the upstream's status and no message,
+//!   which the client reports as an error of its own. grpc-web is not gRPC
+//!   here: an upstream's grpc-web response passes through unjudged.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
-//!   with one exception: on a call whose request is gRPC,
-//!   `grpc-accept-encoding` is sent upstream as `identity`, so that a
-//!   conforming upstream never compresses what the proxy has to read (a
-//!   response judged only for its own content-type gets no such header). A compressed frame that arrives anyway is
+//!   the request's `:authority` and path too (the upstream's authority
+//!   only when the client sent none), with one exception: on a call whose
+//!   request is gRPC, `grpc-accept-encoding` is sent upstream as
+//!   `identity`, so that an upstream that honours it never compresses what
+//!   the proxy has to read (a response judged only for its own
+//!   content-type gets no such header). Not all do: grpc's C core set to
+//!   compress by default compresses all the same. A compressed frame is
 //!   never forwarded unjudged: the call ends with INTERNAL (13). A client
 //!   cancel resets the upstream stream; an upstream reset resets the
 //!   client's stream with the same reason. A `grpc-timeout` is forwarded
@@ -41,7 +52,7 @@
 //!   RESOURCE_EXHAUSTED (8), a response that ends inside a frame INTERNAL,
 //!   each with a `grpc-message` that says what and where; the kept messages
 //!   before it are delivered first; an upstream connection lost under a
-//!   call gives UNAVAILABLE (14) after them. A `grpc-status` in the
+//!   call gives UNAVAILABLE (14) after them. `grpc-status: 0` in the
 //!   response headers followed by a body gives INTERNAL before any
 //!   message. An upstream that cannot be reached within
 //!   [`CONNECT_TIMEOUT`] gives UNAVAILABLE (14).
@@ -62,9 +73,10 @@
 //!   upstream does: those bounds are per call.
 //! - **Counting:** each call tallies in its own [`Tally`] and adds it to the
 //!   proxy's once, when it ends: one lock per call, none per message.
-//! - **Limits:** h2c only (no TLS, no HTTP/1.1 upgrade), one upstream with
-//!   no path prefix ([`parse_upstream`] refuses one), no retries, no load
-//!   balancing; `grpc-timeout` is forwarded unchanged (the
+//! - **Limits:** h2c only (no TLS, no HTTP/1.1: a client that sends it
+//!   gets `505 HTTP Version Not Supported` and a line that says so), one
+//!   upstream with no path prefix ([`parse_upstream`] refuses one), no
+//!   retries, no load balancing; `grpc-timeout` is forwarded unchanged (the
 //!   proxy adds no time of its own worth counting).
 
 pub mod body;
@@ -80,16 +92,18 @@ use std::net::SocketAddr;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
+use bytes::Bytes;
 use http::header::{HeaderValue, CONTENT_LENGTH, CONTENT_TYPE};
 use http::uri::{Authority, PathAndQuery, Scheme};
-use http::{Request, Response, StatusCode, Uri};
+use http::{HeaderMap, Request, Response, StatusCode, Uri};
 use http_body::Body as _;
+use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
 use hyper::client::conn::http2::SendRequest;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -114,6 +128,10 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a shutdown waits for the calls in flight before it cuts them.
 pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a shutdown waits, after it cut the calls still in flight, for
+/// their tasks to end and add their counts to the tally.
+pub const CUT_GRACE: Duration = Duration::from_secs(1);
 
 /// The flow-control window of one call from the upstream: what h2 may hold
 /// of a call's response that the proxy has not read yet.
@@ -246,8 +264,10 @@ impl Proxy {
     /// Serves h2c on `listener` until `shutdown` completes, then stops
     /// accepting, asks every connection to finish (GOAWAY), waits for the
     /// calls in flight (at most the drain timeout, then cuts them) and
-    /// returns the tally of every call. Each connection runs in its own
-    /// task, on whatever runtime this runs on (multi-thread or not).
+    /// returns the tally of every call, the cut ones included (their tasks
+    /// get at most [`CUT_GRACE`] to end after the cut). Each connection runs
+    /// in its own task, on whatever runtime this runs on (multi-thread or
+    /// not).
     ///
     /// # Errors
     ///
@@ -260,6 +280,8 @@ impl Proxy {
         shutdown: impl Future<Output = ()>,
     ) -> Result<Tally, ProxyError> {
         let stop = CancellationToken::new();
+        let (running, mut all_ended) = mpsc::channel(1);
+        let calls = CallExecutor { running };
         let mut connections = JoinSet::new();
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
@@ -269,7 +291,8 @@ impl Proxy {
                     Ok((stream, peer)) => {
                         let proxy = self.clone();
                         let stop = stop.clone();
-                        connections.spawn(async move { proxy.connection(stream, peer, stop).await });
+                        let calls = calls.clone();
+                        connections.spawn(async move { proxy.connection(stream, peer, calls, stop).await });
                     }
                     // Out of descriptors, a connection reset while queued:
                     // nothing to do but wait a little and go on.
@@ -288,6 +311,11 @@ impl Proxy {
         if drained.is_err() {
             connections.shutdown().await;
         }
+        // Each call runs in a task of its own and counts itself when it
+        // ends, after its connection did (at once, for a cut connection):
+        // the tally waits for them.
+        drop(calls);
+        let _ = tokio::time::timeout(CUT_GRACE, all_ended.recv()).await;
         Ok(self.judging.live.snapshot())
     }
 
@@ -295,12 +323,30 @@ impl Proxy {
     /// lets its calls finish.
     fn connection(
         self,
-        stream: TcpStream,
+        mut stream: TcpStream,
         _peer: SocketAddr,
+        calls: CallExecutor,
         stop: CancellationToken,
     ) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> {
         Box::pin(async move {
             let _ = stream.set_nodelay(true);
+            // A client that speaks HTTP/1.1 gets an answer it can read, not
+            // HTTP/2 frames and a reset.
+            let speaks = tokio::select! {
+                speaks = speaks_http2(&stream) => speaks,
+                () = stop.cancelled() => return,
+            };
+            match speaks {
+                Ok(true) => {}
+                Ok(false) => {
+                    tokio::select! {
+                        () = answer_http1(&mut stream) => {}
+                        () = stop.cancelled() => {}
+                    }
+                    return;
+                }
+                Err(_) => return,
+            }
             let upstream = Arc::new(UpstreamConnection {
                 target: self.upstream.clone(),
                 slot: std::sync::Mutex::new(Slot::Empty),
@@ -314,11 +360,14 @@ impl Proxy {
                     Box::pin(async move { proxy.forward(&upstream, request).await })
                 })
             };
-            let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+            let mut builder = hyper::server::conn::http2::Builder::new(calls);
             builder
                 .timer(TokioTimer::new())
                 .max_frame_size(MAX_FRAME_SIZE)
                 .max_send_buf_size(CLIENT_SEND_BUFFER)
+                // The client gets the upstream's headers, not a `date` the
+                // proxy made up (grpc-go and grpc's C core send none).
+                .auto_date_header(false)
                 // As many concurrent calls as the upstream takes (tonic's
                 // server sets no limit), not hyper's default of 200: long
                 // subscriptions past 200 would hang behind the others.
@@ -351,7 +400,7 @@ impl Proxy {
             .and_then(|value| parse_timeout(value.as_bytes()))
             .map(|timeout| (tokio::time::Instant::now() + timeout, timeout));
         let (mut parts, body) = request.into_parts();
-        parts.uri = match self.upstream_uri(parts.uri.path_and_query()) {
+        parts.uri = match self.upstream_uri(parts.uri.authority(), parts.uri.path_and_query()) {
             Ok(uri) => uri,
             Err(err) => return Ok(refuse(grpc, Code::Internal, &err.to_string())),
         };
@@ -401,17 +450,8 @@ impl Proxy {
             return Ok(Response::from_parts(parts, ProxyBody::Through(body)));
         }
         if let Some(status) = parts.headers.get(GRPC_STATUS) {
-            // A status in the headers and then a body: no gRPC client knows
-            // what to make of it, and the body must not go on unjudged.
-            // Dropping the body cancels the upstream stream.
-            drop(body);
-            let message = format!(
-                "proxy: upstream {} sent grpc-status {} in its response headers \
-                 and then a body; a trailers-only response must end with its headers",
-                self.upstream.addr,
-                String::from_utf8_lossy(status.as_bytes())
-            );
-            return Ok(refuse(true, Code::Internal, &message));
+            let status = status.clone();
+            return self.status_in_headers(parts, body, status, deadline).await;
         }
         // Dropped frames change the length: a length the upstream gave
         // (rare in gRPC) no longer holds.
@@ -428,11 +468,87 @@ impl Proxy {
         ))
     }
 
-    /// The upstream's URI for a request's path and query.
-    fn upstream_uri(&self, path: Option<&PathAndQuery>) -> Result<Uri, http::Error> {
+    /// The answer to a gRPC response whose headers carry a `grpc-status`
+    /// and do not end the stream. An error status is final, as a gRPC
+    /// client reads it: it goes to the client at once as a trailers-only
+    /// response, and whatever follows is dropped unread (which cancels the
+    /// upstream stream). Status 0 is read ahead, until the deadline: a
+    /// stream that ends with nothing more (empty DATA frames, empty
+    /// trailers) is the trailers-only response it meant to be; any bytes
+    /// or trailers after it are refused with INTERNAL, never sent on
+    /// unjudged.
+    async fn status_in_headers(
+        &self,
+        parts: http::response::Parts,
+        mut body: Incoming,
+        status: HeaderValue,
+        deadline: Option<(tokio::time::Instant, Duration)>,
+    ) -> Result<Response<ProxyBody>, hyper::Error> {
+        if status.as_bytes() != b"0" {
+            drop(body);
+            return Ok(Response::from_parts(parts, ProxyBody::Empty));
+        }
+        let rest = async {
+            while let Some(frame) = body.frame().await {
+                let frame = frame?;
+                let empty = match frame.data_ref() {
+                    Some(data) => data.is_empty(),
+                    None => frame.trailers_ref().is_some_and(HeaderMap::is_empty),
+                };
+                if !empty {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        let ended_empty = match deadline {
+            Some((at, timeout)) => match tokio::time::timeout_at(at, rest).await {
+                Ok(ended) => ended,
+                Err(_) => {
+                    let message = format!(
+                        "proxy: deadline exceeded ({} ms grpc-timeout) before the upstream \
+                         ended its response",
+                        timeout.as_millis()
+                    );
+                    return Ok(refuse(true, Code::DeadlineExceeded, &message));
+                }
+            },
+            None => rest.await,
+        };
+        match ended_empty {
+            Ok(true) => Ok(Response::from_parts(parts, ProxyBody::Empty)),
+            Ok(false) => {
+                drop(body);
+                let message = format!(
+                    "proxy: upstream {} sent grpc-status 0 in its response headers and \
+                     then a body; a trailers-only response must end with its headers",
+                    self.upstream.addr
+                );
+                Ok(refuse(true, Code::Internal, &message))
+            }
+            Err(err) if is_reset(&err) => Err(err),
+            Err(err) => {
+                let message = format!("proxy: upstream connection lost: {err}");
+                Ok(refuse(true, Code::Unavailable, &message))
+            }
+        }
+    }
+
+    /// The URI a request goes upstream with: the client's own `:authority`
+    /// (the upstream's when the client sent none), path and query. Where it
+    /// goes is the upstream's address whatever the authority says.
+    fn upstream_uri(
+        &self,
+        authority: Option<&Authority>,
+        path: Option<&PathAndQuery>,
+    ) -> Result<Uri, http::Error> {
         Uri::builder()
             .scheme(self.upstream.scheme.clone())
-            .authority(self.upstream.authority.clone())
+            .authority(
+                authority
+                    .cloned()
+                    .unwrap_or_else(|| self.upstream.authority.clone()),
+            )
             .path_and_query(
                 path.cloned()
                     .unwrap_or_else(|| PathAndQuery::from_static("/")),
@@ -531,6 +647,29 @@ pub fn serve(
     async move { proxy?.serve(listener, shutdown).await }
 }
 
+/// Runs each call of the proxy's client connections in a tokio task of its
+/// own, as hyper's `TokioExecutor` does, each task holding a clone of
+/// `running`: [`Proxy::serve`] knows every call ended when the channel
+/// closes. Nothing is ever sent on it.
+#[derive(Clone)]
+struct CallExecutor {
+    running: mpsc::Sender<()>,
+}
+
+impl<F> hyper::rt::Executor<F> for CallExecutor
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    fn execute(&self, call: F) {
+        let running = self.running.clone();
+        tokio::spawn(async move {
+            let _running = running;
+            call.await;
+        });
+    }
+}
+
 /// A call being forwarded (boxed: its type is named in the service).
 type ForwardFuture =
     std::pin::Pin<Box<dyn Future<Output = Result<Response<ProxyBody>, hyper::Error>> + Send>>;
@@ -625,6 +764,43 @@ impl UpstreamConnection {
     }
 }
 
+/// What an HTTP/2 client sends first (RFC 9113, 3.4).
+const HTTP2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Whether the first bytes a client sent (as many as have arrived, one at
+/// least) begin HTTP/2's preface. Reads nothing off the socket. An error
+/// for a client that closed before sending anything.
+async fn speaks_http2(stream: &TcpStream) -> io::Result<bool> {
+    let mut first = [0; HTTP2_PREFACE.len()];
+    match stream.peek(&mut first).await? {
+        0 => Err(io::ErrorKind::UnexpectedEof.into()),
+        n => Ok(HTTP2_PREFACE.starts_with(&first[..n])),
+    }
+}
+
+/// The answer to a client that does not speak HTTP/2: `505`, saying what
+/// the proxy speaks, then the connection closes. What the client sent is
+/// read and dropped (a second at most), so that closing does not reset the
+/// connection before the client read the answer.
+async fn answer_http1(stream: &mut TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const TEXT: &str = "proxy: this is a gRPC proxy that speaks HTTP/2 without TLS (h2c, \
+                        prior knowledge) only; HTTP/1.1 and upgrades to h2c are not served\n";
+    let answer = format!(
+        "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain; \
+         charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{TEXT}",
+        TEXT.len()
+    );
+    if stream.write_all(answer.as_bytes()).await.is_err() || stream.shutdown().await.is_err() {
+        return;
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let mut sink = [0; 4096];
+        while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
+    })
+    .await;
+}
+
 /// Connects to `addr` and starts an HTTP/2 connection on it.
 async fn handshake(addr: &str) -> Result<SendRequest<Incoming>, io::Error> {
     let stream = TcpStream::connect(addr).await?;
@@ -658,14 +834,20 @@ fn is_reset(err: &hyper::Error) -> bool {
 }
 
 /// The proxy's own answer when it cannot forward a call: a trailers-only
-/// gRPC response with `code` and `message`, or `502 Bad Gateway` for a call
-/// that is not gRPC.
+/// gRPC response with `code` and `message`, or `502 Bad Gateway` with
+/// `message` as its plain-text body for a call that is not gRPC.
 fn refuse(grpc: bool, code: Code, message: &str) -> Response<ProxyBody> {
-    let mut response = Response::new(ProxyBody::Empty);
     if !grpc {
+        let mut response =
+            Response::new(ProxyBody::Text(Some(Bytes::from(format!("{message}\n")))));
         *response.status_mut() = StatusCode::BAD_GATEWAY;
+        response.headers_mut().insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
         return response;
     }
+    let mut response = Response::new(ProxyBody::Empty);
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/grpc"));
     headers.insert(GRPC_STATUS, code.header_value());

@@ -1,9 +1,11 @@
 """A grpcio peer of triage.Issues for the proxy's interop test: no protobuf,
 a generic handler and raw bytes both ways.
 
-  grpcio_peer.py server MESSAGES     serves Subscribe on 127.0.0.1:0, prints
+  grpcio_peer.py server MESSAGES [gzip]
+                                     serves Subscribe on 127.0.0.1:0, prints
                                      "PORT n", runs until stdin closes.
                                      MESSAGES: one JSON message per line.
+                                     gzip: the server compresses by default.
   grpcio_peer.py client TARGET COUNT STATUS OUT
                                      one Subscribe call; writes the messages
                                      to OUT (4-byte big-endian length each),
@@ -27,7 +29,7 @@ def code_of(value):
     return next(code for code in grpc.StatusCode if code.value[0] == value)
 
 
-def server(messages_path):
+def server(messages_path, compression=None):
     with open(messages_path, "rb") as f:
         messages = f.read().split(b"\n")[:-1]
 
@@ -45,7 +47,10 @@ def server(messages_path):
         "triage.Issues",
         {"Subscribe": grpc.unary_stream_rpc_method_handler(subscribe)},
     )
-    srv = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    srv = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=4),
+        compression=grpc.Compression.Gzip if compression == "gzip" else None,
+    )
     srv.add_generic_rpc_handlers((handler,))
     port = srv.add_insecure_port("127.0.0.1:0")
     srv.start()
@@ -80,6 +85,6 @@ def client(target, count, status, out_path):
 
 if __name__ == "__main__":
     if sys.argv[1] == "server":
-        server(sys.argv[2])
+        server(*sys.argv[2:4])
     else:
         client(*sys.argv[2:6])
