@@ -299,79 +299,47 @@ impl<'a> EachFoci<'a> {
     /// search a member.
     fn kept_by_serde(&mut self, key_at: usize) -> Option<bool> {
         if self.kept.is_none() {
-            let keys = MemberKeys::new(self.bytes, self.start, self.buffered, self.hidden);
-            // The key type's `read_key` is the user's code: a read it makes
-            // is its own (as `is_key`'s in a lookup).
-            let kept_by = self.kept_by;
-            self.kept = Some(scan::duplicates::unwatched(|| kept_by(keys))?);
+            self.kept = Some(self.members_kept()?);
         }
         Some(self.kept.as_ref()?.binary_search(&key_at).is_ok())
+    }
+
+    /// Where the keys of the members serde keeps start (see
+    /// [`EachFoci::kept_by_serde`]); once a traversal, so out of line.
+    #[cold]
+    #[inline(never)]
+    fn members_kept(&self) -> Option<Vec<usize>> {
+        // The same walk from the object's first member.
+        let walk = EachFoci {
+            skip: 0,
+            pos: self.start,
+            done: self.bytes.get(skip_ws(self.bytes, self.start)) == Some(&b'}'),
+            kept: None,
+            ..self.clone()
+        };
+        // The key type's `read_key` is the user's code: a read it makes is
+        // its own (as `is_key`'s in a lookup).
+        scan::duplicates::unwatched(|| (self.kept_by)(MemberKeys { walk }))
     }
 }
 
 /// The keys of an object's members that serde hands its map, in order:
 /// where each starts (its opening quote) and its bytes, quotes included;
-/// `None` once, where the object breaks. Members `hidden` names (the fields
-/// and tags around a flattened map) are passed over. Holds a position;
-/// allocates nothing.
+/// `None` once, where the object breaks. Members serde does not hand the
+/// map (the fields and tags around a flattened map) are passed over. Holds
+/// a position; allocates nothing.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct MemberKeys<'a> {
-    bytes: &'a [u8],
-    /// Where the next key starts, whitespace allowed before it.
-    at: usize,
-    /// Whether serde reads the keys from its buffer.
-    buffered: bool,
-    hidden: Option<Hidden>,
-    done: bool,
+    /// The object's members, walked as a traversal walks them.
+    walk: EachFoci<'a>,
 }
 
-impl<'a> MemberKeys<'a> {
-    /// The members of the object in `bytes` whose first member may start
-    /// at `start` (just past the `{`).
-    fn new(bytes: &'a [u8], start: usize, buffered: bool, hidden: Option<Hidden>) -> Self {
-        MemberKeys {
-            bytes,
-            at: start,
-            buffered,
-            hidden,
-            done: bytes.get(skip_ws(bytes, start)) == Some(&b'}'),
-        }
-    }
-
+impl MemberKeys<'_> {
     /// Whether serde reads the keys from its buffer (see
     /// [`JsonKey::read_key`]).
     pub fn buffered(&self) -> bool {
-        self.buffered
-    }
-
-    /// The next member: its key's start and bytes, or `None` where serde
-    /// does not hand it to the map; `None` outside where the object breaks.
-    fn member(&mut self) -> Option<Option<(usize, &'a [u8])>> {
-        let bytes = self.bytes;
-        let at = skip_ws(bytes, self.at);
-        if bytes.get(at) != Some(&b'"') {
-            return None;
-        }
-        let key_end = scan::skip_value(bytes, at)?;
-        let key = bytes.get(at..key_end)?;
-        let hidden = match &self.hidden {
-            // Past the hidden keys' capacity nothing can be told.
-            Some(hidden) => hidden.hides_raw(scan::string_raw(key)?)?,
-            None => false,
-        };
-        let colon = skip_ws(bytes, key_end);
-        if bytes.get(colon) != Some(&b':') {
-            return None;
-        }
-        let end = scan::skip_value(bytes, skip_ws(bytes, colon + 1))?;
-        let next = skip_ws(bytes, end);
-        match bytes.get(next) {
-            Some(b',') => self.at = next + 1,
-            Some(b'}') => self.done = true,
-            _ => return None,
-        }
-        Some((!hidden).then_some((at, key)))
+        self.walk.buffered
     }
 }
 
@@ -379,12 +347,17 @@ impl<'a> Iterator for MemberKeys<'a> {
     type Item = Option<(usize, &'a [u8])>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        while !self.done {
-            match self.member() {
+        let bytes = self.walk.bytes;
+        while !self.walk.done {
+            let member = self.walk.step().and_then(|(_, hidden, at)| {
+                let key = bytes.get(at..scan::skip_value(bytes, at)?)?;
+                Some((!hidden).then_some((at, key)))
+            });
+            match member {
                 Some(Some(key)) => return Some(Some(key)),
                 Some(None) => continue,
                 None => {
-                    self.done = true;
+                    self.walk.done = true;
                     return Some(None);
                 }
             }
