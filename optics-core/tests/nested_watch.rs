@@ -1,7 +1,8 @@
-//! A read run from inside a strict read's lookup (a `JsonKey`'s `is_key`,
-//! which is the user's code) reads as it would on its own: the outer watch
-//! (its duplicate flag, its "every member" mode of a strict write's check)
-//! does not reach into it, and what it does leaves the outer read as it was.
+//! A read run from inside a strict read's lookup or traversal (a
+//! `JsonKey`'s `is_key` or `read_key`, which are the user's code) reads as
+//! it would on its own: the outer watch (its duplicate flag, its "every
+//! member" mode of a strict write's check) does not reach into it, and what
+//! it does leaves the outer read as it was.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -112,6 +113,44 @@ fn reads_inside_a_strict_write_read_as_on_their_own() {
     let outer = Strict::<Outer>::validated(text, &duplicates).unwrap();
     let written = outer.set(Outer::by.then(key(&probe)), &5);
     assert_eq!(written.as_deref(), Some(&br#"{"by":{"a":1,"b":5}}"#[..]));
+    assert!(!duplicates.met());
+    let seen = SEEN.with(|cell| cell.borrow_mut().take());
+    assert_eq!(seen, Some(inner_reads()));
+}
+
+/// A map key read with its own code (`read_key`), which reads another
+/// document each time it reads a key: a strict traversal over its map
+/// reads every key so.
+#[derive(Deserialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Reading(String);
+
+impl JsonKey for Reading {
+    const ONE_SPELLING: bool = false;
+
+    fn read_key(raw: &[u8], _buffered: bool) -> Option<Self> {
+        let seen = inner_reads();
+        SEEN.with(|cell| *cell.borrow_mut() = Some(seen));
+        String::from_utf8(raw.to_vec()).ok().map(Reading)
+    }
+
+    fn is_key(&self, raw: &[u8], buffered: bool) -> bool {
+        Self::read_key(raw, buffered).as_ref() == Some(self)
+    }
+}
+
+#[derive(Optics, Deserialize, Debug)]
+struct Read {
+    by: BTreeMap<Reading, u32>,
+}
+
+#[test]
+fn reads_inside_a_strict_traversal_read_as_on_their_own() {
+    let text = br#"{"by":{"a":1,"b":2,"a":3}}"#;
+    SEEN.with(|cell| *cell.borrow_mut() = None);
+    let duplicates = Duplicates::new();
+    let outer = Strict::<Read>::validated(text, &duplicates).unwrap();
+    let kept: Vec<Option<u32>> = outer.read_each(Read::by.then(each())).collect();
+    assert_eq!(kept, [Some(2), Some(3)]);
     assert!(!duplicates.met());
     let seen = SEEN.with(|cell| cell.borrow_mut().take());
     assert_eq!(seen, Some(inner_reads()));

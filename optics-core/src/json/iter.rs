@@ -18,10 +18,13 @@
 //! A map's members are visited as the bytes hold them: in their order (a
 //! `BTreeMap`'s value iterates by key; serde_json writes it so), and every
 //! member of a key the object repeats, where serde keeps the last (see
-//! `SERDE_ATTRIBUTES.md`; `key(k)` takes the last, as serde does).
+//! `SERDE_ATTRIBUTES.md`; `key(k)` takes the last, as serde does). A strict
+//! traversal visits the members serde keeps, keys told apart as the map's
+//! key type reads them ([`JsonElements`], [`JsonKey`]).
 
+use core::hash::Hash;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use serde::de::Deserialize;
 
@@ -181,16 +184,22 @@ pub struct EachFoci<'a> {
     done: bool,
     /// Where the container's first element (or key) may start.
     start: usize,
-    /// In a strict traversal of an object, each key (as serde reads it)
-    /// and where the key of its last member starts: the members serde
-    /// keeps. Built at the first member, only while a strict read runs.
-    kept: Option<HashMap<Cow<'a, str>, usize>>,
+    /// How the map's key type tells the members serde keeps
+    /// ([`JsonElements::kept_members`]).
+    kept_by: KeptBy,
+    /// In a strict traversal of an object, where the keys of the members
+    /// serde keeps start, in order. Built at the first member, only while
+    /// a strict read runs.
+    kept: Option<Vec<usize>>,
 }
+
+/// [`JsonElements::kept_members`] of one collection type.
+type KeptBy = fn(MemberKeys<'_>) -> Option<Vec<usize>>;
 
 impl<'a> EachFoci<'a> {
     /// The elements of the array (or object, with `object`) `bytes`; none if
     /// `bytes` is not one.
-    fn new(bytes: &'a [u8], object: bool) -> Self {
+    fn new(bytes: &'a [u8], object: bool, kept_by: KeptBy) -> Self {
         let open = skip_ws(bytes, 0);
         let (opener, closer) = if object { (b'{', b'}') } else { (b'[', b']') };
         let mut elements = EachFoci {
@@ -202,6 +211,7 @@ impl<'a> EachFoci<'a> {
             object,
             done: bytes.get(open) != Some(&opener),
             start: open + 1,
+            kept_by,
             kept: None,
         };
         if !elements.done && bytes.get(skip_ws(bytes, open + 1)) == Some(&closer) {
@@ -213,8 +223,8 @@ impl<'a> EachFoci<'a> {
     /// The elements of the container at `at`, as serde reads them there: the
     /// members a flattened map is handed (those `hidden` does not name), the
     /// elements of an array from its `skip`th; none in a field read `with` a
-    /// function.
-    fn at(at: Spot<'a>, object: bool) -> Self {
+    /// function. `kept_by` tells a map's kept members apart.
+    fn at(at: Spot<'a>, object: bool, kept_by: KeptBy) -> Self {
         let (buffered, hidden, skip) = match at.form() {
             Form::Value { buffered, .. } => (buffered, None, 0),
             Form::Members { hidden, .. } if object => (true, Some(hidden), 0),
@@ -223,7 +233,7 @@ impl<'a> EachFoci<'a> {
                 return EachFoci::empty();
             }
         };
-        let mut elements = EachFoci::new(at.bytes(), object);
+        let mut elements = EachFoci::new(at.bytes(), object, kept_by);
         elements.buffered = buffered;
         elements.hidden = hidden;
         elements.skip = skip;
@@ -240,6 +250,7 @@ impl<'a> EachFoci<'a> {
             object: false,
             done: true,
             start: 0,
+            kept_by: <[()] as JsonElements>::kept_members,
             kept: None,
         }
     }
@@ -278,46 +289,169 @@ impl<'a> EachFoci<'a> {
     }
 
     /// Whether serde keeps the member whose key starts at `key_at`: a map
-    /// keeps the last member of each key (an earlier one is overwritten).
-    /// Keys are compared as the text they decode to. serde_json tells
-    /// `String`, `char`, `bool` and integer keys up to 64 bits apart the
-    /// same way (it reads an integer or `bool` key from the one way JSON
-    /// writes it: `"-0"` is no `i64` to it). A key type that reads two
-    /// texts as one key is not told apart here: an `i128` key `"-0"`
-    /// beside `"0"`, an enum key and its alias, an address spelled two
-    /// ways; both members are kept. `None` where the object breaks.
+    /// keeps the last member of each key (an earlier one is overwritten),
+    /// keys told apart as the key type reads them (see
+    /// [`JsonElements::kept_members`]). `None` where the object breaks or a
+    /// key does not read.
     ///
-    /// Cost: at the first member, one walk of the object's keys into a
-    /// table (one allocation, and one more for each key written with an
-    /// escape, decoded); then one look-up a member.
+    /// Cost: at the first member, one walk of the object's keys (see
+    /// [`JsonElements::kept_members`] for what each costs); then one binary
+    /// search a member.
     fn kept_by_serde(&mut self, key_at: usize) -> Option<bool> {
-        let bytes = self.bytes;
         if self.kept.is_none() {
-            let mut kept = HashMap::new();
-            let mut at = skip_ws(bytes, self.start);
-            if bytes.get(at) != Some(&b'}') {
-                loop {
-                    let key_end = scan::skip_value(bytes, at)?;
-                    kept.insert(member_key(bytes.get(at..key_end)?)?, at);
-                    at = skip_ws(bytes, key_end);
-                    if bytes.get(at) != Some(&b':') {
-                        return None;
-                    }
-                    let end = scan::skip_value(bytes, skip_ws(bytes, at + 1))?;
-                    at = skip_ws(bytes, end);
-                    match bytes.get(at) {
-                        Some(b',') => at = skip_ws(bytes, at + 1),
-                        Some(b'}') => break,
-                        _ => return None,
-                    }
+            self.kept = Some(self.members_kept()?);
+        }
+        Some(self.kept.as_ref()?.binary_search(&key_at).is_ok())
+    }
+
+    /// Where the keys of the members serde keeps start (see
+    /// [`EachFoci::kept_by_serde`]); once a traversal, so out of line.
+    #[cold]
+    #[inline(never)]
+    fn members_kept(&self) -> Option<Vec<usize>> {
+        // The same walk from the object's first member.
+        let walk = EachFoci {
+            skip: 0,
+            pos: self.start,
+            done: self.bytes.get(skip_ws(self.bytes, self.start)) == Some(&b'}'),
+            kept: None,
+            ..self.clone()
+        };
+        // The key type's `read_key` is the user's code: a read it makes is
+        // its own (as `is_key`'s in a lookup).
+        scan::duplicates::unwatched(|| (self.kept_by)(MemberKeys { walk }))
+    }
+}
+
+/// The keys of an object's members that serde hands its map, in order:
+/// where each starts (its opening quote) and its bytes, quotes included;
+/// `None` once, where the object breaks. Members serde does not hand the
+/// map (the fields and tags around a flattened map) are passed over. Holds
+/// a position; allocates nothing.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct MemberKeys<'a> {
+    /// The object's members, walked as a traversal walks them.
+    walk: EachFoci<'a>,
+}
+
+impl MemberKeys<'_> {
+    /// Whether serde reads the keys from its buffer (see
+    /// [`JsonKey::read_key`]).
+    pub fn buffered(&self) -> bool {
+        self.walk.buffered
+    }
+}
+
+impl<'a> Iterator for MemberKeys<'a> {
+    type Item = Option<(usize, &'a [u8])>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = self.walk.bytes;
+        while !self.walk.done {
+            let member = self.walk.step().and_then(|(_, hidden, at)| {
+                let key = bytes.get(at..scan::skip_value(bytes, at)?)?;
+                Some((!hidden).then_some((at, key)))
+            });
+            match member {
+                Some(Some(key)) => return Some(Some(key)),
+                Some(None) => continue,
+                None => {
+                    self.walk.done = true;
+                    return Some(None);
                 }
             }
-            self.kept = Some(kept);
         }
-        let key_end = scan::skip_value(bytes, key_at)?;
-        let key = member_key(bytes.get(key_at..key_end)?)?;
-        Some(self.kept.as_ref()?.get(&key) == Some(&key_at))
+        None
     }
+}
+
+/// A collection whose elements `each()` finds in JSON bytes: a list, or a
+/// map whose key type ([`JsonKey`]) tells which of its object's members
+/// serde keeps, those a strict traversal visits.
+#[diagnostic::on_unimplemented(
+    message = "`each()` cannot walk `{Self}` in JSON bytes",
+    label = "a map's key type must implement `JsonKey`, with `Hash + Eq` for a `HashMap`, `Ord` for a `BTreeMap`",
+    note = "implement `optics_core::optic::JsonKey` for a key type of your own (see its docs)"
+)]
+pub trait JsonElements: Elements {
+    /// For a map: where the keys of the members serde keeps start, in
+    /// order, among the members `keys` walks: the last of each key, keys
+    /// told apart as the key type says ([`JsonKey::ONE_SPELLING`]): by
+    /// their text, escapes decoded (one table of the keys, and one string
+    /// for each key written with an escape), or each read with
+    /// [`JsonKey::read_key`] into a table of the map's own kind. `None`
+    /// where the object breaks or a key does not read. Lists have no keys.
+    #[doc(hidden)]
+    fn kept_members(keys: MemberKeys<'_>) -> Option<Vec<usize>> {
+        let _ = keys;
+        None
+    }
+}
+
+/// Lists: no keys.
+macro_rules! list_elements {
+    ($(impl[$($gen:tt)*] $ty:ty;)*) => {$(
+        impl<$($gen)*> JsonElements for $ty {}
+    )*};
+}
+
+list_elements! {
+    impl[T] [T];
+    impl[T] Vec<T>;
+    impl[T, const N: usize] [T; N];
+    impl[T] VecDeque<T>;
+}
+
+impl<K: JsonKey + Hash + Eq, V, S> JsonElements for HashMap<K, V, S> {
+    fn kept_members(keys: MemberKeys<'_>) -> Option<Vec<usize>> {
+        if K::ONE_SPELLING {
+            kept_by_text(keys)
+        } else {
+            kept_by_key::<K, HashMap<K, usize>>(keys)
+        }
+    }
+}
+
+impl<K: JsonKey + Ord, V> JsonElements for BTreeMap<K, V> {
+    fn kept_members(keys: MemberKeys<'_>) -> Option<Vec<usize>> {
+        if K::ONE_SPELLING {
+            kept_by_text(keys)
+        } else {
+            kept_by_key::<K, BTreeMap<K, usize>>(keys)
+        }
+    }
+}
+
+/// The members serde keeps, keys told apart by their text (escapes
+/// decoded), sorted by where their keys start.
+fn kept_by_text(keys: MemberKeys<'_>) -> Option<Vec<usize>> {
+    let mut last = HashMap::new();
+    for key in keys {
+        let (at, key) = key?;
+        last.insert(member_key(key)?, at);
+    }
+    let mut kept: Vec<usize> = last.into_values().collect();
+    kept.sort_unstable();
+    Some(kept)
+}
+
+/// The members serde keeps, each key read as a `K` and inserted into a
+/// `Table` (the map's own kind), as serde inserts them: the last wins.
+fn kept_by_key<K, Table>(keys: MemberKeys<'_>) -> Option<Vec<usize>>
+where
+    K: JsonKey,
+    Table: Default + Extend<(K, usize)> + IntoIterator<Item = (K, usize)>,
+{
+    let buffered = keys.buffered();
+    let mut last = Table::default();
+    for key in keys {
+        let (at, key) = key?;
+        last.extend([(K::read_key(scan::string_raw(key)?, buffered)?, at)]);
+    }
+    let mut kept: Vec<usize> = last.into_iter().map(|(_, at)| at).collect();
+    kept.sort_unstable();
+    Some(kept)
 }
 
 /// A member's key (`key`: its bytes, quotes included) as serde reads it:
@@ -486,18 +620,18 @@ where
     }
 }
 
-impl<C: ?Sized + Elements> JsonTraverse for Each<C> {
+impl<C: ?Sized + JsonElements> JsonTraverse for Each<C> {
     type Foci<'a> = EachFoci<'a>;
 
     #[inline]
     fn foci_at<'a>(&self, at: Spot<'a>) -> EachFoci<'a> {
-        EachFoci::at(at, C::OBJECT)
+        EachFoci::at(at, C::OBJECT, C::kept_members)
     }
 }
 
-impl<C: ?Sized + Elements> JsonTraverseThrough for Each<C> {}
+impl<C: ?Sized + JsonElements> JsonTraverseThrough for Each<C> {}
 
-impl<'de, C: ?Sized + Elements> JsonTraverseDecode<'de> for Each<C>
+impl<'de, C: ?Sized + JsonElements> JsonTraverseDecode<'de> for Each<C>
 where
     C::Element: Deserialize<'de>,
 {
@@ -837,14 +971,16 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     /// [`Duplicates`] and ends the traversal (check the flag after it).
     /// Over a map (`each()` on a `HashMap` or `BTreeMap`), the members serde
     /// keeps: where the object repeats a key, its last member only, as
-    /// serde_json reads it. Keys are told apart by the text they decode to
-    /// (escapes decoded), as serde_json tells `String`, `char`, `bool` and
-    /// integer keys up to 64 bits apart; a key type that reads two texts as
-    /// one key (an `i128` key `"-0"` beside `"0"`, an enum key and its
-    /// alias) has both members visited.
+    /// serde_json reads it. Keys are told apart as the map's key type reads
+    /// them ([`JsonKey`]): by the text they decode to (escapes decoded), as
+    /// serde_json tells `String`, `char`, `bool` and integer keys up to 64
+    /// bits apart, or, for a key type that reads two texts as one key (an
+    /// `i128` key `"-0"` beside `"0"`, an address, an enum key and its
+    /// alias), by reading each key ([`JsonKey::read_key`]).
     ///
     /// Nothing is allocated over arrays; over a map, one table of its keys
-    /// (and one string for each key written with an escape). Each step
+    /// (and one string for each key written with an escape, or what reading
+    /// each key costs) and one list of the members kept. Each step
     /// costs what the strict read of its focus costs: each object on the
     /// path walked to its end.
     ///

@@ -98,8 +98,8 @@ use crate::Reader;
 #[doc(hidden)]
 pub use iter::{at_most_one, filled_in, writes_through, PassedAbsent};
 pub use iter::{
-    EachFoci, JsonTraverse, JsonTraverseDecode, JsonTraverseThrough, ReadEach, StrictReadEach,
-    StrictViews, ThenFoci, Views,
+    EachFoci, JsonElements, JsonTraverse, JsonTraverseDecode, JsonTraverseThrough, MemberKeys,
+    ReadEach, StrictReadEach, StrictViews, ThenFoci, Views,
 };
 pub(crate) use layout::{Encoding, FieldJson, VariantJson};
 pub use locate::{JsonDecode, JsonOptic, JsonThrough, Located, Spot};

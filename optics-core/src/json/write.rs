@@ -90,14 +90,14 @@ use serde::Serialize;
 
 use super::enum_tag::locate_variant;
 use super::field_write::{write_json, FieldWrite, VariantFieldWrite};
-use super::iter::{JsonTraverse, JsonTraverseThrough};
+use super::iter::{JsonElements, JsonTraverse, JsonTraverseThrough};
 use super::locate::spot::Form;
 use super::scan::{self, skip_ws};
 use super::{Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, Located, Spot, VariantJson};
 use crate::json::iter::JsonTraverseDecode;
 use crate::optic::{
-    At, Discriminant, Each, Elements, Field, Indexed, JsonKey, Key, Keyed, Optic, Some_, StartsAt,
-    Then, ThroughMut, TraverseMut, Variant, VariantField, VariantOf,
+    At, Discriminant, Each, Field, Indexed, JsonKey, Key, Keyed, Optic, Some_, StartsAt, Then,
+    ThroughMut, TraverseMut, Variant, VariantField, VariantOf,
 };
 
 /// Where one focus stands in the bytes, for writing: found by
@@ -763,7 +763,7 @@ replaced_whole! {
     impl[T] Some_<T> where [T: Serialize];
 }
 
-impl<C: ?Sized + Elements> JsonWrite for Each<C>
+impl<C: ?Sized + JsonElements> JsonWrite for Each<C>
 where
     C::Element: Serialize,
 {

@@ -11,6 +11,8 @@ use super::{composable, zero_sized, Optic};
 /// and `VecDeque<T>` (a JSON array), and the values of `HashMap` and
 /// `BTreeMap` (the members of a JSON object; on bytes, in the bytes' order,
 /// every member of a repeated key included: see [`Json::iter`](crate::json::Json::iter)).
+/// On bytes a map's key type implements [`JsonKey`](crate::optic::JsonKey),
+/// which tells a strict traversal the members serde keeps.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a list or a map, so `each()` has no elements to visit in it",
     label = "`each()` needs a `Vec`, slice, array, `VecDeque`, `HashMap` or `BTreeMap` here",

@@ -1,9 +1,18 @@
 //! `key(k)`: the optional on one entry of a map.
 
 use core::borrow::Borrow;
+use core::fmt;
 use core::hash::{BuildHasher, Hash};
 use core::marker::PhantomData;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 
 use super::{composable, Optic, Preview, PreviewMut};
 
@@ -65,7 +74,8 @@ pub struct Key<'k, M, Q: ?Sized> {
 /// On values: the map's own lookup. On bytes: scans the object to its end,
 /// because serde_json keeps the last of duplicate keys; decodes nothing else.
 /// Keys that serde_json writes as strings but are not strings (integers,
-/// `bool`, `char`: see [`JsonKey`]) are found as serde_json reads them back.
+/// `bool`, `char`, addresses: see [`JsonKey`]) are found as serde_json reads
+/// them back: the last member serde reads as the key, however it is spelled.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -132,12 +142,83 @@ impl<M: Keyed<Q>, Q: ?Sized> PreviewMut for Key<'_, M, Q> {
     }
 }
 
-/// A map key type whose entry a byte optic can find. serde_json writes every
+/// A map key type whose entry a byte optic can find, and that tells a byte
+/// traversal over its map which members serde keeps. serde_json writes every
 /// map key as a JSON string: a string key as itself, an integer or a `bool`
 /// as its decimal or literal text (`"-7"`, `"true"`), a `char` as itself.
 ///
-/// Implemented for `str`, `String`, `char`, `bool` and the integer types.
+/// Implemented for `str` and the other string types, `char`, `bool`, the
+/// integer types, the address types of `std::net` and `PathBuf`. A key type
+/// of your own implements it to be looked up with `key(k)` or walked with
+/// `each()` on bytes; where its `Deserialize` reads several texts as one key
+/// (an enum with aliases, a newtype over `i128`), with
+/// [`ONE_SPELLING`](Self::ONE_SPELLING) false and [`read_key`](Self::read_key)
+/// reading through [`read_map_key`]:
+///
+/// ```
+/// use optics_core::json::{Duplicates, Strict};
+/// use optics_core::optic::{read_map_key, JsonKey};
+/// use optics_core::prelude::*;
+/// use std::collections::BTreeMap;
+///
+/// #[derive(serde::Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+/// enum Shade {
+///     #[serde(alias = "dark")]
+///     Dark,
+///     Light,
+/// }
+///
+/// impl JsonKey for Shade {
+///     const ONE_SPELLING: bool = false;
+///     fn read_key(raw: &[u8], buffered: bool) -> Option<Self> {
+///         read_map_key(raw, buffered)
+///     }
+///     fn is_key(&self, raw: &[u8], buffered: bool) -> bool {
+///         Self::read_key(raw, buffered).as_ref() == Some(self)
+///     }
+/// }
+///
+/// #[derive(Optics, serde::Deserialize)]
+/// struct Palette { by: BTreeMap<Shade, u8> }
+///
+/// let duplicates = Duplicates::new();
+/// let bytes = br#"{"by":{"Dark":1,"dark":2,"Light":3}}"#;
+/// let palette = Strict::<Palette>::validated(bytes, &duplicates).unwrap();
+/// // serde_json reads "dark" as `Dark` and keeps it: so does the traversal.
+/// let kept: Vec<Option<u8>> = palette.read_each(Palette::by.then(each())).collect();
+/// assert_eq!(kept, [Some(2), Some(3)]);
+/// assert_eq!(palette.read(Palette::by.then(key(&Shade::Dark))), Some(2));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a map key type that byte optics can read",
+    label = "a map walked with `each()` or read with `key(k)` on bytes needs a key type implementing `JsonKey`",
+    note = "implement `optics_core::optic::JsonKey` for it; where its `Deserialize` reads several texts as one key (aliases, several spellings), with `ONE_SPELLING` false and `read_key` reading through `read_map_key` (see the trait's docs)"
+)]
 pub trait JsonKey {
+    /// Whether two member keys are one key of this type exactly where their
+    /// texts are the same once escapes are decoded: true (the default) for
+    /// the string types, `char`, `bool` and the integers up to 64 bits,
+    /// which serde_json reads from one spelling only (`"-0"` and `"01"` are
+    /// no `i64`). False for a type that reads several texts as one key (an
+    /// `i128` reads `"-0"` as 0, an address has several spellings): a byte
+    /// traversal over its map then reads every key with
+    /// [`read_key`](Self::read_key) to tell the members serde keeps.
+    const ONE_SPELLING: bool = true;
+
+    /// The key serde reads from the member key written `raw` (between its
+    /// quotes, escapes as written): as serde_json reads a map's key
+    /// (`buffered: false`), or from serde's buffer; `None` where serde reads
+    /// no key of this type there (its map then fails to decode). Called
+    /// where [`ONE_SPELLING`](Self::ONE_SPELLING) is false; the default
+    /// gives `None`. [`read_map_key`] reads a key with its `Deserialize`.
+    fn read_key(raw: &[u8], buffered: bool) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = (raw, buffered);
+        None
+    }
+
     /// The key's text, for a key written as its own text (strings): the
     /// member is found by comparing the raw key, escape-aware.
     fn text(&self) -> Option<&str> {
@@ -151,6 +232,68 @@ pub trait JsonKey {
     fn is_key(&self, raw: &[u8], buffered: bool) -> bool;
 }
 
+/// The key of type `K` serde reads from a map member's key written `raw`
+/// (between its quotes, escapes as written), through `K`'s `Deserialize`:
+/// as serde_json reads a map's key (`buffered: false`), or as serde reads
+/// it from its buffer (a flattened map's, an internally tagged payload's),
+/// where a key stays a string. `None` where serde reads no `K` there.
+///
+/// Copies the key into a small document of its own (one allocation), then
+/// decodes it with what `K`'s `Deserialize` allocates.
+///
+/// ```
+/// use optics_core::optic::read_map_key;
+///
+/// assert_eq!(read_map_key::<i128>(b"-0", false), Some(0));
+/// assert_eq!(read_map_key::<i64>(b"-0", false), None);
+/// assert_eq!(read_map_key::<String>(br"\u0061", true), Some("a".to_owned()));
+/// assert_eq!(read_map_key::<u8>(b"7", true), None);
+/// ```
+pub fn read_map_key<K: DeserializeOwned>(raw: &[u8], buffered: bool) -> Option<K> {
+    let mut doc = Vec::with_capacity(raw.len() + 9);
+    doc.extend_from_slice(b"{\"");
+    doc.extend_from_slice(raw);
+    doc.extend_from_slice(b"\":null}");
+    if buffered {
+        serde_json::from_slice::<Buffered<K>>(&doc).ok()?.key.0
+    } else {
+        serde_json::from_slice::<FirstKey<K>>(&doc).ok()?.0
+    }
+}
+
+/// The first key of a JSON object, read as a map's key (its value skipped).
+struct FirstKey<K>(Option<K>);
+
+impl<'de, K: Deserialize<'de>> Deserialize<'de> for FirstKey<K> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// Reads the first key, skips the rest.
+        struct First<K>(PhantomData<K>);
+        impl<'de, K: Deserialize<'de>> Visitor<'de> for First<K> {
+            type Value = FirstKey<K>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let key = map.next_key::<K>()?;
+                if key.is_some() {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(FirstKey(key))
+            }
+        }
+        deserializer.deserialize_map(First(PhantomData))
+    }
+}
+
+/// A map read from serde's buffer, as a flattened map is.
+#[derive(Deserialize)]
+#[serde(bound = "K: Deserialize<'de>")]
+struct Buffered<K> {
+    #[serde(flatten)]
+    key: FirstKey<K>,
+}
+
 impl JsonKey for str {
     fn text(&self) -> Option<&str> {
         Some(self)
@@ -158,16 +301,6 @@ impl JsonKey for str {
 
     fn is_key(&self, raw: &[u8], _: bool) -> bool {
         crate::json::scan::raw_eq(raw, self.as_bytes())
-    }
-}
-
-impl JsonKey for String {
-    fn text(&self) -> Option<&str> {
-        Some(self)
-    }
-
-    fn is_key(&self, raw: &[u8], buffered: bool) -> bool {
-        self.as_str().is_key(raw, buffered)
     }
 }
 
@@ -186,18 +319,75 @@ impl JsonKey for bool {
 
 /// serde_json reads an integer key as the number written right inside the
 /// quotes: no whitespace, no escapes, and the number must be one the type
-/// reads from JSON (so `"01"`, `"1.0"` and `"-0"` are no integer keys).
+/// reads from JSON (so `"01"` and `"1.0"` are no integer keys, nor is `"-0"`
+/// up to 64 bits; an `i128` reads it as 0, so has two spellings of 0).
 macro_rules! integer_keys {
-    ($($int:ty)*) => {$(
+    ($one_spelling:literal: $($int:ty)*) => {$(
         impl JsonKey for $int {
+            const ONE_SPELLING: bool = $one_spelling;
+
+            fn read_key(raw: &[u8], buffered: bool) -> Option<Self> {
+                if buffered
+                    || !matches!(raw.first(), Some(b'0'..=b'9' | b'-'))
+                    || !raw.last().is_some_and(u8::is_ascii_digit)
+                {
+                    return None;
+                }
+                serde_json::from_slice(raw).ok()
+            }
+
             fn is_key(&self, raw: &[u8], buffered: bool) -> bool {
-                !buffered
-                    && matches!(raw.first(), Some(b'0'..=b'9' | b'-'))
-                    && raw.last().is_some_and(u8::is_ascii_digit)
-                    && serde_json::from_slice::<$int>(raw).is_ok_and(|key| key == *self)
+                Self::read_key(raw, buffered) == Some(*self)
             }
         }
     )*};
 }
 
-integer_keys!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize);
+integer_keys!(true: u8 u16 u32 u64 u128 usize i8 i16 i32 i64 isize);
+integer_keys!(false: i128);
+
+/// String types a map may be keyed by: found and told apart by their text.
+macro_rules! text_keys {
+    ($(impl[$($gen:tt)*] $ty:ty;)*) => {$(
+        impl<$($gen)*> JsonKey for $ty {
+            fn text(&self) -> Option<&str> {
+                Some(&**self)
+            }
+
+            fn is_key(&self, raw: &[u8], buffered: bool) -> bool {
+                str::is_key(self, raw, buffered)
+            }
+        }
+    )*};
+}
+
+text_keys! {
+    impl[] String;
+    impl['a] &'a str;
+    impl['a] Cow<'a, str>;
+    impl[] Box<str>;
+    impl[] Rc<str>;
+    impl[] Arc<str>;
+}
+
+/// Key types whose `Deserialize` reads several texts as one key: read with
+/// it, to find a key and to tell a map's members apart.
+macro_rules! decoded_keys {
+    ($($ty:ty)*) => {$(
+        impl JsonKey for $ty {
+            const ONE_SPELLING: bool = false;
+
+            fn read_key(raw: &[u8], buffered: bool) -> Option<Self> {
+                read_map_key(raw, buffered)
+            }
+
+            fn is_key(&self, raw: &[u8], buffered: bool) -> bool {
+                Self::read_key(raw, buffered).as_ref() == Some(self)
+            }
+        }
+    )*};
+}
+
+// An address has several spellings (`"::1"`, `"0::1"`); a path compares by
+// its components (`"a/b"` is `"a//b"`).
+decoded_keys!(IpAddr Ipv4Addr Ipv6Addr SocketAddr SocketAddrV4 SocketAddrV6 PathBuf);

@@ -52,7 +52,7 @@ pub(crate) mod variant;
 pub use at::{at, At, Indexed};
 pub use each::{each, Each, Elements};
 pub use field::Field;
-pub use key::{key, JsonKey, Key, Keyed};
+pub use key::{key, read_map_key, JsonKey, Key, Keyed};
 pub use some::{some, Some_};
 pub use then::{GetBoth, Then, Through, ThroughMut};
 pub use traversal::{ThenIter, ThenIterMut, Traversal, Traverse, TraverseMut};

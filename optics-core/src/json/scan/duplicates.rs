@@ -26,7 +26,8 @@
 //!
 //! A duplicate makes the lookup malformed, so the read returns nothing, and
 //! the watch records it for the caller. Code of the user's that a lookup
-//! calls (a map key type's `is_key`) runs with the watch off
+//! or a traversal calls (a map key type's `is_key` and `read_key`) runs
+//! with the watch off
 //! ([`unwatched`]): a read it makes is its own. Keys off the path are not looked at,
 //! and a map (`key(k)`) keeps serde_json's last-wins reading.
 //!
