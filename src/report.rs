@@ -194,10 +194,10 @@ pub fn kind_table(tally: &Tally) -> String {
     out
 }
 
-/// The proxy's calls by how they ended, one row per [`CallEnd`] with what
-/// the client got, then a line that says plainly whether the proxy ended
-/// any call itself, how many and why. Nothing when no call was counted
-/// (the TCP filter).
+/// The proxy's calls: first a line that says plainly whether the proxy
+/// ended any call itself, how many and why, then one row per [`CallEnd`]
+/// with what the client got. Nothing when no call was counted (the TCP
+/// filter).
 ///
 /// ```
 /// use triage::tally::{CallEnd, Tally};
@@ -209,19 +209,34 @@ pub fn kind_table(tally: &Tally) -> String {
 /// tally.end_call(CallEnd::Compressed);
 /// tally.end_call(CallEnd::Compressed);
 /// let table = call_table(&tally);
-/// assert!(table.starts_with("  call ended                  calls   the client got\n"));
-/// assert!(table.contains("\n  compressed frame                2   INTERNAL (13)\n"));
-/// assert!(table.ends_with(
-///     "  FAILED: the proxy ended 2 of 3 calls itself: 2 compressed frame\n"
+/// assert!(table.starts_with(
+///     "  FAILED: the proxy ended 2 of 3 calls itself: 2 compressed frame\n  \
+///      call ended                  calls   the client got\n"
 /// ));
+/// assert!(table.contains("\n  compressed frame                2   INTERNAL (13)\n"));
 /// ```
 pub fn call_table(tally: &Tally) -> String {
     let total = tally.calls_total();
     if total == 0 {
         return String::new();
     }
-    let mut out = format!(
-        "  {:<25}{:>8}   {}\n",
+    let failed = tally.calls_failed();
+    let mut out = if failed == 0 {
+        format!("  no call failed at the proxy: it ended none of the {total} calls itself\n")
+    } else {
+        let why: Vec<String> = CallEnd::ALL
+            .into_iter()
+            .filter(|end| end.by_proxy() && tally.calls_ended(*end) > 0)
+            .map(|end| format!("{} {}", tally.calls_ended(end), end.name()))
+            .collect();
+        format!(
+            "  FAILED: the proxy ended {failed} of {total} calls itself: {}\n",
+            why.join(", ")
+        )
+    };
+    let _ = writeln!(
+        out,
+        "  {:<25}{:>8}   {}",
         "call ended", "calls", "the client got"
     );
     for end in CallEnd::ALL {
@@ -231,24 +246,6 @@ pub fn call_table(tally: &Tally) -> String {
             end.name(),
             tally.calls_ended(end),
             end.answer()
-        );
-    }
-    let failed = tally.calls_failed();
-    if failed == 0 {
-        let _ = writeln!(
-            out,
-            "  no call failed at the proxy: {total} calls, each forwarded to its end"
-        );
-    } else {
-        let why: Vec<String> = CallEnd::ALL
-            .into_iter()
-            .filter(|end| end.by_proxy() && tally.calls_ended(*end) > 0)
-            .map(|end| format!("{} {}", tally.calls_ended(end), end.name()))
-            .collect();
-        let _ = writeln!(
-            out,
-            "  FAILED: the proxy ended {failed} of {total} calls itself: {}",
-            why.join(", ")
         );
     }
     out
@@ -302,8 +299,8 @@ pub fn check(
 }
 
 /// A tally on its own, for a stream that was stopped or has no downstream
-/// check: throughput (when `elapsed` is known), bytes out, the kind table,
-/// and, for the proxy, its calls ([`call_table`]).
+/// check: throughput (when `elapsed` is known), bytes out, for the proxy
+/// its calls ([`call_table`]), and the kind table.
 pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
     let mut out = match elapsed {
         Some(elapsed) => throughput(name, tally, elapsed),
@@ -332,8 +329,8 @@ pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
             mb(tally.bytes_out)
         );
     }
-    out.push_str(&kind_table(tally));
     out.push_str(&call_table(tally));
+    out.push_str(&kind_table(tally));
     out
 }
 

@@ -259,6 +259,11 @@ async fn an_upstream_that_ends_ok_after_some_messages_ends_ok() {
     let tally = running.stop().await;
     assert_eq!(tally.messages, 40);
     assert_calls(&tally, CallEnd::UpstreamOk, 1);
+    let report = triage::report::tally("proxy", &tally, None);
+    assert!(
+        report.contains("\n  no call failed at the proxy: it ended none of the 1 calls itself\n"),
+        "{report}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1753,7 +1758,7 @@ async fn an_upstream_that_compresses_every_response_shows_as_failed_calls_in_the
         "{report}"
     );
     assert!(
-        report.ends_with("  FAILED: the proxy ended 3 of 3 calls itself: 3 compressed frame\n"),
+        report.contains("\n  FAILED: the proxy ended 3 of 3 calls itself: 3 compressed frame\n"),
         "{report}"
     );
 }
