@@ -234,11 +234,10 @@ pub fn call_table(tally: &Tally) -> String {
             why.join(", ")
         )
     };
-    let _ = writeln!(
-        out,
-        "  {:<25}{:>8}   {}",
+    out.push_str(&format!(
+        "  {:<25}{:>8}   {}\n",
         "call ended", "calls", "the client got"
-    );
+    ));
     for end in CallEnd::ALL {
         let _ = writeln!(
             out,

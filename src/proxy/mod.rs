@@ -168,6 +168,7 @@ pub const CLIENT_SEND_BUFFER: usize = 256 * 1024;
 /// let proxy = Proxy::new("http://127.0.0.1:50052", Judge::Optics, Policy::default())?;
 /// let tally = proxy.serve(listener, async { let _ = tokio::signal::ctrl_c().await; }).await?;
 /// println!("{} messages judged, {} kept", tally.messages, tally.kept());
+/// println!("{} of {} calls ended by the proxy itself", tally.calls_failed(), tally.calls_total());
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
