@@ -473,6 +473,7 @@ async fn a_hundred_concurrent_calls_on_one_connection_and_on_ten_each_get_their_
     }
     let tally = running.stop().await;
     assert_eq!(tally.messages, want, "every call's tally is in the total");
+    assert_calls(&tally, CallEnd::UpstreamOk, 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1075,6 +1076,7 @@ async fn a_call_that_is_not_grpc_passes_through_untouched() {
     assert_eq!(trailers["x-checksum"], "7");
     let tally = running.stop().await;
     assert_eq!(tally.messages, 0, "nothing was judged");
+    assert_calls(&tally, CallEnd::UpstreamOk, 1);
     stop.cancel();
 }
 
@@ -1416,7 +1418,12 @@ async fn a_status_in_the_headers_then_an_empty_end_of_stream_is_that_status() {
         assert_eq!(parts.headers["grpc-status"], status);
         assert_eq!(parts.headers["grpc-message"], "as%20said");
         assert!(body.is_empty() && trailers.is_empty());
-        running.stop().await;
+        let tally = running.stop().await;
+        let end = match code {
+            Code::Ok => CallEnd::UpstreamOk,
+            _ => CallEnd::UpstreamError,
+        };
+        assert_calls(&tally, end, 2);
         stop.cancel();
     }
 }
