@@ -420,6 +420,8 @@ impl Proxy {
         let (mut parts, body) = request.into_parts();
         parts.uri = match self.upstream_uri(parts.uri.authority(), parts.uri.path_and_query()) {
             Ok(uri) => uri,
+            // Not seen in practice: the parts come from a URI hyper parsed.
+            // The call never reached the upstream, and counts so.
             Err(err) => {
                 let message = err.to_string();
                 return Ok(count.refuse(grpc, Code::Internal, CallEnd::Unreachable, &message));
