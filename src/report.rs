@@ -27,7 +27,7 @@ use crate::downstream::StreamDigest;
 use crate::judge::{Judge, Judged};
 use crate::net::Run;
 use crate::proxy::Http2Run;
-use crate::tally::{rows, Tally};
+use crate::tally::{rows, CallEnd, Tally};
 
 /// `bytes` in MB (10^6 bytes).
 fn mb(bytes: u64) -> f64 {
@@ -194,6 +194,62 @@ pub fn kind_table(tally: &Tally) -> String {
     out
 }
 
+/// The proxy's calls: first a line that says plainly whether the proxy
+/// ended any call itself, how many and why, then one row per [`CallEnd`]
+/// with what the client got. Nothing when no call was counted (the TCP
+/// filter).
+///
+/// ```
+/// use triage::tally::{CallEnd, Tally};
+/// use triage::report::call_table;
+///
+/// let mut tally = Tally::default();
+/// assert_eq!(call_table(&tally), "");
+/// tally.end_call(CallEnd::UpstreamOk);
+/// tally.end_call(CallEnd::Compressed);
+/// tally.end_call(CallEnd::Compressed);
+/// let table = call_table(&tally);
+/// assert!(table.starts_with(
+///     "  FAILED: the proxy ended 2 of 3 calls itself: 2 compressed frame\n  \
+///      call ended                  calls   the client got\n"
+/// ));
+/// assert!(table.contains("\n  compressed frame                2   INTERNAL (13)\n"));
+/// ```
+pub fn call_table(tally: &Tally) -> String {
+    let total = tally.calls_total();
+    if total == 0 {
+        return String::new();
+    }
+    let failed = tally.calls_failed();
+    let mut out = if failed == 0 {
+        format!("  no call failed at the proxy: it ended none of the {total} calls itself\n")
+    } else {
+        let why: Vec<String> = CallEnd::ALL
+            .into_iter()
+            .filter(|end| end.by_proxy() && tally.calls_ended(*end) > 0)
+            .map(|end| format!("{} {}", tally.calls_ended(end), end.name()))
+            .collect();
+        format!(
+            "  FAILED: the proxy ended {failed} of {total} calls itself: {}\n",
+            why.join(", ")
+        )
+    };
+    out.push_str(&format!(
+        "  {:<25}{:>8}   {}\n",
+        "call ended", "calls", "the client got"
+    ));
+    for end in CallEnd::ALL {
+        let _ = writeln!(
+            out,
+            "  {:<25}{:>8}   {}",
+            end.name(),
+            tally.calls_ended(end),
+            end.answer()
+        );
+    }
+    out
+}
+
 /// The downstream's check in a loopback run: what it received against what
 /// the filter kept, and whether its digest matches the frames a full decode
 /// and the policy keep, with the time computing that took.
@@ -242,7 +298,8 @@ pub fn check(
 }
 
 /// A tally on its own, for a stream that was stopped or has no downstream
-/// check: throughput (when `elapsed` is known), bytes out and the kind table.
+/// check: throughput (when `elapsed` is known), bytes out, for the proxy
+/// its calls ([`call_table`]), and the kind table.
 pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
     let mut out = match elapsed {
         Some(elapsed) => throughput(name, tally, elapsed),
@@ -271,6 +328,7 @@ pub fn tally(name: &str, tally: &Tally, elapsed: Option<Duration>) -> String {
             mb(tally.bytes_out)
         );
     }
+    out.push_str(&call_table(tally));
     out.push_str(&kind_table(tally));
     out
 }

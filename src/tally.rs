@@ -1,5 +1,6 @@
 //! What a filter did, in plain numbers: messages per kind seen and kept, bytes
-//! in and out, and the time spent judging.
+//! in and out, the time spent judging, and (for the proxy) how its calls
+//! ended.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -64,6 +65,116 @@ pub fn rows() -> impl Iterator<Item = Row> {
         .chain(Flaw::ALL.into_iter().map(Row::Flawed))
 }
 
+/// How a call through the proxy ended: forwarded to its end (the upstream's
+/// own status, or the client's cancel), or ended by the proxy itself, and
+/// why. The proxy's own endings are the rows of the README's table of the
+/// statuses it makes, plus the 502, the 505 and the drain timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallEnd {
+    /// Forwarded; the upstream ended it with `grpc-status: 0` (or, for a
+    /// response that is not gRPC, a 2xx status).
+    UpstreamOk,
+    /// Forwarded; the upstream ended it with an error status, a reset, or
+    /// no status at all (or, not gRPC, a status other than 2xx).
+    UpstreamError,
+    /// Forwarded; the client cancelled it (a reset, or its connection
+    /// closed) before it ended.
+    ClientCancelled,
+    /// INTERNAL: the upstream sent a compressed frame.
+    Compressed,
+    /// INTERNAL: a frame flag other than 0 or 1.
+    BadFlag,
+    /// INTERNAL: `grpc-status: 0` in the response headers, then a body.
+    StatusThenBody,
+    /// RESOURCE_EXHAUSTED: a message over the size limit.
+    TooLarge,
+    /// INTERNAL: the response ended inside a frame.
+    EndedInsideFrame,
+    /// UNAVAILABLE: the upstream connection was lost under the call.
+    ConnectionLost,
+    /// DEADLINE_EXCEEDED: the call's `grpc-timeout` passed.
+    DeadlineExceeded,
+    /// UNAVAILABLE: the upstream could not be reached (refused, no
+    /// connection within the connect timeout).
+    Unreachable,
+    /// `502 Bad Gateway`: a call that is not gRPC, whose upstream could
+    /// not be reached or was lost before it answered.
+    BadGateway,
+    /// `505 HTTP Version Not Supported`: a client connection that spoke
+    /// HTTP/1.1 (counted once per connection).
+    Http1,
+    /// Cut when the drain timeout passed at shutdown.
+    Cut,
+}
+
+impl CallEnd {
+    /// Every way a call ends, in the order of a report's table: the
+    /// forwarded ones first, then the proxy's own.
+    pub const ALL: [CallEnd; 14] = [
+        CallEnd::UpstreamOk,
+        CallEnd::UpstreamError,
+        CallEnd::ClientCancelled,
+        CallEnd::Compressed,
+        CallEnd::BadFlag,
+        CallEnd::StatusThenBody,
+        CallEnd::TooLarge,
+        CallEnd::EndedInsideFrame,
+        CallEnd::ConnectionLost,
+        CallEnd::DeadlineExceeded,
+        CallEnd::Unreachable,
+        CallEnd::BadGateway,
+        CallEnd::Http1,
+        CallEnd::Cut,
+    ];
+
+    /// The row's name in a report.
+    pub fn name(self) -> &'static str {
+        match self {
+            CallEnd::UpstreamOk => "upstream OK",
+            CallEnd::UpstreamError => "upstream error",
+            CallEnd::ClientCancelled => "client cancelled",
+            CallEnd::Compressed => "compressed frame",
+            CallEnd::BadFlag => "bad flag",
+            CallEnd::StatusThenBody => "status 0, then a body",
+            CallEnd::TooLarge => "message over the limit",
+            CallEnd::EndedInsideFrame => "ended inside a frame",
+            CallEnd::ConnectionLost => "upstream connection lost",
+            CallEnd::DeadlineExceeded => "deadline exceeded",
+            CallEnd::Unreachable => "upstream not reached",
+            CallEnd::BadGateway => "not gRPC, upstream failed",
+            CallEnd::Http1 => "HTTP/1.1 client",
+            CallEnd::Cut => "cut at the drain timeout",
+        }
+    }
+
+    /// What the client got.
+    pub fn answer(self) -> &'static str {
+        match self {
+            CallEnd::UpstreamOk | CallEnd::UpstreamError => "the upstream's own end",
+            CallEnd::ClientCancelled => "(its own cancel)",
+            CallEnd::Compressed
+            | CallEnd::BadFlag
+            | CallEnd::StatusThenBody
+            | CallEnd::EndedInsideFrame => "INTERNAL (13)",
+            CallEnd::TooLarge => "RESOURCE_EXHAUSTED (8)",
+            CallEnd::ConnectionLost | CallEnd::Unreachable => "UNAVAILABLE (14)",
+            CallEnd::DeadlineExceeded => "DEADLINE_EXCEEDED (4)",
+            CallEnd::BadGateway => "502 Bad Gateway",
+            CallEnd::Http1 => "505 HTTP Version Not Supported",
+            CallEnd::Cut => "a cut stream",
+        }
+    }
+
+    /// Whether the proxy ended the call itself (a failed call), rather
+    /// than forwarding it to the upstream's end or the client's cancel.
+    pub fn by_proxy(self) -> bool {
+        !matches!(
+            self,
+            CallEnd::UpstreamOk | CallEnd::UpstreamError | CallEnd::ClientCancelled
+        )
+    }
+}
+
 /// How many messages of one kind were seen and kept.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KindCount {
@@ -115,6 +226,9 @@ pub struct Tally {
     pub unredactable: u64,
     /// Time spent judging, measured around each batch.
     pub judging: Duration,
+    /// The proxy's calls by how they ended, in the order of
+    /// [`CallEnd::ALL`] (all zero for the TCP filter).
+    pub calls: [u64; CallEnd::ALL.len()],
 }
 
 impl Tally {
@@ -140,6 +254,33 @@ impl Tally {
         self.unwritten += other.unwritten;
         self.unredactable += other.unredactable;
         self.judging += other.judging;
+        for (calls, more) in self.calls.iter_mut().zip(&other.calls) {
+            *calls += more;
+        }
+    }
+
+    /// Counts one call that ended as `end`. O(1).
+    pub fn end_call(&mut self, end: CallEnd) {
+        self.calls[end as usize] += 1;
+    }
+
+    /// Calls that ended as `end`. O(1).
+    pub fn calls_ended(&self, end: CallEnd) -> u64 {
+        self.calls[end as usize]
+    }
+
+    /// Calls counted, however they ended. O(1).
+    pub fn calls_total(&self) -> u64 {
+        self.calls.iter().sum()
+    }
+
+    /// Calls the proxy ended itself: failed calls. O(1).
+    pub fn calls_failed(&self) -> u64 {
+        CallEnd::ALL
+            .into_iter()
+            .filter(|end| end.by_proxy())
+            .map(|end| self.calls_ended(end))
+            .sum()
     }
 
     /// Seen and kept in one row. O(1).
@@ -211,6 +352,19 @@ impl SharedTally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_call_end_has_its_own_place_in_order() {
+        for (i, end) in CallEnd::ALL.into_iter().enumerate() {
+            assert_eq!(end as usize, i, "{end:?}");
+        }
+        let mut tally = Tally::default();
+        tally.end_call(CallEnd::UpstreamOk);
+        tally.end_call(CallEnd::Cut);
+        tally.end_call(CallEnd::Cut);
+        assert_eq!(tally.calls_ended(CallEnd::Cut), 2);
+        assert_eq!((tally.calls_total(), tally.calls_failed()), (3, 2));
+    }
 
     #[test]
     fn every_row_has_its_own_place_in_order() {

@@ -19,7 +19,7 @@ use triage::judge::Judge;
 use triage::model::Issue;
 use triage::policy::Policy;
 use triage::pool::Pool;
-use triage::proxy::Proxy;
+use triage::proxy::{CallEnd, Proxy};
 
 const PEER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interop/grpcio_peer.py");
 const DISTINCT: u64 = 128;
@@ -275,7 +275,22 @@ async fn a_grpcio_server_that_compresses_by_default_ends_calls_with_internal_say
         via.details
     );
     assert!(via.messages.is_empty());
-    assert_eq!(proxy.live().snapshot().messages, 0);
+    // The operator sees it: the call is counted as the proxy's own
+    // failure, and the report says so.
+    let tally = proxy.live().snapshot();
+    assert_eq!(tally.messages, 0);
+    assert_eq!(
+        tally.calls_ended(CallEnd::Compressed),
+        1,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    let report = triage::report::tally("proxy", &tally, None);
+    assert!(
+        report.contains("\n  FAILED: the proxy ended 1 of 1 calls itself: 1 compressed frame\n"),
+        "{report}"
+    );
     stop.cancel();
     drop(server);
 }

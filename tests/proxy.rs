@@ -27,7 +27,7 @@ use triage::judge::Judge;
 use triage::model::Issue;
 use triage::policy::Policy;
 use triage::pool::Pool;
-use triage::proxy::{Proxy, Tally};
+use triage::proxy::{CallEnd, Proxy, Tally};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -53,6 +53,13 @@ async fn listener() -> (TcpListener, SocketAddr) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     (listener, addr)
+}
+
+/// Asserts that `tally` counted `n` calls, each of them as `end`.
+#[track_caller]
+fn assert_calls(tally: &Tally, end: CallEnd, n: u64) {
+    assert_eq!(tally.calls_ended(end), n, "{end:?}: {:?}", tally.calls);
+    assert_eq!(tally.calls_total(), n, "{:?}", tally.calls);
 }
 
 /// A proxy on 127.0.0.1 in front of `upstream`, until `stop`.
@@ -238,7 +245,8 @@ async fn an_upstream_error_status_and_its_trailers_reach_the_client_unchanged() 
     assert_eq!(received.trailers.get("x-reason").unwrap(), "archived");
     assert_eq!(received.trailers.get("x-retry-after").unwrap(), "3600");
     assert!(received.messages == expected(&pool, 0, 300, Judge::Optics));
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::UpstreamError, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -250,6 +258,12 @@ async fn an_upstream_that_ends_ok_after_some_messages_ends_ok() {
     assert!(received.messages == expected(&pool, 17, 40, Judge::Optics));
     let tally = running.stop().await;
     assert_eq!(tally.messages, 40);
+    assert_calls(&tally, CallEnd::UpstreamOk, 1);
+    let report = triage::report::tally("proxy", &tally, None);
+    assert!(
+        report.contains("\n  no call failed at the proxy: it ended none of the 1 calls itself\n"),
+        "{report}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -270,7 +284,8 @@ async fn a_client_cancel_cancels_the_upstream_call_within_a_second() {
         .await
         .expect("the upstream sees its stream cancelled within 1 s");
     assert!(dropped.elapsed() < SECOND);
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::ClientCancelled, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -303,7 +318,8 @@ async fn a_passed_deadline_ends_the_call_with_deadline_exceeded() {
     tokio::time::timeout(SECOND, log.wait_cancelled(1))
         .await
         .expect("the upstream call is cancelled");
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::DeadlineExceeded, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -319,7 +335,8 @@ async fn an_unreachable_upstream_gives_unavailable() {
         received.status
     );
     assert!(received.status.message().starts_with("proxy: upstream"));
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::Unreachable, 1);
 }
 
 /// A listener whose accept queue is full, so that the kernel drops the SYNs
@@ -456,6 +473,7 @@ async fn a_hundred_concurrent_calls_on_one_connection_and_on_ten_each_get_their_
     }
     let tally = running.stop().await;
     assert_eq!(tally.messages, want, "every call's tally is in the total");
+    assert_calls(&tally, CallEnd::UpstreamOk, 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -705,46 +723,51 @@ async fn frames_cut_anywhere_by_the_chunks_arrive_whole_and_in_order() {
 async fn an_upstream_that_floods_tiny_data_frames_is_cut_off_with_unavailable() {
     let pool = pool();
     let body = stream_with(&pool, 200, &[]);
-    let (received, _) = through_raw(grpc_script(body, 1), Judge::Optics).await;
+    let (received, tally) = through_raw(grpc_script(body, 1), Judge::Optics).await;
     // h2 answers the flood with a GOAWAY (ENHANCE_YOUR_CALM) on the upstream
     // connection: the call has lost its upstream, and the client gets
     // UNAVAILABLE after the kept messages before it, not a reset.
     assert_upstream_lost(&received);
     let kept = expected(&pool, 0, 200, Judge::Optics);
     assert!(kept.starts_with(&received.messages));
+    assert_calls(&tally, CallEnd::ConnectionLost, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_frames_end_the_call_with_the_right_status_after_the_kept_messages() {
     let pool = pool();
     let over = (4 * 1024 * 1024 + 1u32).to_be_bytes();
-    let cases: [(&str, Vec<u8>, Code, &str); 4] = [
+    let cases: [(&str, Vec<u8>, Code, &str, CallEnd); 4] = [
         (
             "compressed",
             vec![1, 0, 0, 0, 2, b'{', b'}'],
             Code::Internal,
             "compressed frame",
+            CallEnd::Compressed,
         ),
         (
             "over 4 MiB",
             vec![0, over[0], over[1], over[2], over[3], b'{'],
             Code::ResourceExhausted,
             "over the 4194304-byte limit",
+            CallEnd::TooLarge,
         ),
         (
             "truncated",
             vec![0, 0, 0, 0, 100, b'{', b'"'],
             Code::Internal,
             "stream ended inside a frame: 2 of 100 message bytes arrived",
+            CallEnd::EndedInsideFrame,
         ),
         (
             "bad flag",
             vec![7, 0, 0, 0, 0],
             Code::Internal,
             "frame flag 0x07",
+            CallEnd::BadFlag,
         ),
     ];
-    for (name, bad, code, text) in cases {
+    for (name, bad, code, text, end) in cases {
         // Good messages after the bad frame must not arrive.
         let mut tail = bad.clone();
         if name != "truncated" {
@@ -770,6 +793,7 @@ async fn bad_frames_end_the_call_with_the_right_status_after_the_kept_messages()
                 "{name}: the kept messages before the bad frame"
             );
             assert_eq!(tally.messages, 120, "{name}");
+            assert_calls(&tally, end, 1);
         }
     }
 }
@@ -915,7 +939,8 @@ async fn a_body_after_grpc_status_in_the_headers_is_refused_not_passed_on() {
         received.status
     );
     assert!(received.messages.is_empty());
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::StatusThenBody, 2);
     stop.cancel();
 }
 
@@ -945,7 +970,8 @@ async fn an_upstream_trailers_only_response_passes_through_unchanged() {
     let received = call(&running.uri(), subscribe(1, 0)).await;
     assert_eq!(received.status.code(), Code::NotFound);
     assert_eq!(received.status.message(), "no such project");
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::UpstreamError, 2);
     stop.cancel();
 }
 
@@ -970,7 +996,8 @@ async fn a_compressed_frame_under_a_negotiated_encoding_is_never_forwarded_unjud
         body.slice(..body.len() - 7),
         "the ten messages, not the compressed one"
     );
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::Compressed, 1);
     stop.cancel();
 }
 
@@ -979,7 +1006,7 @@ async fn an_upstream_reset_reaches_the_client_with_its_reason() {
     let pool = pool();
     let mut script = grpc_script(stream_with(&pool, 50, &[]), 4096);
     script.end = End::Reset(h2::Reason::ENHANCE_YOUR_CALM);
-    let (received, _) = through_raw(script, Judge::ForwardAll).await;
+    let (received, tally) = through_raw(script, Judge::ForwardAll).await;
     // tonic reads ENHANCE_YOUR_CALM as RESOURCE_EXHAUSTED: the reason came
     // through, not a generic INTERNAL.
     assert_eq!(
@@ -989,6 +1016,7 @@ async fn an_upstream_reset_reaches_the_client_with_its_reason() {
         received.status
     );
     assert!(received.messages.len() <= 50);
+    assert_calls(&tally, CallEnd::UpstreamError, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1011,7 +1039,8 @@ async fn a_deadline_that_passes_before_the_upstream_answers_gives_deadline_excee
         .unwrap()
         .contains("deadline exceeded"));
     assert!(body.is_empty() && trailers.is_empty());
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::DeadlineExceeded, 1);
     stop.cancel();
 }
 
@@ -1047,6 +1076,7 @@ async fn a_call_that_is_not_grpc_passes_through_untouched() {
     assert_eq!(trailers["x-checksum"], "7");
     let tally = running.stop().await;
     assert_eq!(tally.messages, 0, "nothing was judged");
+    assert_calls(&tally, CallEnd::UpstreamOk, 1);
     stop.cancel();
 }
 
@@ -1131,7 +1161,8 @@ async fn an_upstream_connection_lost_mid_call_gives_unavailable_after_the_kept_m
     // It was reset with INTERNAL_ERROR, which tonic reads as INTERNAL.
     assert_upstream_lost(&received);
     assert!(received.messages == expected(&pool, 0, 50, Judge::Optics));
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::ConnectionLost, 1);
     upstream.await.unwrap();
 }
 
@@ -1316,6 +1347,7 @@ async fn the_tally_serve_returns_counts_the_calls_cut_at_the_drain_timeout() {
     let tally = running.stop().await;
     assert_eq!(tally.messages, 50, "the cut call's messages are counted");
     assert_eq!(tally.kept(), want.len() as u64);
+    assert_calls(&tally, CallEnd::Cut, 1);
     assert!(stream.message().await.is_err(), "the call was cut");
     stop_upstream.cancel();
     upstream.await.unwrap().unwrap();
@@ -1386,7 +1418,12 @@ async fn a_status_in_the_headers_then_an_empty_end_of_stream_is_that_status() {
         assert_eq!(parts.headers["grpc-status"], status);
         assert_eq!(parts.headers["grpc-message"], "as%20said");
         assert!(body.is_empty() && trailers.is_empty());
-        running.stop().await;
+        let tally = running.stop().await;
+        let end = match code {
+            Code::Ok => CallEnd::UpstreamOk,
+            _ => CallEnd::UpstreamError,
+        };
+        assert_calls(&tally, end, 2);
         stop.cancel();
     }
 }
@@ -1445,7 +1482,8 @@ async fn a_call_that_is_not_grpc_to_a_dead_upstream_gets_502_saying_why() {
         text.starts_with(&format!("proxy: upstream {addr}: ")),
         "{text:?}"
     );
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::BadGateway, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1478,7 +1516,15 @@ async fn an_http1_request_gets_505_saying_h2c_only_and_the_proxy_stays_up() {
     let received = call(&running.uri(), subscribe(20, 0)).await;
     assert!(received.is_ok(), "{:?}", received.status);
     assert!(received.messages == expected(&pool, 0, 20, Judge::Optics));
-    running.stop().await;
+    let tally = running.stop().await;
+    assert_eq!(tally.calls_ended(CallEnd::Http1), 3, "{:?}", tally.calls);
+    assert_eq!(
+        tally.calls_ended(CallEnd::UpstreamOk),
+        1,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!((tally.calls_total(), tally.calls_failed()), (4, 3));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1505,6 +1551,7 @@ async fn an_upstream_reset_mid_message_resets_the_client_after_the_kept_messages
         assert!(kept.starts_with(&received.messages), "{chunk}");
         assert!(tally.messages <= 30, "{chunk}");
         assert!(tally.kept() >= received.messages.len() as u64, "{chunk}");
+        assert_calls(&tally, CallEnd::UpstreamError, 1);
     }
 }
 
@@ -1514,9 +1561,19 @@ async fn a_cancelled_call_counts_what_was_judged_and_holds_nothing() {
     let upstream = Upstream::new(pool.clone()).ending(Ending::Stall);
     let log = upstream.log().clone();
     let running = start(upstream, Judge::Optics).await;
-    let want = expected(&pool, 0, 60, Judge::Optics);
+    // The call ends with a kept message, so that every message was judged
+    // before the client read the last one: with dropped messages after it,
+    // the client could cancel before the proxy took their chunk (seen under
+    // load: 50 of 60 counted).
+    let policy = Policy::default();
+    let sent = (0..60u64)
+        .rev()
+        .find(|&i| keeps(&policy, &pool.message(i)))
+        .expect("a kept message")
+        + 1;
+    let want = expected(&pool, 0, sent, Judge::Optics);
     let channel = grpc::connect(&running.uri()).await.unwrap();
-    let mut stream = raw_subscription(channel, subscribe(60, 0)).await;
+    let mut stream = raw_subscription(channel, subscribe(sent, 0)).await;
     let mut bytes = 0;
     for message in &want {
         let got = stream.message().await.unwrap().expect("a message");
@@ -1529,18 +1586,19 @@ async fn a_cancelled_call_counts_what_was_judged_and_holds_nothing() {
         .expect("the upstream call is cancelled");
     let live = running.proxy.live().clone();
     let deadline = Instant::now() + SECOND;
-    while live.snapshot().messages < 60 && Instant::now() < deadline {
+    while live.snapshot().messages < sent && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let counted = live.snapshot();
-    assert_eq!(counted.messages, 60);
+    assert_eq!(counted.messages, sent);
     assert_eq!(counted.kept(), want.len() as u64);
     assert_eq!(
         counted.bytes_in,
-        (0..60).map(|i| pool.frame(i).len() as u64).sum::<u64>()
+        (0..sent).map(|i| pool.frame(i).len() as u64).sum::<u64>()
     );
     assert_eq!(counted.bytes_out, bytes);
     assert_eq!(running.proxy.stats().held, 0);
+    assert_calls(&counted, CallEnd::ClientCancelled, 1);
     running.stop().await;
 }
 
@@ -1692,4 +1750,32 @@ async fn empty_messages_are_forwarded_by_forward_all_and_counted_malformed_by_op
         assert_eq!(tally.row(Row::Flawed(Flaw::Malformed)).seen, 10, "{chunk}");
         assert_eq!(tally.bytes_in, body.len() as u64);
     }
+}
+
+// ---- How calls end, counted ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_compresses_every_response_shows_as_failed_calls_in_the_report() {
+    let pool = pool();
+    let body = stream_with(&pool, 4, &[1, 0, 0, 0, 2, 0x1f, 0x8b]);
+    let mut script = grpc_script(body, 65536);
+    script.headers.push(("grpc-encoding", "gzip"));
+    let stop = CancellationToken::new();
+    let addr = raw_upstream(script, stop.clone()).await;
+    let running = start_proxy(addr, Judge::Optics).await;
+    for _ in 0..3 {
+        let (_, _, trailers) = raw_call(running.addr, None).await;
+        assert_eq!(trailers["grpc-status"], "13");
+    }
+    let tally = running.stop().await;
+    stop.cancel();
+    let report = triage::report::tally("proxy (optics), stopped by SIGINT", &tally, None);
+    assert!(
+        report.contains("\n  compressed frame                3   INTERNAL (13)\n"),
+        "{report}"
+    );
+    assert!(
+        report.contains("\n  FAILED: the proxy ended 3 of 3 calls itself: 3 compressed frame\n"),
+        "{report}"
+    );
 }

@@ -377,3 +377,60 @@ fn whole_kept_frames_or_not(bytes: &[u8]) -> u64 {
     }
     frames
 }
+
+#[test]
+fn the_proxy_role_reports_the_calls_it_ended_itself_when_stopped() {
+    // An upstream address nothing listens on: every call fails at the proxy.
+    let dead = free_port();
+    let listen = free_port();
+    let mut proxy = Role::start(&[
+        "proxy",
+        "--listen",
+        &listen,
+        "--upstream",
+        &format!("http://{dead}"),
+    ]);
+    proxy.wait_for("proxy: listening on");
+    // Two calls from the tonic downstream role, each ending UNAVAILABLE.
+    for _ in 0..2 {
+        let status = Command::new(grpc_filter())
+            .args(["downstream", "--http2", "--connect"])
+            .arg(format!("http://{listen}"))
+            .args(["--count", "5"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(i32::from(EXIT_FAILURE)));
+    }
+    // And an HTTP/1.1 client, answered 505.
+    let mut http1 = TcpStream::connect(&listen).unwrap();
+    std::io::Write::write_all(&mut http1, b"GET / HTTP/1.1\r\nHost: proxy\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    http1.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 505 "), "{answer}");
+
+    proxy.signal("INT");
+    assert_eq!(
+        proxy.exit_code(Duration::from_secs(20)),
+        i32::from(EXIT_INTERRUPTED)
+    );
+    let report = proxy.rest().join("\n");
+    let row = |name: &str| {
+        report
+            .lines()
+            .find_map(|line| line.trim().strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("no row {name:?}:\n{report}"))
+    };
+    assert_eq!(row("upstream not reached"), 2, "{report}");
+    assert_eq!(row("HTTP/1.1 client"), 1, "{report}");
+    assert_eq!(row("upstream OK"), 0, "{report}");
+    assert!(
+        report.contains(
+            "FAILED: the proxy ended 3 of 3 calls itself: 2 upstream not reached, 1 HTTP/1.1 client"
+        ),
+        "{report}"
+    );
+}

@@ -20,7 +20,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
@@ -32,11 +32,12 @@ use hyper::body::Incoming;
 use tokio::time::Sleep;
 
 use super::split::{ChunkSplitter, Cut};
-use super::status::{status_of, status_trailers, Code};
+use super::status::{status_of, status_trailers, upstream_end, Code};
 use super::{SharedTally, Tally};
 use crate::frames::HEADER_LEN;
 use crate::judge::Judge;
 use crate::policy::Policy;
+use crate::tally::CallEnd;
 
 /// Counters of what the proxy's bodies hold and did, shared by every call
 /// of a proxy. Updated once per chunk, never per message.
@@ -83,7 +84,7 @@ impl Gauges {
     }
 }
 
-/// What a judged call needs from its proxy. Cloned per call: two `Arc`s.
+/// What a judged call needs from its proxy. Cloned per call: four `Arc`s.
 #[derive(Clone, Debug)]
 pub(crate) struct Judging {
     pub(crate) judge: Judge,
@@ -91,6 +92,28 @@ pub(crate) struct Judging {
     pub(crate) max_message: usize,
     pub(crate) live: SharedTally,
     pub(crate) gauges: Arc<Gauges>,
+    /// Set when a shutdown cuts the calls still in flight: a call dropped
+    /// before its end is then counted as cut, not as the client's cancel.
+    pub(crate) cutting: Arc<AtomicBool>,
+}
+
+impl Judging {
+    /// How a call dropped before its end ended: cut by the shutdown, or
+    /// cancelled by its client. One atomic load.
+    pub(crate) fn dropped_end(&self) -> CallEnd {
+        if self.cutting.load(Ordering::Relaxed) {
+            CallEnd::Cut
+        } else {
+            CallEnd::ClientCancelled
+        }
+    }
+
+    /// Counts one call that ended as `end` with nothing judged: one lock.
+    pub(crate) fn count_call(&self, end: CallEnd) {
+        let mut tally = Tally::default();
+        tally.end_call(end);
+        self.live.add(&tally);
+    }
 }
 
 /// Where a judged body stands.
@@ -151,8 +174,9 @@ impl JudgedBody {
 
     /// Cuts, judges and tallies frames of the current chunk until there is
     /// something to send (`Some`), the chunk is used up (`None`), or the
-    /// upstream broke the protocol (the trailers that end the call).
-    fn next_kept(&mut self) -> Result<Option<Bytes>, HeaderMap> {
+    /// upstream broke the protocol (how the call ends, and the trailers
+    /// that end it).
+    fn next_kept(&mut self) -> Result<Option<Bytes>, (CallEnd, HeaderMap)> {
         let started = Instant::now();
         let result = loop {
             match self.split.next_cut() {
@@ -200,8 +224,8 @@ impl JudgedBody {
                     if let Some(run) = self.run.take() {
                         break Ok(Some(self.split.chunk().slice(run)));
                     }
-                    let (code, message) = status_of(&err, self.encoding.as_deref());
-                    break Err(status_trailers(code, &message));
+                    let (code, end, message) = status_of(&err, self.encoding.as_deref());
+                    break Err((end, status_trailers(code, &message)));
                 }
             }
         };
@@ -216,42 +240,45 @@ impl JudgedBody {
         self.held = now;
     }
 
-    /// Ends the call with `trailers` after what was sent: drops the
-    /// upstream (which resets its stream if it had not ended) and adds this
-    /// call's tally to the proxy's.
-    fn end(&mut self, trailers: Option<HeaderMap>) {
+    /// Ends the call as `how`, with `trailers` after what was sent: drops
+    /// the upstream (which resets its stream if it had not ended) and adds
+    /// this call's tally, its end counted, to the proxy's.
+    fn end(&mut self, how: CallEnd, trailers: Option<HeaderMap>) {
         self.upstream = None;
         self.deadline = None;
         self.run = None;
         self.split = ChunkSplitter::new();
         self.sync_held();
-        self.count();
+        self.count(how);
         self.state = match trailers {
             Some(trailers) => State::Trailers(trailers),
             None => State::Done,
         };
     }
 
-    fn count(&mut self) {
+    fn count(&mut self, how: CallEnd) {
         if !self.counted {
             self.counted = true;
+            self.tally.end_call(how);
             self.judging.live.add(&self.tally);
         }
     }
 
-    fn fail(&mut self, code: Code, message: &str) {
-        self.end(Some(status_trailers(code, message)));
+    fn fail(&mut self, code: Code, how: CallEnd, message: &str) {
+        self.end(how, Some(status_trailers(code, message)));
     }
 }
 
 impl Drop for JudgedBody {
-    /// A call the client cancelled still counts what it judged; the held
-    /// bytes are given back to the gauges.
+    /// A call the client cancelled (or a shutdown cut) still counts what
+    /// it judged, and is counted as such; the held bytes are given back to
+    /// the gauges.
     fn drop(&mut self) {
         if self.held > 0 {
             self.judging.gauges.change_held(self.held, 0);
         }
-        self.count();
+        let how = self.judging.dropped_end();
+        self.count(how);
     }
 }
 
@@ -288,8 +315,8 @@ impl Body for JudgedBody {
                     return Poll::Ready(Some(Ok(Frame::data(data))));
                 }
                 Ok(None) => {}
-                Err(trailers) => {
-                    this.end(Some(trailers));
+                Err((how, trailers)) => {
+                    this.end(how, Some(trailers));
                     continue;
                 }
             }
@@ -302,12 +329,13 @@ impl Body for JudgedBody {
                         "proxy: deadline exceeded ({} ms grpc-timeout)",
                         this.timeout.as_millis()
                     );
-                    this.fail(Code::DeadlineExceeded, &message);
+                    this.fail(Code::DeadlineExceeded, CallEnd::DeadlineExceeded, &message);
                     continue;
                 }
             }
             let Some(upstream) = this.upstream.as_mut() else {
-                this.end(None);
+                // Only after an end, which counted the call already.
+                this.end(CallEnd::UpstreamError, None);
                 continue;
             };
             match ready!(Pin::new(upstream).poll_frame(cx)) {
@@ -323,10 +351,11 @@ impl Body for JudgedBody {
                     Err(frame) => {
                         let trailers = frame.into_trailers().ok();
                         match this.split.finish() {
-                            Ok(()) => this.end(trailers),
+                            Ok(()) => this.end(upstream_end(trailers.as_ref()), trailers),
                             Err(err) => {
-                                let (code, message) = status_of(&err, this.encoding.as_deref());
-                                this.fail(code, &message);
+                                let (code, how, message) =
+                                    status_of(&err, this.encoding.as_deref());
+                                this.fail(code, how, &message);
                             }
                         }
                     }
@@ -334,17 +363,17 @@ impl Body for JudgedBody {
                 None => match this.split.finish() {
                     // No trailers: passed on as it came (the client will
                     // call it an error, as it should).
-                    Ok(()) => this.end(None),
+                    Ok(()) => this.end(CallEnd::UpstreamError, None),
                     Err(err) => {
-                        let (code, message) = status_of(&err, this.encoding.as_deref());
-                        this.fail(code, &message);
+                        let (code, how, message) = status_of(&err, this.encoding.as_deref());
+                        this.fail(code, how, &message);
                     }
                 },
                 Some(Err(err)) if super::is_reset(&err) => {
                     // The upstream reset the stream: passed on as an error,
                     // so the client's stream is reset with the upstream's
                     // reason (hyper finds it in the error's chain).
-                    this.end(None);
+                    this.end(CallEnd::UpstreamError, None);
                     return Poll::Ready(Some(Err(err)));
                 }
                 Some(Err(err)) => {
@@ -352,7 +381,7 @@ impl Body for JudgedBody {
                     // gRPC calls a lost upstream, UNAVAILABLE, after the
                     // kept messages before it (a reset would read INTERNAL).
                     let message = format!("proxy: upstream connection lost: {err}");
-                    this.fail(Code::Unavailable, &message);
+                    this.fail(Code::Unavailable, CallEnd::ConnectionLost, &message);
                 }
             }
         }

@@ -72,7 +72,13 @@
 //!   default is 200; tonic's server has none), so it takes as many as the
 //!   upstream does: those bounds are per call.
 //! - **Counting:** each call tallies in its own [`Tally`] and adds it to the
-//!   proxy's once, when it ends: one lock per call, none per message.
+//!   proxy's once, when it ends: one lock per call, none per message. The
+//!   tally counts each call by how it ended ([`CallEnd`]): forwarded to the
+//!   upstream's own end (OK or not), cancelled by its client, or ended by
+//!   the proxy itself, and why (each status of its own, a `502`, a `505`
+//!   per HTTP/1.1 connection, a cut at the drain timeout). A response the
+//!   proxy passes on unjudged is counted when its headers arrive, by their
+//!   status: a cut during its body is not seen.
 //! - **Limits:** h2c only (no TLS, no HTTP/1.1: a client that sends it
 //!   gets `505 HTTP Version Not Supported` and a line that says so), one
 //!   upstream with no path prefix ([`parse_upstream`] refuses one), no
@@ -89,6 +95,7 @@ use std::fmt;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
@@ -111,15 +118,15 @@ pub use self::body::{Gauges, ProxyBody, Stats};
 use self::body::{JudgedBody, Judging};
 pub use self::run::{loopback_http2, Http2Run};
 use self::status::{
-    is_grpc, parse_timeout, percent_encode, Code, GRPC_ACCEPT_ENCODING, GRPC_ENCODING,
-    GRPC_MESSAGE, GRPC_STATUS, GRPC_TIMEOUT,
+    is_grpc, parse_timeout, percent_encode, upstream_end, Code, GRPC_ACCEPT_ENCODING,
+    GRPC_ENCODING, GRPC_MESSAGE, GRPC_STATUS, GRPC_TIMEOUT,
 };
 // The tally lives with the TCP filter today; this is the one line to change
 // when it moves.
 use crate::frames::DEFAULT_MAX_MESSAGE;
 use crate::judge::Judge;
 use crate::policy::Policy;
-pub use crate::tally::{SharedTally, Tally};
+pub use crate::tally::{CallEnd, SharedTally, Tally};
 
 /// How long connecting to the upstream may take, TCP connect and HTTP/2
 /// handshake together (a call's `grpc-timeout`, when shorter, ends its own
@@ -161,6 +168,7 @@ pub const CLIENT_SEND_BUFFER: usize = 256 * 1024;
 /// let proxy = Proxy::new("http://127.0.0.1:50052", Judge::Optics, Policy::default())?;
 /// let tally = proxy.serve(listener, async { let _ = tokio::signal::ctrl_c().await; }).await?;
 /// println!("{} messages judged, {} kept", tally.messages, tally.kept());
+/// println!("{} of {} calls ended by the proxy itself", tally.calls_failed(), tally.calls_total());
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
@@ -212,6 +220,7 @@ impl Proxy {
                 max_message: DEFAULT_MAX_MESSAGE,
                 live: SharedTally::new(),
                 gauges: Arc::new(Gauges::default()),
+                cutting: Arc::new(AtomicBool::new(false)),
             },
             drain_timeout: DRAIN_TIMEOUT,
         })
@@ -280,6 +289,7 @@ impl Proxy {
         shutdown: impl Future<Output = ()>,
     ) -> Result<Tally, ProxyError> {
         let stop = CancellationToken::new();
+        self.judging.cutting.store(false, Ordering::Relaxed);
         let (running, mut all_ended) = mpsc::channel(1);
         let calls = CallExecutor { running };
         let mut connections = JoinSet::new();
@@ -309,6 +319,8 @@ impl Proxy {
         })
         .await;
         if drained.is_err() {
+            // The calls dropped from here on were cut, not cancelled.
+            self.judging.cutting.store(true, Ordering::Relaxed);
             connections.shutdown().await;
         }
         // Each call runs in a task of its own and counts itself when it
@@ -339,6 +351,7 @@ impl Proxy {
             match speaks {
                 Ok(true) => {}
                 Ok(false) => {
+                    self.judging.count_call(CallEnd::Http1);
                     tokio::select! {
                         () = answer_http1(&mut stream) => {}
                         () = stop.cancelled() => {}
@@ -392,6 +405,11 @@ impl Proxy {
         upstream: &Arc<UpstreamConnection>,
         request: Request<Incoming>,
     ) -> Result<Response<ProxyBody>, hyper::Error> {
+        let mut count = CallCount {
+            judging: &self.judging,
+            end: None,
+            handed_over: false,
+        };
         let grpc = is_grpc(request.headers());
         let deadline = request
             .headers()
@@ -402,7 +420,12 @@ impl Proxy {
         let (mut parts, body) = request.into_parts();
         parts.uri = match self.upstream_uri(parts.uri.authority(), parts.uri.path_and_query()) {
             Ok(uri) => uri,
-            Err(err) => return Ok(refuse(grpc, Code::Internal, &err.to_string())),
+            // Not seen in practice: the parts come from a URI hyper parsed.
+            // The call never reached the upstream, and counts so.
+            Err(err) => {
+                let message = err.to_string();
+                return Ok(count.refuse(grpc, Code::Internal, CallEnd::Unreachable, &message));
+            }
         };
         if grpc {
             parts
@@ -425,7 +448,12 @@ impl Proxy {
                         "proxy: deadline exceeded ({} ms grpc-timeout) before the upstream answered",
                         timeout.as_millis()
                     );
-                    return Ok(refuse(grpc, Code::DeadlineExceeded, &message));
+                    return Ok(count.refuse(
+                        grpc,
+                        Code::DeadlineExceeded,
+                        CallEnd::DeadlineExceeded,
+                        &message,
+                    ));
                 }
             },
             None => call.await,
@@ -434,10 +462,17 @@ impl Proxy {
             Ok(response) => response,
             // The upstream reset the stream: so does the client's, with the
             // same reason.
-            Err(Failed::Call(err)) if is_reset(&err) => return Err(err),
+            Err(Failed::Call(err)) if is_reset(&err) => {
+                count.ended(CallEnd::UpstreamError);
+                return Err(err);
+            }
             Err(err) => {
+                let end = match err {
+                    Failed::Connect(_) => CallEnd::Unreachable,
+                    Failed::Call(_) => CallEnd::ConnectionLost,
+                };
                 let message = format!("proxy: upstream {}: {err}", self.upstream.addr);
-                return Ok(refuse(grpc, Code::Unavailable, &message));
+                return Ok(count.refuse(grpc, Code::Unavailable, end, &message));
             }
         };
         let (mut parts, body) = response.into_parts();
@@ -447,11 +482,19 @@ impl Proxy {
         let read_as_grpc = (grpc && parts.status == StatusCode::OK) || is_grpc(&parts.headers);
         // Trailers-only: HEADERS that end the stream (h2's END_STREAM).
         if !read_as_grpc || body.is_end_stream() {
+            // Counted now: the proxy does not follow a body it passes on.
+            count.ended(match read_as_grpc {
+                true => upstream_end(Some(&parts.headers)),
+                false if parts.status.is_success() => CallEnd::UpstreamOk,
+                false => CallEnd::UpstreamError,
+            });
             return Ok(Response::from_parts(parts, ProxyBody::Through(body)));
         }
         if let Some(status) = parts.headers.get(GRPC_STATUS) {
             let status = status.clone();
-            return self.status_in_headers(parts, body, status, deadline).await;
+            return self
+                .status_in_headers(&mut count, parts, body, status, deadline)
+                .await;
         }
         // Dropped frames change the length: a length the upstream gave
         // (rare in gRPC) no longer holds.
@@ -462,6 +505,8 @@ impl Proxy {
             .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
             .filter(|encoding| encoding != "identity");
         let body = JudgedBody::new(body, encoding, self.judging.clone(), deadline);
+        // The judged body counts the call when it ends.
+        count.handed_over = true;
         Ok(Response::from_parts(
             parts,
             ProxyBody::Judged(Box::new(body)),
@@ -479,6 +524,7 @@ impl Proxy {
     /// unjudged.
     async fn status_in_headers(
         &self,
+        count: &mut CallCount<'_>,
         parts: http::response::Parts,
         mut body: Incoming,
         status: HeaderValue,
@@ -486,6 +532,7 @@ impl Proxy {
     ) -> Result<Response<ProxyBody>, hyper::Error> {
         if status.as_bytes() != b"0" {
             drop(body);
+            count.ended(CallEnd::UpstreamError);
             return Ok(Response::from_parts(parts, ProxyBody::Empty));
         }
         let rest = async {
@@ -510,13 +557,21 @@ impl Proxy {
                          ended its response",
                         timeout.as_millis()
                     );
-                    return Ok(refuse(true, Code::DeadlineExceeded, &message));
+                    return Ok(count.refuse(
+                        true,
+                        Code::DeadlineExceeded,
+                        CallEnd::DeadlineExceeded,
+                        &message,
+                    ));
                 }
             },
             None => rest.await,
         };
         match ended_empty {
-            Ok(true) => Ok(Response::from_parts(parts, ProxyBody::Empty)),
+            Ok(true) => {
+                count.ended(CallEnd::UpstreamOk);
+                Ok(Response::from_parts(parts, ProxyBody::Empty))
+            }
             Ok(false) => {
                 drop(body);
                 let message = format!(
@@ -524,12 +579,15 @@ impl Proxy {
                      then a body; a trailers-only response must end with its headers",
                     self.upstream.addr
                 );
-                Ok(refuse(true, Code::Internal, &message))
+                Ok(count.refuse(true, Code::Internal, CallEnd::StatusThenBody, &message))
             }
-            Err(err) if is_reset(&err) => Err(err),
+            Err(err) if is_reset(&err) => {
+                count.ended(CallEnd::UpstreamError);
+                Err(err)
+            }
             Err(err) => {
                 let message = format!("proxy: upstream connection lost: {err}");
-                Ok(refuse(true, Code::Unavailable, &message))
+                Ok(count.refuse(true, Code::Unavailable, CallEnd::ConnectionLost, &message))
             }
         }
     }
@@ -831,6 +889,46 @@ fn is_reset(err: &hyper::Error) -> bool {
         source = cause.source();
     }
     false
+}
+
+/// Counts one call of [`Proxy::forward`] once: as it was answered, or, when
+/// the call is dropped unanswered, as cancelled by its client or cut by a
+/// shutdown; unless a judged body took the counting over. One lock per call.
+struct CallCount<'a> {
+    judging: &'a Judging,
+    /// How the call ended; `None` while it has no answer.
+    end: Option<CallEnd>,
+    /// Whether a judged body counts the call when it ends.
+    handed_over: bool,
+}
+
+impl CallCount<'_> {
+    /// The call ended as `end`.
+    fn ended(&mut self, end: CallEnd) {
+        self.end = Some(end);
+    }
+
+    /// The proxy's own answer ([`refuse`]), counted as `end` for a gRPC
+    /// call and as a 502 for any other.
+    fn refuse(
+        &mut self,
+        grpc: bool,
+        code: Code,
+        end: CallEnd,
+        message: &str,
+    ) -> Response<ProxyBody> {
+        self.ended(if grpc { end } else { CallEnd::BadGateway });
+        refuse(grpc, code, message)
+    }
+}
+
+impl Drop for CallCount<'_> {
+    fn drop(&mut self) {
+        if !self.handed_over {
+            let end = self.end.unwrap_or_else(|| self.judging.dropped_end());
+            self.judging.count_call(end);
+        }
+    }
 }
 
 /// The proxy's own answer when it cannot forward a call: a trailers-only

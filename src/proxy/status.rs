@@ -7,6 +7,7 @@ use std::time::Duration;
 use http::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 
 use crate::frames::FrameError;
+use crate::tally::CallEnd;
 
 /// `grpc-status`: the call's status code, in the trailers.
 pub const GRPC_STATUS: HeaderName = HeaderName::from_static("grpc-status");
@@ -47,25 +48,29 @@ impl Code {
 }
 
 /// The status a framing error of the upstream's response ends the call with:
-/// RESOURCE_EXHAUSTED for a message over the limit, INTERNAL for the rest.
-/// The message says what the proxy saw, and where.
+/// RESOURCE_EXHAUSTED for a message over the limit, INTERNAL for the rest;
+/// the row of the proxy's tally the call is counted in; and a message that
+/// says what the proxy saw, and where.
 ///
 /// ```
 /// use triage::frames::FrameError;
 /// use triage::proxy::status::{status_of, Code};
+/// use triage::tally::CallEnd;
 ///
-/// let (code, text) = status_of(&FrameError::Compressed { index: 2, offset: 99 }, None);
-/// assert_eq!(code, Code::Internal);
+/// let (code, end, text) = status_of(&FrameError::Compressed { index: 2, offset: 99 }, None);
+/// assert_eq!((code, end), (Code::Internal, CallEnd::Compressed));
 /// assert!(text.starts_with("proxy: upstream sent a compressed frame"));
 /// ```
-pub fn status_of(err: &FrameError, encoding: Option<&str>) -> (Code, String) {
+pub fn status_of(err: &FrameError, encoding: Option<&str>) -> (Code, CallEnd, String) {
     match (err, encoding) {
         (FrameError::TooLarge { .. }, _) => (
             Code::ResourceExhausted,
+            CallEnd::TooLarge,
             format!("proxy: upstream response: {err}"),
         ),
         (FrameError::Compressed { index, offset }, Some(encoding)) => (
             Code::Internal,
+            CallEnd::Compressed,
             format!(
                 "proxy: upstream sent a compressed frame (grpc-encoding {encoding}), \
                  which cannot be judged (frame {index} at byte {offset})"
@@ -73,12 +78,31 @@ pub fn status_of(err: &FrameError, encoding: Option<&str>) -> (Code, String) {
         ),
         (FrameError::Compressed { index, offset }, None) => (
             Code::Internal,
+            CallEnd::Compressed,
             format!(
                 "proxy: upstream sent a compressed frame but no grpc-encoding was \
                  negotiated (frame {index} at byte {offset})"
             ),
         ),
-        _ => (Code::Internal, format!("proxy: upstream response: {err}")),
+        (FrameError::BadFlag { .. }, _) => (
+            Code::Internal,
+            CallEnd::BadFlag,
+            format!("proxy: upstream response: {err}"),
+        ),
+        _ => (
+            Code::Internal,
+            CallEnd::EndedInsideFrame,
+            format!("proxy: upstream response: {err}"),
+        ),
+    }
+}
+
+/// How a call the upstream ended counts: OK for `grpc-status: 0` in
+/// `trailers`, an upstream error for any other status or none. O(1).
+pub(crate) fn upstream_end(trailers: Option<&HeaderMap>) -> CallEnd {
+    match trailers.and_then(|trailers| trailers.get(GRPC_STATUS)) {
+        Some(status) if status.as_bytes() == b"0" => CallEnd::UpstreamOk,
+        _ => CallEnd::UpstreamError,
     }
 }
 
