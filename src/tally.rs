@@ -105,12 +105,15 @@ pub enum CallEnd {
     Http1,
     /// Cut when the drain timeout passed at shutdown.
     Cut,
+    /// UNIMPLEMENTED: the upstream answered grpc-web, whose frames the
+    /// proxy does not judge (so it does not forward them).
+    GrpcWeb,
 }
 
 impl CallEnd {
     /// Every way a call ends, in the order of a report's table: the
     /// forwarded ones first, then the proxy's own.
-    pub const ALL: [CallEnd; 14] = [
+    pub const ALL: [CallEnd; 15] = [
         CallEnd::UpstreamOk,
         CallEnd::UpstreamError,
         CallEnd::ClientCancelled,
@@ -125,6 +128,7 @@ impl CallEnd {
         CallEnd::BadGateway,
         CallEnd::Http1,
         CallEnd::Cut,
+        CallEnd::GrpcWeb,
     ];
 
     /// The row's name in a report.
@@ -144,6 +148,7 @@ impl CallEnd {
             CallEnd::BadGateway => "not gRPC, upstream failed",
             CallEnd::Http1 => "HTTP/1.1 client",
             CallEnd::Cut => "cut at the drain timeout",
+            CallEnd::GrpcWeb => "grpc-web, not judged",
         }
     }
 
@@ -162,6 +167,7 @@ impl CallEnd {
             CallEnd::BadGateway => "502 Bad Gateway",
             CallEnd::Http1 => "505 HTTP Version Not Supported",
             CallEnd::Cut => "a cut stream",
+            CallEnd::GrpcWeb => "UNIMPLEMENTED (12)",
         }
     }
 

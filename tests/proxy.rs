@@ -1603,29 +1603,46 @@ async fn a_cancelled_call_counts_what_was_judged_and_holds_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_grpc_web_response_is_not_judged_as_the_readme_says() {
-    // A limit, pinned: grpc-web is not gRPC to the proxy (its trailers come
-    // as a frame of the body, flag 0x80), so an upstream that answers it
-    // sends every message on unjudged, dropped ones included.
-    let pool = pool();
-    let body = stream_with(&pool, 40, &[]);
-    let mut script = grpc_script(body.clone(), 4096);
-    script.headers = vec![("content-type", "application/grpc-web+json")];
-    let stop = CancellationToken::new();
-    let addr = raw_upstream(script, stop.clone()).await;
-    let running = start_proxy(addr, Judge::Optics).await;
-    let (parts, received, _) = raw_call_with(
-        running.addr,
-        &[("content-type", "application/grpc-web+json")],
-        br#"{"count":40}"#,
-    )
-    .await;
-    assert_eq!(parts.headers["content-type"], "application/grpc-web+json");
-    assert!(expected(&pool, 0, 40, Judge::Optics).len() < 40);
-    assert_eq!(received, body, "every message, unjudged");
-    let tally = running.stop().await;
-    assert_eq!(tally.messages, 0);
-    stop.cancel();
+async fn a_grpc_web_response_is_refused_never_passed_on_unjudged() {
+    // grpc-web frames messages as gRPC does, but its trailers come as a
+    // frame of the body (flag 0x80) and `-text` is base64: the proxy does
+    // not judge it, so an upstream that answers it must not hand a client
+    // every message, dropped ones included. Each content-type, asked for
+    // by the client or not.
+    for (asked, answered) in [
+        ("application/grpc-web+json", "application/grpc-web+json"),
+        ("application/grpc-web", "application/grpc-web"),
+        (
+            "application/grpc-web-text",
+            "application/grpc-web-text+proto",
+        ),
+        (
+            "application/json",
+            "application/grpc-web+json; charset=utf-8",
+        ),
+    ] {
+        let pool = pool();
+        let body = stream_with(&pool, 40, &[]);
+        let mut script = grpc_script(body, 4096);
+        script.headers = vec![("content-type", answered)];
+        let stop = CancellationToken::new();
+        let addr = raw_upstream(script, stop.clone()).await;
+        let running = start_proxy(addr, Judge::Optics).await;
+        let (parts, received, trailers) =
+            raw_call_with(running.addr, &[("content-type", asked)], br#"{"count":40}"#).await;
+        assert!(expected(&pool, 0, 40, Judge::Optics).len() < 40);
+        assert_eq!(parts.status, http::StatusCode::OK, "{answered}");
+        assert_eq!(parts.headers["content-type"], answered);
+        assert_eq!(parts.headers["grpc-status"], "12", "{answered}");
+        let message = parts.headers["grpc-message"].to_str().unwrap();
+        assert!(message.contains("grpc-web"), "{message}");
+        assert!(received.is_empty(), "{answered}: nothing forwarded");
+        assert!(trailers.is_empty(), "{answered}: trailers-only");
+        let tally = running.stop().await;
+        assert_eq!(tally.messages, 0);
+        assert_calls(&tally, CallEnd::GrpcWeb, 1);
+        stop.cancel();
+    }
 }
 
 /// A request body the test feeds by hand, which ends only when dropped.

@@ -30,8 +30,9 @@
 //!   messages, and every other response, pass through untouched. The proxy
 //!   cannot tell a unary call from a streaming one: a unary call whose one
 //!   answer is dropped ends with the upstream's status and no message,
-//!   which the client reports as an error of its own. grpc-web is not gRPC
-//!   here: an upstream's grpc-web response passes through unjudged.
+//!   which the client reports as an error of its own. grpc-web is not
+//!   judged, nor passed on: an upstream's grpc-web response is answered
+//!   UNIMPLEMENTED (12), trailers-only, its body dropped unread.
 //! - **Faithful:** headers, metadata and trailers go through as they are,
 //!   the request's `:authority` and path too (the upstream's authority
 //!   only when the client sent none), with one exception: on a call whose
@@ -118,7 +119,7 @@ pub use self::body::{Gauges, ProxyBody, Stats};
 use self::body::{JudgedBody, Judging};
 pub use self::run::{loopback_http2, Http2Run};
 use self::status::{
-    is_grpc, parse_timeout, percent_encode, upstream_end, Code, GRPC_ACCEPT_ENCODING,
+    is_grpc, is_grpc_web, parse_timeout, percent_encode, upstream_end, Code, GRPC_ACCEPT_ENCODING,
     GRPC_ENCODING, GRPC_MESSAGE, GRPC_STATUS, GRPC_TIMEOUT,
 };
 // The tally lives with the TCP filter today; this is the one line to change
@@ -480,6 +481,14 @@ impl Proxy {
         // response says counts, not only what the request said (tonic's
         // server answers gRPC whatever the request's content-type).
         let read_as_grpc = (grpc && parts.status == StatusCode::OK) || is_grpc(&parts.headers);
+        // grpc-web carries the same messages in a body the proxy does not
+        // judge (its trailers are a frame of it; `-text` is base64): never
+        // passed on unjudged. The client gets a status it reads.
+        if !read_as_grpc && is_grpc_web(&parts.headers) {
+            drop(body);
+            count.ended(CallEnd::GrpcWeb);
+            return Ok(refuse_grpc_web(&parts.headers, &self.upstream.addr));
+        }
         // Trailers-only: HEADERS that end the stream (h2's END_STREAM).
         if !read_as_grpc || body.is_end_stream() {
             // Counted now: the proxy does not follow a body it passes on.
@@ -951,6 +960,26 @@ fn refuse(grpc: bool, code: Code, message: &str) -> Response<ProxyBody> {
     headers.insert(GRPC_STATUS, code.header_value());
     if let Ok(value) = HeaderValue::from_str(&percent_encode(message)) {
         headers.insert(GRPC_MESSAGE, value);
+    }
+    response
+}
+
+/// The proxy's answer where the upstream answered grpc-web (its response
+/// `headers`): a trailers-only grpc-web response, with the upstream's
+/// content-type, UNIMPLEMENTED (12) and a message saying why.
+fn refuse_grpc_web(headers: &HeaderMap, upstream: &str) -> Response<ProxyBody> {
+    let content_type = headers.get(CONTENT_TYPE).cloned();
+    let message = format!(
+        "proxy: upstream {upstream} answered grpc-web ({}), whose messages the proxy does \
+         not judge, so it forwards none of them; call it with gRPC (application/grpc)",
+        content_type
+            .as_ref()
+            .map_or(String::new(), |ct| String::from_utf8_lossy(ct.as_bytes())
+                .into_owned())
+    );
+    let mut response = refuse(true, Code::Unimplemented, &message);
+    if let Some(content_type) = content_type {
+        response.headers_mut().insert(CONTENT_TYPE, content_type);
     }
     response
 }

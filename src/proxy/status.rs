@@ -27,6 +27,8 @@ pub enum Code {
     DeadlineExceeded = 4,
     /// 8: a message over the size limit.
     ResourceExhausted = 8,
+    /// 12: the upstream answered grpc-web, which the proxy does not judge.
+    Unimplemented = 12,
     /// 13: the upstream's response broke the protocol (a compressed frame
     /// without a negotiated encoding, a bad flag, a stream that ends inside
     /// a frame).
@@ -41,6 +43,7 @@ impl Code {
         match self {
             Code::DeadlineExceeded => HeaderValue::from_static("4"),
             Code::ResourceExhausted => HeaderValue::from_static("8"),
+            Code::Unimplemented => HeaderValue::from_static("12"),
             Code::Internal => HeaderValue::from_static("13"),
             Code::Unavailable => HeaderValue::from_static("14"),
         }
@@ -177,6 +180,44 @@ pub fn parse_timeout(value: &[u8]) -> Option<Duration> {
     })
 }
 
+/// Whether a `content-type` is grpc-web's: `application/grpc-web`, with a
+/// `+<format>` or as `-text` (base64), parameters after `;` allowed. Its
+/// messages are framed as gRPC's, but its trailers come as a frame of the
+/// body, and `-text` is base64: the proxy does not judge it. O(len).
+///
+/// ```
+/// use http::{HeaderMap, HeaderValue};
+/// use triage::proxy::status::is_grpc_web;
+///
+/// let mut headers = HeaderMap::new();
+/// headers.insert("content-type", HeaderValue::from_static("application/grpc-web+json"));
+/// assert!(is_grpc_web(&headers));
+/// headers.insert("content-type", HeaderValue::from_static("application/grpc-web-text"));
+/// assert!(is_grpc_web(&headers));
+/// headers.insert("content-type", HeaderValue::from_static("application/grpc"));
+/// assert!(!is_grpc_web(&headers));
+/// ```
+pub fn is_grpc_web(headers: &HeaderMap) -> bool {
+    let Some(media) = media_type(headers) else {
+        return false;
+    };
+    const WEB: &[u8] = b"application/grpc-web";
+    media.len() >= WEB.len()
+        && media[..WEB.len()].eq_ignore_ascii_case(WEB)
+        && matches!(media.get(WEB.len()), None | Some(b'+' | b'-'))
+}
+
+/// The media type of a `content-type` header: its value before any `;`,
+/// trimmed.
+fn media_type(headers: &HeaderMap) -> Option<&[u8]> {
+    let media = headers.get(CONTENT_TYPE)?.as_bytes();
+    let media = media
+        .iter()
+        .position(|&b| b == b';')
+        .map_or(media, |end| &media[..end]);
+    Some(media.trim_ascii())
+}
+
 /// Whether a request's `content-type` makes it a gRPC call the proxy
 /// judges: `application/grpc`, or `application/grpc+<format>` (any format,
 /// `+json` included; parameters after `;` are allowed). O(len).
@@ -192,15 +233,9 @@ pub fn parse_timeout(value: &[u8]) -> Option<Duration> {
 /// assert!(!is_grpc(&headers));
 /// ```
 pub fn is_grpc(headers: &HeaderMap) -> bool {
-    let Some(value) = headers.get(CONTENT_TYPE) else {
+    let Some(media) = media_type(headers) else {
         return false;
     };
-    let media = value.as_bytes();
-    let media = media
-        .iter()
-        .position(|&b| b == b';')
-        .map_or(media, |end| &media[..end]);
-    let media = media.trim_ascii();
     const GRPC: &[u8] = b"application/grpc";
     media.len() >= GRPC.len()
         && media[..GRPC.len()].eq_ignore_ascii_case(GRPC)
