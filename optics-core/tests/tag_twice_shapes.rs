@@ -347,6 +347,17 @@ fn a_first_key_twice_where_no_tag_is_read_is_off_the_path() {
         Ev::open.then(Open::at),
         Ev::kind,
     );
+    // The tag's key inside a nested object, or in a string, is no repeat.
+    let pad = "p".repeat(1100);
+    for ev in [
+        r#"{"type":"Open","x":{"type":"Close"},"at":1}"#.to_owned(),
+        r#"{"type":"Open","x":[{"type":"Close"}],"at":1}"#.to_owned(),
+        r#"{"type":"Open","s":"\",\"type\":\"Close","at":1}"#.to_owned(),
+        format!(r#"{{"type":"Open","x":{{"type":"Close"}},"pad":"{pad}","at":1}}"#),
+        format!(r#"{{"type":"Open","pad":"{pad}","s":"\"type\":","at":1}}"#),
+    ] {
+        answers!(Ev, &ev, Ev::open.then(Open::at), Ev::kind);
+    }
     let root = r#"{"junk":"a","ev":{"type":"Open","at":1},"list":[{"type":"Ping"}],"map":{"k":{"type":"Ping"}},"adj":{"t":"U"},"junk":"b"}"#;
     answers!(
         Root,
