@@ -197,9 +197,9 @@ impl<M: Keyed<Q>, Q: ?Sized> PreviewMut for Key<'_, M, Q> {
 pub trait JsonKey {
     /// Whether two member keys are one key of this type exactly where their
     /// texts are the same once escapes are decoded: true (the default) for
-    /// the string types, `char`, `bool` and the integers up to 64 bits,
-    /// which serde_json reads from one spelling only (`"-0"` and `"01"` are
-    /// no `i64`). False for a type that reads several texts as one key (an
+    /// the string types, `char`, `bool` and the integers but `i128`, which
+    /// serde_json reads from one spelling only (`"-0"` and `"01"` are no
+    /// `i64`, `"-0"` no `u128`). False for a type that reads several texts as one key (an
     /// `i128` reads `"-0"` as 0, an address has several spellings): a byte
     /// traversal over its map then reads every key with
     /// [`read_key`](Self::read_key) to tell the members serde keeps.
