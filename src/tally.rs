@@ -80,7 +80,8 @@ pub enum CallEnd {
     /// Forwarded; the client cancelled it (a reset, or its connection
     /// closed) before it ended.
     ClientCancelled,
-    /// INTERNAL: the upstream sent a compressed frame.
+    /// INTERNAL: the upstream sent a compressed frame the proxy cannot
+    /// inflate (an encoding other than gzip or deflate, or broken bytes).
     Compressed,
     /// INTERNAL: a frame flag other than 0 or 1.
     BadFlag,

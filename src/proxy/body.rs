@@ -12,6 +12,14 @@
 //! it (forward-all sends each chunk whole); a frame that straddled chunks
 //! goes out as the buffer it was assembled in. Nothing is re-encoded.
 //!
+//! A frame the upstream compressed (flag 1) under a `grpc-encoding` of
+//! `gzip` or `deflate` is inflated into a buffer of the body's, at most the
+//! message limit, and the inflated message judged; a kept one goes out
+//! compressed, as it came. Any other encoding, a frame that does not
+//! inflate, or one that inflates past the limit ends the call (INTERNAL,
+//! RESOURCE_EXHAUSTED). An upstream asked for `identity` compresses
+//! nothing, and costs none of this.
+//!
 //! The body polls the upstream for its next chunk only when hyper asks it
 //! for the next frame to send, which hyper does only when the client's
 //! flow-control window has room: a client that reads slowly holds the
@@ -24,6 +32,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
+
+use std::io::Read as _;
 
 use bytes::Bytes;
 use http::HeaderMap;
@@ -116,6 +126,131 @@ impl Judging {
     }
 }
 
+/// The verdict on one whole `frame` (header included), the `index`th of its
+/// call: its message judged as it stands, or, compressed, once inflated
+/// into `inflated`; how the call ends where a compressed message does not
+/// inflate within the limit. Inflating costs O(the inflated size).
+#[inline]
+fn judge(
+    judging: &Judging,
+    inflate: Option<Inflate>,
+    inflated: &mut Vec<u8>,
+    index: u64,
+    frame: &[u8],
+) -> Result<crate::policy::Verdict, (CallEnd, HeaderMap)> {
+    let message = &frame[HEADER_LEN..];
+    if frame[0] == 0 {
+        return Ok(judging.judge.judge(&judging.policy, message));
+    }
+    // Flag 1: the splitter hands such frames out only with `inflate`.
+    let Some(inflate) = inflate else {
+        // Not met: the splitter refuses such frames.
+        let message = format!("proxy: upstream sent a compressed frame (frame {index})");
+        return Err((
+            CallEnd::Compressed,
+            status_trailers(Code::Internal, &message),
+        ));
+    };
+    let encoding = inflate.name();
+    match inflate.into(message, judging.max_message, inflated) {
+        Ok(()) => Ok(judging.judge.judge(&judging.policy, inflated)),
+        Err(Inflated::PastLimit) => {
+            let message = format!(
+                "proxy: upstream sent a {encoding} frame that inflates past the \
+                     {} byte message limit (frame {index})",
+                judging.max_message
+            );
+            Err((
+                CallEnd::TooLarge,
+                status_trailers(Code::ResourceExhausted, &message),
+            ))
+        }
+        Err(Inflated::Broken(err)) => {
+            let message = format!(
+                "proxy: upstream sent a {encoding} frame that does not inflate \
+                     (frame {index}): {err}"
+            );
+            Err((
+                CallEnd::Compressed,
+                status_trailers(Code::Internal, &message),
+            ))
+        }
+    }
+}
+
+/// A `grpc-encoding` the proxy inflates to judge: `gzip` (RFC 1952) or
+/// `deflate` (zlib, RFC 1950, as gRPC means it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Inflate {
+    Gzip,
+    Deflate,
+}
+
+/// Why a compressed message was not inflated.
+enum Inflated {
+    /// It inflates past the message limit (read no further).
+    PastLimit,
+    /// Its bytes are not of the encoding.
+    Broken(std::io::Error),
+}
+
+impl Inflate {
+    /// The encoding named `name` (ASCII case ignored), if it is one of these.
+    fn of(name: &str) -> Option<Inflate> {
+        if name.eq_ignore_ascii_case("gzip") {
+            Some(Inflate::Gzip)
+        } else if name.eq_ignore_ascii_case("deflate") {
+            Some(Inflate::Deflate)
+        } else {
+            None
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Inflate::Gzip => "gzip",
+            Inflate::Deflate => "deflate",
+        }
+    }
+
+    /// Inflates `compressed` into `out` (cleared first), reading at most
+    /// `limit` + 1 bytes of what it inflates to: O(its size), bounded by
+    /// the limit however small the compressed bytes. Nothing may follow the
+    /// compressed stream.
+    fn into(self, compressed: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), Inflated> {
+        out.clear();
+        let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+        let read = match self {
+            Inflate::Gzip => {
+                let mut decoder = flate2::bufread::GzDecoder::new(compressed);
+                let read = (&mut decoder).take(cap).read_to_end(out);
+                read.and_then(|_| trailing(decoder.into_inner()))
+            }
+            Inflate::Deflate => {
+                let mut decoder = flate2::bufread::ZlibDecoder::new(compressed);
+                let read = (&mut decoder).take(cap).read_to_end(out);
+                read.and_then(|_| trailing(decoder.into_inner()))
+            }
+        };
+        if out.len() > limit {
+            return Err(Inflated::PastLimit);
+        }
+        read.map_err(Inflated::Broken)
+    }
+}
+
+/// An error where bytes are left after a compressed stream.
+fn trailing(rest: &[u8]) -> std::io::Result<()> {
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} bytes after the compressed stream", rest.len()),
+        ))
+    }
+}
+
 /// Where a judged body stands.
 enum State {
     /// Reading the upstream.
@@ -134,6 +269,14 @@ pub struct JudgedBody {
     run: Option<std::ops::Range<usize>>,
     /// The upstream's `grpc-encoding`, for the error text.
     encoding: Option<String>,
+    /// How compressed frames inflate, where the encoding is one the body
+    /// reads.
+    inflate: Option<Inflate>,
+    /// The last compressed message, inflated (empty until one comes).
+    inflated: Vec<u8>,
+    /// How the call ends, found while kept frames before it still waited
+    /// to go out.
+    pending: Option<(CallEnd, HeaderMap)>,
     judging: Judging,
     tally: Tally,
     /// Whether `tally` was added to the proxy's.
@@ -152,7 +295,9 @@ impl JudgedBody {
         judging: Judging,
         deadline: Option<(tokio::time::Instant, Duration)>,
     ) -> JudgedBody {
-        let split = ChunkSplitter::with_max_message(judging.max_message);
+        let inflate = encoding.as_deref().and_then(Inflate::of);
+        let split = ChunkSplitter::with_max_message(judging.max_message)
+            .accepting_compressed(inflate.is_some());
         let (deadline, timeout) = match deadline {
             Some((at, timeout)) => (Some(Box::pin(tokio::time::sleep_until(at))), timeout),
             None => (None, Duration::ZERO),
@@ -162,6 +307,9 @@ impl JudgedBody {
             split,
             run: None,
             encoding,
+            inflate,
+            inflated: Vec::new(),
+            pending: None,
             judging,
             tally: Tally::default(),
             counted: false,
@@ -177,15 +325,27 @@ impl JudgedBody {
     /// upstream broke the protocol (how the call ends, and the trailers
     /// that end it).
     fn next_kept(&mut self) -> Result<Option<Bytes>, (CallEnd, HeaderMap)> {
+        if let Some(end) = self.pending.take() {
+            return Err(end);
+        }
         let started = Instant::now();
         let result = loop {
             match self.split.next_cut() {
                 Ok(Some(Cut::Chunk(range))) => {
                     let chunk = self.split.chunk();
-                    let verdict = self.judging.judge.judge(
-                        &self.judging.policy,
-                        &chunk[range.start + HEADER_LEN..range.end],
+                    let frame = &chunk[range.clone()];
+                    let index = self.tally.messages;
+                    let judged = judge(
+                        &self.judging,
+                        self.inflate,
+                        &mut self.inflated,
+                        index,
+                        frame,
                     );
+                    let verdict = match judged {
+                        Ok(verdict) => verdict,
+                        Err(end) => break self.end_after_run(end),
+                    };
                     self.tally.count(verdict, range.len());
                     if !verdict.keep {
                         if let Some(run) = self.run.take() {
@@ -207,10 +367,18 @@ impl JudgedBody {
                     // A straddling frame completes at the start of a chunk,
                     // before any run of that chunk began.
                     debug_assert!(self.run.is_none());
-                    let verdict = self
-                        .judging
-                        .judge
-                        .judge(&self.judging.policy, &frame[HEADER_LEN..]);
+                    let index = self.tally.messages;
+                    let judged = judge(
+                        &self.judging,
+                        self.inflate,
+                        &mut self.inflated,
+                        index,
+                        &frame,
+                    );
+                    let verdict = match judged {
+                        Ok(verdict) => verdict,
+                        Err(end) => break Err(end),
+                    };
                     self.tally.count(verdict, frame.len());
                     if verdict.keep {
                         break Ok(Some(frame));
@@ -231,6 +399,21 @@ impl JudgedBody {
         };
         self.tally.judging += started.elapsed();
         result
+    }
+
+    /// The kept frames of the current chunk before the frame that ends the
+    /// call as `end`, if any, which go out first; `end` then comes next.
+    fn end_after_run(
+        &mut self,
+        end: (CallEnd, HeaderMap),
+    ) -> Result<Option<Bytes>, (CallEnd, HeaderMap)> {
+        match self.run.take() {
+            Some(run) => {
+                self.pending = Some(end);
+                Ok(Some(self.split.chunk().slice(run)))
+            }
+            None => Err(end),
+        }
     }
 
     /// Tells the gauges what this body holds now.

@@ -40,17 +40,20 @@
 //!   `identity`, so that an upstream that honours it never compresses what
 //!   the proxy has to read (a response judged only for its own
 //!   content-type gets no such header). Not all do: grpc's C core set to
-//!   compress by default compresses all the same. A compressed frame is
-//!   never forwarded unjudged: the call ends with INTERNAL (13). A client
+//!   compress by default compresses all the same. Under `gzip` or `deflate`
+//!   each compressed message is inflated (at most the message limit) and
+//!   judged, and a kept frame forwarded as it came; under another encoding
+//!   a compressed frame ends the call with INTERNAL (13), never forwarded
+//!   unjudged (see [`body`]). A client
 //!   cancel resets the upstream stream; an upstream reset resets the
 //!   client's stream with the same reason. A `grpc-timeout` is forwarded
 //!   and also kept by the proxy, from the moment the call arrives: when it
 //!   passes, whether the proxy is still connecting upstream or waiting for
 //!   the response, the upstream call is cancelled and the client gets
 //!   DEADLINE_EXCEEDED (4).
-//! - **Errors as gRPC reports them:** a compressed frame or a bad flag gives
-//!   INTERNAL (13), a message over the limit (4 MiB by default)
-//!   RESOURCE_EXHAUSTED (8), a response that ends inside a frame INTERNAL,
+//! - **Errors as gRPC reports them:** a compressed frame the proxy cannot
+//!   inflate or a bad flag gives INTERNAL (13), a message over the limit
+//!   (4 MiB by default, inflated or not) RESOURCE_EXHAUSTED (8), a response that ends inside a frame INTERNAL,
 //!   each with a `grpc-message` that says what and where; the kept messages
 //!   before it are delivered first; an upstream connection lost under a
 //!   call gives UNAVAILABLE (14) after them. `grpc-status: 0` in the

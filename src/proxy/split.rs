@@ -72,6 +72,9 @@ pub struct ChunkSplitter {
     frames: u64,
     /// Stream bytes handed out as frames so far: the offset of the next one.
     consumed: u64,
+    /// Compressed frames (flag 1) are handed out, not refused: the caller
+    /// can inflate them.
+    compressed_ok: bool,
 }
 
 impl Default for ChunkSplitter {
@@ -98,6 +101,7 @@ impl ChunkSplitter {
             tail: BytesMut::new(),
             frames: 0,
             consumed: 0,
+            compressed_ok: false,
         }
     }
 
@@ -189,10 +193,19 @@ impl ChunkSplitter {
         Ok(Some(Cut::Assembled(self.tail.split().freeze())))
     }
 
+    /// The splitter, handing out compressed frames (flag 1) too where
+    /// `accept` (the caller inflates them), instead of refusing them with
+    /// [`FrameError::Compressed`]. O(1).
+    pub fn accepting_compressed(mut self, accept: bool) -> ChunkSplitter {
+        self.compressed_ok = accept;
+        self
+    }
+
     /// Checks a frame's flag byte.
     fn check_flag(&self, flag: u8) -> Result<(), FrameError> {
         match flag {
             0 => Ok(()),
+            1 if self.compressed_ok => Ok(()),
             1 => Err(FrameError::Compressed {
                 index: self.frames,
                 offset: self.consumed,
