@@ -26,7 +26,11 @@ fn by_decoder(stream: &[u8], max: usize) -> (Vec<Bytes>, Option<String>) {
 
 /// The same through the splitter, `stream` cut at `cuts`.
 fn by_splitter(stream: &[u8], cuts: &[usize], max: usize) -> (Vec<Bytes>, Option<String>) {
-    let mut split = ChunkSplitter::with_max_message(max);
+    cut_by(ChunkSplitter::with_max_message(max), stream, cuts)
+}
+
+/// The same through `split`.
+fn cut_by(mut split: ChunkSplitter, stream: &[u8], cuts: &[usize]) -> (Vec<Bytes>, Option<String>) {
     let stream = Bytes::copy_from_slice(stream);
     let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (stream.len() + 1)).collect();
     bounds.push(0);
@@ -83,6 +87,46 @@ proptest! {
         max in prop_oneof![Just(4 * 1024 * 1024), 0usize..48],
     ) {
         prop_assert_eq!(by_splitter(&stream, &cuts, max), by_decoder(&stream, max));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(2000)))]
+
+    /// A splitter that accepts compressed frames (the proxy's, where it can
+    /// inflate them) cuts them as the decoder cuts the same stream with
+    /// each header's flag 1 written 0: the same frames, flags aside, and
+    /// the same error for anything else.
+    #[test]
+    fn accepting_compressed_frames_cuts_them_as_the_others(
+        stream in streams(),
+        cuts in prop::collection::vec(any::<usize>(), 0..12),
+        max in prop_oneof![Just(4 * 1024 * 1024), 0usize..48],
+    ) {
+        let mut plain = stream.clone();
+        let mut at = 0;
+        // The flag is read as soon as its byte arrives, a header cut short
+        // included.
+        while at < plain.len() && plain[at] <= 1 {
+            plain[at] = 0;
+            if at + 5 > plain.len() {
+                break;
+            }
+            let len = u32::from_be_bytes([plain[at + 1], plain[at + 2], plain[at + 3], plain[at + 4]]);
+            at = at.saturating_add(5).saturating_add(len as usize);
+        }
+        let split = ChunkSplitter::with_max_message(max).accepting_compressed(true);
+        let (frames, error) = cut_by(split, &stream, &cuts);
+        let flagless: Vec<Bytes> = frames
+            .iter()
+            .map(|frame| {
+                let mut frame = frame.to_vec();
+                prop_assert!(frame[0] <= 1);
+                frame[0] = 0;
+                Ok(Bytes::from(frame))
+            })
+            .collect::<Result<_, TestCaseError>>()?;
+        prop_assert_eq!((flagless, error), by_decoder(&plain, max));
     }
 }
 

@@ -27,13 +27,12 @@
 //! never holds more than one chunk and one straddling frame.
 
 use std::future::Future;
+use std::io::Read as _;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
-
-use std::io::Read as _;
 
 use bytes::Bytes;
 use http::HeaderMap;
