@@ -91,18 +91,19 @@ pub trait JsonTraverse: Optic {
 
 /// Whether a walk of foci went on past a field its document leaves out and
 /// serde fills in with a value that may hold foci further on
-/// ([`JsonTraverse::FILLED_IN`]): the foci it gave are then not all the
-/// path's, and a fold over them cannot answer.
+/// ([`JsonTraverse::FILLED_IN`]), or, strictly, a map whose members serde
+/// does not read (a key it does not read as the map's key type): the foci
+/// it gave are then not all the path's, and a fold over them cannot answer.
 #[doc(hidden)]
 pub trait PassedAbsent {
-    /// Whether the walk so far went on past such a field.
+    /// Whether the walk so far went on past such a field or map.
     fn passed_absent(&self) -> bool;
 }
 
 impl PassedAbsent for EachFoci<'_> {
     #[inline]
     fn passed_absent(&self) -> bool {
-        false
+        self.unread
     }
 }
 
@@ -191,6 +192,10 @@ pub struct EachFoci<'a> {
     /// serde keeps start, in order. Built at the first member, only while
     /// a strict read runs.
     kept: Option<Vec<usize>>,
+    /// A strict traversal of an object could not tell the members serde
+    /// keeps (a key serde does not read as the map's key type, so it reads
+    /// no map there): it ended with no focus, and a fold cannot answer.
+    unread: bool,
 }
 
 /// [`JsonElements::kept_members`] of one collection type.
@@ -213,6 +218,7 @@ impl<'a> EachFoci<'a> {
             start: open + 1,
             kept_by,
             kept: None,
+            unread: false,
         };
         if !elements.done && bytes.get(skip_ws(bytes, open + 1)) == Some(&closer) {
             elements.done = true;
@@ -252,6 +258,7 @@ impl<'a> EachFoci<'a> {
             start: 0,
             kept_by: <[()] as JsonElements>::kept_members,
             kept: None,
+            unread: false,
         }
     }
 
@@ -406,7 +413,7 @@ list_elements! {
 impl<K: JsonKey + Hash + Eq, V, S> JsonElements for HashMap<K, V, S> {
     fn kept_members(keys: MemberKeys<'_>) -> Option<Vec<usize>> {
         if K::ONE_SPELLING {
-            kept_by_text(keys)
+            kept_by_text::<K>(keys)
         } else {
             kept_by_key::<K, HashMap<K, usize>>(keys)
         }
@@ -416,7 +423,7 @@ impl<K: JsonKey + Hash + Eq, V, S> JsonElements for HashMap<K, V, S> {
 impl<K: JsonKey + Ord, V> JsonElements for BTreeMap<K, V> {
     fn kept_members(keys: MemberKeys<'_>) -> Option<Vec<usize>> {
         if K::ONE_SPELLING {
-            kept_by_text(keys)
+            kept_by_text::<K>(keys)
         } else {
             kept_by_key::<K, BTreeMap<K, usize>>(keys)
         }
@@ -424,11 +431,16 @@ impl<K: JsonKey + Ord, V> JsonElements for BTreeMap<K, V> {
 }
 
 /// The members serde keeps, keys told apart by their text (escapes
-/// decoded), sorted by where their keys start.
-fn kept_by_text(keys: MemberKeys<'_>) -> Option<Vec<usize>> {
+/// decoded), sorted by where their keys start; `None` where a key is none
+/// that serde reads as a `K` ([`JsonKey::reads_key`]).
+fn kept_by_text<K: JsonKey>(keys: MemberKeys<'_>) -> Option<Vec<usize>> {
+    let buffered = keys.buffered();
     let mut last = HashMap::new();
     for key in keys {
         let (at, key) = key?;
+        if !K::reads_key(scan::string_raw(key)?, buffered) {
+            return None;
+        }
         last.insert(member_key(key)?, at);
     }
     let mut kept: Vec<usize> = last.into_values().collect();
@@ -497,6 +509,7 @@ impl<'a> Iterator for EachFoci<'a> {
                         Some(false) => continue,
                         None => {
                             self.done = true;
+                            self.unread = true;
                             return None;
                         }
                     }
@@ -976,7 +989,11 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     /// serde_json tells `String`, `char`, `bool` and integer keys up to 64
     /// bits apart, or, for a key type that reads two texts as one key (an
     /// `i128` key `"-0"` beside `"0"`, an address, an enum key and its
-    /// alias), by reading each key ([`JsonKey::read_key`]).
+    /// alias), by reading each key ([`JsonKey::read_key`]). Where a key
+    /// is none serde reads as the key type ([`JsonKey::reads_key`]: `"x"`
+    /// or `"\u0031"` for an integer key), serde_json refuses the map: the
+    /// traversal then gives no focus of it, and a strict fold over it
+    /// ([`Reader::fold`](crate::reader::Reader::fold)) gives `None`.
     ///
     /// Nothing is allocated over arrays; over a map, one table of its keys
     /// (and one string for each key written with an escape, or what reading

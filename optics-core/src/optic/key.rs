@@ -219,6 +219,23 @@ pub trait JsonKey {
         None
     }
 
+    /// Whether serde reads a key of this type from the member key written
+    /// `raw` (between its quotes, escapes as written), as
+    /// [`read_key`](Self::read_key) says for a key type of several
+    /// spellings: where a map's object has a key that is none, serde reads
+    /// no map there, and a strict traversal over it ends with no focus
+    /// (a strict fold over it gives `None`). The default, true, is right for
+    /// the string types, which read any key; the integers, `bool` and
+    /// `char` say which texts they read (an integer or `bool` key written
+    /// with an escape is none: serde_json reads those unescaped only).
+    fn reads_key(raw: &[u8], buffered: bool) -> bool
+    where
+        Self: Sized,
+    {
+        let _ = (raw, buffered);
+        true
+    }
+
     /// The key's text, for a key written as its own text (strings): the
     /// member is found by comparing the raw key, escape-aware.
     fn text(&self) -> Option<&str> {
@@ -305,12 +322,24 @@ impl JsonKey for str {
 }
 
 impl JsonKey for char {
+    fn reads_key(raw: &[u8], buffered: bool) -> bool {
+        // One character, once escapes are decoded.
+        if raw.contains(&b'\\') {
+            return read_map_key::<char>(raw, buffered).is_some();
+        }
+        core::str::from_utf8(raw).is_ok_and(|text| text.chars().count() == 1)
+    }
+
     fn is_key(&self, raw: &[u8], _: bool) -> bool {
         crate::json::scan::raw_eq(raw, self.encode_utf8(&mut [0; 4]).as_bytes())
     }
 }
 
 impl JsonKey for bool {
+    fn reads_key(raw: &[u8], buffered: bool) -> bool {
+        !buffered && matches!(raw, b"true" | b"false")
+    }
+
     fn is_key(&self, raw: &[u8], buffered: bool) -> bool {
         // serde_json reads `"true"` and `"false"` exactly, no escapes.
         !buffered && raw == if *self { &b"true"[..] } else { &b"false"[..] }
@@ -334,6 +363,10 @@ macro_rules! integer_keys {
                     return None;
                 }
                 serde_json::from_slice(raw).ok()
+            }
+
+            fn reads_key(raw: &[u8], buffered: bool) -> bool {
+                Self::read_key(raw, buffered).is_some()
             }
 
             fn is_key(&self, raw: &[u8], buffered: bool) -> bool {
@@ -379,6 +412,10 @@ macro_rules! decoded_keys {
 
             fn read_key(raw: &[u8], buffered: bool) -> Option<Self> {
                 read_map_key(raw, buffered)
+            }
+
+            fn reads_key(raw: &[u8], buffered: bool) -> bool {
+                Self::read_key(raw, buffered).is_some()
             }
 
             fn is_key(&self, raw: &[u8], buffered: bool) -> bool {
