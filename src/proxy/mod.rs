@@ -266,11 +266,14 @@ impl Proxy {
     /// The same proxy, detecting dead peers with HTTP/2 PINGs, on both
     /// sides: client connections and upstream connections. Off by default.
     ///
-    /// A connection gets a PING once `interval` has passed with nothing
-    /// read from it (no frame of any call, no ack of an earlier PING): a
-    /// connection whose calls move messages sends none. When the ack has
-    /// not come `timeout` after the PING, the peer is taken for dead and
-    /// the connection is closed:
+    /// A connection gets a PING once `interval` has passed since the proxy
+    /// last read something from it: a call's headers, a chunk of its body
+    /// or its trailers, or the ack of the last PING (hyper's keepalive
+    /// counts what the proxy reads, not what it sends). So an upstream
+    /// connection whose calls bring messages gets no PING, while a client
+    /// connection whose calls only receive (server streaming) gets one
+    /// every `interval`. When the ack has not come `timeout` after the
+    /// PING, the peer is taken for dead and the connection is closed:
     /// - an upstream connection: each call on it ends with UNAVAILABLE
     ///   (14), after the kept messages already sent, its `grpc-message`
     ///   saying that the upstream stopped answering pings; counted as
