@@ -299,8 +299,9 @@ impl Proxy {
     /// `too_many_pings` and close the connection, failing every call on
     /// it. A quiet call is exactly where the proxy pings. The bound is
     /// grpc-go's `keepalive.EnforcementPolicy.MinTime` and grpc's C core's
-    /// `GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS`. tonic's
-    /// server (hyper's) enforces none.
+    /// `GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS`. (grpcio's
+    /// server fails such a call with its own UNAVAILABLE "Too many pings",
+    /// which the proxy passes on.) tonic's server (hyper's) enforces none.
     pub fn with_keepalive(mut self, interval: Duration, timeout: Duration) -> Proxy {
         let mut target = (*self.upstream).clone();
         target.keepalive = Some(Keepalive { interval, timeout });
