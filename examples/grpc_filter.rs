@@ -118,8 +118,10 @@ fn run(command: Command) -> Result<(), RunError> {
             listen,
             upstream,
             reading,
+            keepalive,
         } => async_role(|shutdown| async move {
-            roles::http2::proxy(&listen, &upstream, reading.judge(), &shutdown).await
+            let keepalive = keepalive.get();
+            roles::http2::proxy(&listen, &upstream, reading.judge(), keepalive, &shutdown).await
         }),
     }
 }

@@ -10,6 +10,7 @@
 //!                    [--redact] [--judges N] [--connect-timeout TIME] [--idle-timeout TIME] [--write-timeout TIME]
 //! grpc_filter downstream --listen ADDR | --http2 --connect URI [--count N]
 //! grpc_filter proxy --listen ADDR --upstream http://HOST:PORT [--reader READER] [--trust-input | --validate-kept]
+//!                   [--keepalive TIME [--keepalive-timeout TIME]]
 //! grpc_filter generate N FILE
 //! grpc_filter judge FILE
 //! ```
@@ -172,6 +173,9 @@ pub enum Command {
         /// How messages are judged.
         #[command(flatten)]
         reading: ReaderArgs,
+        /// HTTP/2 keepalive, to find dead peers.
+        #[command(flatten)]
+        keepalive: KeepaliveArgs,
     },
     /// Writes N gRPC frames of distinct generated issues (about 4 KB each) to
     /// FILE, or to stdout for `-`.
@@ -258,6 +262,45 @@ impl Default for ReaderArgs {
             reader: Judge::Optics,
             trust_input: false,
             validate_kept: false,
+        }
+    }
+}
+
+/// The proxy's HTTP/2 keepalive: PINGs to find peers that died without
+/// closing their connection (see [`crate::proxy::Proxy::with_keepalive`]).
+#[derive(Args, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeepaliveArgs {
+    /// Send an HTTP/2 PING to a client or the upstream once nothing was
+    /// read from it for TIME, and close its connection when the ack does
+    /// not come within --keepalive-timeout: a client's calls are then
+    /// cancelled upstream, the upstream's calls end UNAVAILABLE. Off by
+    /// default. grpc-go and grpc's C core servers by default close a
+    /// connection that keeps pinging more often than every 5 minutes while
+    /// they send nothing (GOAWAY too_many_pings, after a few such pings):
+    /// toward them give 5m or more, or loosen their keepalive enforcement.
+    #[arg(long, value_name = "TIME", default_value = "off", value_parser = parse_timeout)]
+    keepalive: Timeout,
+    /// With --keepalive: how long to wait for a PING's ack before taking
+    /// the peer for dead.
+    #[arg(long, value_name = "TIME", default_value = "20s", value_parser = parse_duration, requires = "keepalive")]
+    keepalive_timeout: Duration,
+}
+
+impl KeepaliveArgs {
+    /// The interval and the timeout, or `None` when keepalive is off.
+    pub fn get(self) -> Option<(Duration, Duration)> {
+        self.keepalive
+            .0
+            .map(|interval| (interval, self.keepalive_timeout))
+    }
+}
+
+impl Default for KeepaliveArgs {
+    /// Off, with the 20 s timeout it would have.
+    fn default() -> KeepaliveArgs {
+        KeepaliveArgs {
+            keepalive: Timeout(None),
+            keepalive_timeout: Duration::from_secs(20),
         }
     }
 }
@@ -393,6 +436,16 @@ fn parse_timeout(value: &str) -> Result<Timeout, String> {
         Some(duration) if !duration.is_zero() => Ok(Timeout(Some(duration))),
         _ => Err(format!(
             "expects a time such as 500ms, 30s or 2m (or `off`), got `{value}`"
+        )),
+    }
+}
+
+/// A duration as [`parse_timeout`] reads it, where `off` makes no sense.
+fn parse_duration(value: &str) -> Result<Duration, String> {
+    match parse_timeout(value) {
+        Ok(Timeout(Some(duration))) => Ok(duration),
+        _ => Err(format!(
+            "expects a time such as 500ms, 20s or 1m, got `{value}`"
         )),
     }
 }

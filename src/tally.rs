@@ -78,7 +78,7 @@ pub enum CallEnd {
     /// no status at all (or, not gRPC, a status other than 2xx).
     UpstreamError,
     /// Forwarded; the client cancelled it (a reset, or its connection
-    /// closed) before it ended.
+    /// closed or stopped answering the keepalive's pings) before it ended.
     ClientCancelled,
     /// INTERNAL: the upstream sent a compressed frame the proxy cannot
     /// inflate (an encoding other than gzip or deflate, or broken bytes).
@@ -91,7 +91,9 @@ pub enum CallEnd {
     TooLarge,
     /// INTERNAL: the response ended inside a frame.
     EndedInsideFrame,
-    /// UNAVAILABLE: the upstream connection was lost under the call.
+    /// UNAVAILABLE: the upstream connection was lost under the call
+    /// (closed, broken, or closed by the keepalive when the upstream
+    /// stopped answering pings).
     ConnectionLost,
     /// DEADLINE_EXCEEDED: the call's `grpc-timeout` passed.
     DeadlineExceeded,

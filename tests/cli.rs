@@ -10,7 +10,9 @@ use clap::error::ErrorKind;
 use optics_core::Get;
 use std::time::Duration;
 
-use triage::args::{parse, Command, ReaderArgs, Timeout, TimeoutArgs, DEFAULT_COUNT};
+use triage::args::{
+    parse, Command, KeepaliveArgs, ReaderArgs, Timeout, TimeoutArgs, DEFAULT_COUNT,
+};
 use triage::exit::{EXIT_FAILURE, EXIT_USAGE};
 use triage::frames::encode;
 use triage::generate::{Gen, Generate};
@@ -211,6 +213,7 @@ fn parses_every_subcommand() {
                 trust_input: false,
                 validate_kept: false,
             },
+            keepalive: KeepaliveArgs::default(),
         }
     );
     assert_eq!(

@@ -10,6 +10,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::net::TcpListener;
@@ -287,4 +288,103 @@ async fn a_grpcio_server_that_compresses_by_default_is_judged_through_its_compre
     );
     stop.cancel();
     drop(server);
+}
+
+/// One call to `Subscribe` on `addr` with a raw JSON request: the messages
+/// it got, and how it ended.
+async fn raw_subscribe(addr: SocketAddr, request: &'static str) -> (Vec<Bytes>, tonic::Status) {
+    use triage::grpc::codec::{PairCodec, RawDecoder, RawEncoder};
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = tonic::client::Grpc::new(channel);
+    client.ready().await.unwrap();
+    let mut stream = client
+        .server_streaming(
+            tonic::Request::new(Bytes::from_static(request.as_bytes())),
+            http::uri::PathAndQuery::from_static("/triage.Issues/Subscribe"),
+            PairCodec::<RawEncoder, RawDecoder>::default(),
+        )
+        .await
+        .unwrap()
+        .into_inner();
+    let mut messages = Vec::new();
+    loop {
+        match stream.message().await {
+            Ok(Some(message)) => messages.push(message),
+            Ok(None) => return (messages, tonic::Status::ok("")),
+            Err(status) => return (messages, status),
+        }
+    }
+}
+
+/// A proxy to `upstream` with a keepalive of `interval` (1 s for the ack)
+/// when given.
+async fn proxy_pinging(
+    upstream: SocketAddr,
+    interval: Option<Duration>,
+    stop: &CancellationToken,
+) -> (SocketAddr, Proxy) {
+    let mut proxy = Proxy::new(
+        &format!("http://{upstream}"),
+        Judge::Optics,
+        Policy::default(),
+    )
+    .unwrap();
+    if let Some(interval) = interval {
+        proxy = proxy.with_keepalive(interval, Duration::from_secs(1));
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = proxy.clone();
+    let stop = stop.clone();
+    tokio::spawn(async move { serving.serve(listener, stop.cancelled_owned()).await });
+    (addr, proxy)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grpcio_server_fails_a_quiet_call_on_a_connection_pinged_too_often() {
+    require_grpcio();
+    let pool = Arc::new(Pool::generate(7, 7, DISTINCT as usize).unwrap());
+    // 20 messages, 2 s of quiet, 20 more.
+    let request = r#"{"count": 20, "pause": 2, "after": 20}"#;
+    let want: Vec<Bytes> = kept(&pool, 20).into_iter().chain(kept(&pool, 20)).collect();
+    let ping = Some(Duration::from_millis(200));
+    // grpc's C core by default: the quiet call goes through without
+    // keepalive; with a PING every 200 ms it fails, ended by the server.
+    let strict = PyServer::start(&pool);
+    // Told to take pings as they come, it lets the same call through.
+    let lenient = PyServer::start_with(&pool, &["lenient"]);
+    let stop = CancellationToken::new();
+    let mut cases = Vec::new();
+    for (server, interval, fails) in [
+        (strict.addr, None, false),
+        (strict.addr, ping, true),
+        (lenient.addr, ping, false),
+    ] {
+        let (addr, proxy) = proxy_pinging(server, interval, &stop).await;
+        // The three calls side by side.
+        let call = tokio::spawn(raw_subscribe(addr, request));
+        cases.push((interval, fails, proxy, call));
+    }
+    for (interval, fails, proxy, call) in cases {
+        let (messages, status) = call.await.unwrap();
+        let tally = proxy.live().snapshot();
+        let case = format!("{interval:?}, {status:?}, {:?}", tally.calls);
+        if fails {
+            assert_eq!(status.code(), tonic::Code::Unavailable, "{case}");
+            assert!(status.message().contains("ping"), "{case}");
+            assert!(messages.len() < want.len(), "{case}");
+            assert!(messages[..] == want[..messages.len()], "{case}");
+            // The server's own end, passed on.
+            assert_eq!(tally.calls_ended(CallEnd::UpstreamError), 1, "{case}");
+        } else {
+            assert_eq!(status.code(), tonic::Code::Ok, "{case}");
+            assert!(messages == want, "{case}");
+            assert_eq!(tally.calls_ended(CallEnd::UpstreamOk), 1, "{case}");
+        }
+    }
+    stop.cancel();
 }

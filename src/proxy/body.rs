@@ -42,7 +42,7 @@ use tokio::time::Sleep;
 
 use super::split::{ChunkSplitter, Cut};
 use super::status::{status_of, status_trailers, upstream_end, Code};
-use super::{SharedTally, Tally};
+use super::{Link, SharedTally, Tally, Target};
 use crate::frames::HEADER_LEN;
 use crate::judge::Judge;
 use crate::policy::Policy;
@@ -254,6 +254,10 @@ fn trailing(rest: &[u8]) -> std::io::Result<()> {
 enum State {
     /// Reading the upstream.
     Streaming,
+    /// The upstream connection broke under the call: once this says why
+    /// (whether the upstream stopped answering keepalive pings), the call
+    /// ends with UNAVAILABLE.
+    Lost(Pin<Box<dyn Future<Output = String> + Send>>),
     /// The upstream is done (or was dropped); these trailers go out next.
     Trailers(HeaderMap),
     /// Nothing more to send.
@@ -284,15 +288,19 @@ pub struct JudgedBody {
     held: u64,
     deadline: Option<Pin<Box<Sleep>>>,
     timeout: Duration,
+    /// Where a keepalive runs: the upstream connection's link, to say why
+    /// it broke under the call.
+    lost_to: Option<(Arc<Link>, Arc<Target>)>,
     state: State,
 }
 
 impl JudgedBody {
-    pub(crate) fn new(
+    pub(super) fn new(
         upstream: Incoming,
         encoding: Option<String>,
         judging: Judging,
         deadline: Option<(tokio::time::Instant, Duration)>,
+        lost_to: Option<(Arc<Link>, Arc<Target>)>,
     ) -> JudgedBody {
         let inflate = encoding.as_deref().and_then(Inflate::of);
         let split = ChunkSplitter::with_max_message(judging.max_message)
@@ -315,6 +323,7 @@ impl JudgedBody {
             held: 0,
             deadline,
             timeout,
+            lost_to,
             state: State::Streaming,
         }
     }
@@ -478,6 +487,16 @@ impl Body for JudgedBody {
         loop {
             match std::mem::replace(&mut this.state, State::Streaming) {
                 State::Streaming => {}
+                State::Lost(mut why) => match why.as_mut().poll(cx) {
+                    Poll::Ready(message) => {
+                        this.fail(Code::Unavailable, CallEnd::ConnectionLost, &message);
+                        continue;
+                    }
+                    Poll::Pending => {
+                        this.state = State::Lost(why);
+                        return Poll::Pending;
+                    }
+                },
                 State::Trailers(trailers) => {
                     this.state = State::Done;
                     return Poll::Ready(Some(Ok(Frame::trailers(trailers))));
@@ -562,8 +581,18 @@ impl Body for JudgedBody {
                     // The upstream's connection broke under the call: what
                     // gRPC calls a lost upstream, UNAVAILABLE, after the
                     // kept messages before it (a reset would read INTERNAL).
-                    let message = format!("proxy: upstream connection lost: {err}");
-                    this.fail(Code::Unavailable, CallEnd::ConnectionLost, &message);
+                    // Where a keepalive runs, the connection's task says
+                    // first whether a missed ping closed it.
+                    match this.lost_to.take() {
+                        Some((link, target)) => {
+                            this.upstream = None;
+                            this.state = State::Lost(Box::pin(link.lost(&target, &err)));
+                        }
+                        None => {
+                            let message = format!("proxy: upstream connection lost: {err}");
+                            this.fail(Code::Unavailable, CallEnd::ConnectionLost, &message);
+                        }
+                    }
                 }
             }
         }
@@ -572,7 +601,7 @@ impl Body for JudgedBody {
     fn is_end_stream(&self) -> bool {
         match &self.state {
             State::Done => true,
-            State::Trailers(_) => false,
+            State::Trailers(_) | State::Lost(_) => false,
             State::Streaming => {
                 self.run.is_none()
                     && self.split.buffered() == 0

@@ -83,6 +83,12 @@
 //!   per HTTP/1.1 connection, a cut at the drain timeout). A response the
 //!   proxy passes on unjudged is counted when its headers arrive, by their
 //!   status: a cut during its body is not seen.
+//! - **Dead peers (opt-in):** with [`Proxy::with_keepalive`] the proxy
+//!   sends HTTP/2 PINGs on quiet connections, both sides, and closes one
+//!   whose peer does not ack in time: the upstream's calls then end
+//!   UNAVAILABLE (14) saying it stopped answering pings, a client's calls
+//!   are cancelled upstream. Off by default: grpc servers by default close
+//!   a connection that pings more often than every 5 minutes.
 //! - **Limits:** h2c only (no TLS, no HTTP/1.1: a client that sends it
 //!   gets `505 HTTP Version Not Supported` and a line that says so), one
 //!   upstream with no path prefix ([`parse_upstream`] refuses one), no
@@ -182,14 +188,24 @@ pub struct Proxy {
     drain_timeout: Duration,
 }
 
-/// The upstream's scheme and authority, the address to connect to, and how
-/// long connecting may take.
-#[derive(Debug)]
+/// The upstream's scheme and authority, the address to connect to, how
+/// long connecting may take, and the keepalive of both sides.
+#[derive(Clone, Debug)]
 struct Target {
     scheme: Scheme,
     authority: Authority,
     addr: String,
     connect_timeout: Duration,
+    keepalive: Option<Keepalive>,
+}
+
+/// HTTP/2 keepalive: a PING after `interval` with nothing read from the
+/// peer, and the connection closed when its ack has not come `timeout`
+/// later.
+#[derive(Clone, Copy, Debug)]
+struct Keepalive {
+    interval: Duration,
+    timeout: Duration,
 }
 
 impl Proxy {
@@ -241,12 +257,55 @@ impl Proxy {
     /// and HTTP/2 handshake) after `timeout` instead of [`CONNECT_TIMEOUT`].
     /// The calls waiting on that connect then get UNAVAILABLE.
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Proxy {
-        self.upstream = Arc::new(Target {
-            scheme: self.upstream.scheme.clone(),
-            authority: self.upstream.authority.clone(),
-            addr: self.upstream.addr.clone(),
-            connect_timeout: timeout,
-        });
+        let mut target = (*self.upstream).clone();
+        target.connect_timeout = timeout;
+        self.upstream = Arc::new(target);
+        self
+    }
+
+    /// The same proxy, detecting dead peers with HTTP/2 PINGs, on both
+    /// sides: client connections and upstream connections. Off by default.
+    ///
+    /// A connection gets a PING once `interval` has passed since the proxy
+    /// last read something from it: a call's headers, a chunk of its body
+    /// or its trailers, or the ack of the last PING (hyper's keepalive
+    /// counts what the proxy reads, not what it sends). So an upstream
+    /// connection whose calls bring messages gets no PING, while a client
+    /// connection whose calls only receive (server streaming) gets one
+    /// every `interval`. When the ack has not come `timeout` after the
+    /// PING, the peer is taken for dead and the connection is closed:
+    /// - an upstream connection: each call on it ends with UNAVAILABLE
+    ///   (14), after the kept messages already sent, its `grpc-message`
+    ///   saying that the upstream stopped answering pings; counted as
+    ///   [`CallEnd::ConnectionLost`]. The next call connects again.
+    /// - a client connection: each call on it is cancelled upstream (its
+    ///   upstream stream reset), counted as [`CallEnd::ClientCancelled`].
+    ///
+    /// Client connections are pinged while they have no call too (hyper's
+    /// server always does). Upstream connections only while a call is on
+    /// them: an idle upstream connection costs the upstream nothing, and a
+    /// call that starts on one that went quiet long ago gets a PING at once,
+    /// so a dead one is found within `timeout` of that call.
+    ///
+    /// Costs: one PING frame (17 bytes) and its ack per quiet interval per
+    /// connection, and one timer per connection; nothing per message.
+    ///
+    /// Toward gRPC servers, keep `interval` at 5 minutes or more, or loosen
+    /// the server's keepalive enforcement. By default grpc-go and grpc's C
+    /// core count a PING that comes less than 5 minutes after the one
+    /// before, while they sent no data or headers in between, as a "ping
+    /// strike" (grpc-go, when no call is open: less than 2 hours); on the
+    /// third strike they send GOAWAY `ENHANCE_YOUR_CALM` with
+    /// `too_many_pings` and close the connection, failing every call on
+    /// it. A quiet call is exactly where the proxy pings. The bound is
+    /// grpc-go's `keepalive.EnforcementPolicy.MinTime` and grpc's C core's
+    /// `GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS`. (grpcio's
+    /// server fails such a call with its own UNAVAILABLE "Too many pings",
+    /// which the proxy passes on.) tonic's server (hyper's) enforces none.
+    pub fn with_keepalive(mut self, interval: Duration, timeout: Duration) -> Proxy {
+        let mut target = (*self.upstream).clone();
+        target.keepalive = Some(Keepalive { interval, timeout });
+        self.upstream = Arc::new(target);
         self
     }
 
@@ -389,6 +448,12 @@ impl Proxy {
                 // server sets no limit), not hyper's default of 200: long
                 // subscriptions past 200 would hang behind the others.
                 .max_concurrent_streams(None);
+            if let Some(keepalive) = proxy.upstream.keepalive {
+                // hyper's server pings idle connections too.
+                builder
+                    .keep_alive_interval(keepalive.interval)
+                    .keep_alive_timeout(keepalive.timeout);
+            }
             let conn = builder.serve_connection(TokioIo::new(stream), service);
             let mut conn = std::pin::pin!(conn);
             tokio::select! {
@@ -438,8 +503,14 @@ impl Proxy {
         }
         // The deadline bounds the connect too: a call does not wait out an
         // upstream that drops SYNs.
-        let call = async move {
-            let mut sender = upstream.sender().await.map_err(Failed::Connect)?;
+        // The connection's link, kept for the call's errors.
+        let mut link = None;
+        let call = async {
+            let Upstream {
+                mut sender,
+                link: open,
+            } = upstream.sender().await.map_err(Failed::Connect)?;
+            link = Some(open);
             sender.ready().await.map_err(Failed::Call)?;
             let request = Request::from_parts(parts, body);
             sender.send_request(request).await.map_err(Failed::Call)
@@ -462,6 +533,9 @@ impl Proxy {
             },
             None => call.await,
         };
+        // Where a keepalive runs, the connection's link says whether a
+        // missed ping is why it broke under the call.
+        let link = link.filter(|_| self.upstream.keepalive.is_some());
         let response = match response {
             Ok(response) => response,
             // The upstream reset the stream: so does the client's, with the
@@ -475,7 +549,10 @@ impl Proxy {
                     Failed::Connect(_) => CallEnd::Unreachable,
                     Failed::Call(_) => CallEnd::ConnectionLost,
                 };
-                let message = format!("proxy: upstream {}: {err}", self.upstream.addr);
+                let message = match (&err, &link) {
+                    (Failed::Call(err), Some(link)) => link.clone().lost(&self.upstream, err).await,
+                    _ => format!("proxy: upstream {}: {err}", self.upstream.addr),
+                };
                 return Ok(count.refuse(grpc, Code::Unavailable, end, &message));
             }
         };
@@ -505,7 +582,7 @@ impl Proxy {
         if let Some(status) = parts.headers.get(GRPC_STATUS) {
             let status = status.clone();
             return self
-                .status_in_headers(&mut count, parts, body, status, deadline)
+                .status_in_headers(&mut count, parts, body, status, deadline, link)
                 .await;
         }
         // Dropped frames change the length: a length the upstream gave
@@ -516,7 +593,8 @@ impl Proxy {
             .get(GRPC_ENCODING)
             .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
             .filter(|encoding| encoding != "identity");
-        let body = JudgedBody::new(body, encoding, self.judging.clone(), deadline);
+        let lost_to = link.map(|link| (link, self.upstream.clone()));
+        let body = JudgedBody::new(body, encoding, self.judging.clone(), deadline, lost_to);
         // The judged body counts the call when it ends.
         count.handed_over = true;
         Ok(Response::from_parts(
@@ -541,6 +619,7 @@ impl Proxy {
         mut body: Incoming,
         status: HeaderValue,
         deadline: Option<(tokio::time::Instant, Duration)>,
+        link: Option<Arc<Link>>,
     ) -> Result<Response<ProxyBody>, hyper::Error> {
         if status.as_bytes() != b"0" {
             drop(body);
@@ -598,7 +677,10 @@ impl Proxy {
                 Err(err)
             }
             Err(err) => {
-                let message = format!("proxy: upstream connection lost: {err}");
+                let message = match link {
+                    Some(link) => link.lost(&self.upstream, &err).await,
+                    None => format!("proxy: upstream connection lost: {err}"),
+                };
                 Ok(count.refuse(true, Code::Unavailable, CallEnd::ConnectionLost, &message))
             }
         }
@@ -683,6 +765,7 @@ impl Target {
             authority,
             addr,
             connect_timeout: CONNECT_TIMEOUT,
+            keepalive: None,
         })
     }
 }
@@ -763,7 +846,7 @@ impl fmt::Display for Failed {
 
 /// The outcome of one connect attempt, shared by every call that waited on
 /// it.
-type Connected = Result<SendRequest<Incoming>, Arc<io::Error>>;
+type Connected = Result<Upstream, Arc<io::Error>>;
 
 /// The upstream connection of one client connection, made on its first call
 /// and again after it closes (or after a connect failed).
@@ -779,7 +862,7 @@ enum Slot {
     /// An attempt is under way; its outcome will be sent here.
     Connecting(watch::Receiver<Option<Connected>>),
     /// Connected (closed once `is_closed` says so).
-    Open(SendRequest<Incoming>),
+    Open(Upstream),
 }
 
 impl UpstreamConnection {
@@ -790,11 +873,11 @@ impl UpstreamConnection {
     /// fail after one connect timeout, not N. The attempt runs in its own
     /// task, so a call that gives up waiting (its deadline) does not cancel
     /// it for the others.
-    async fn sender(self: &Arc<Self>) -> Result<SendRequest<Incoming>, Arc<io::Error>> {
+    async fn sender(self: &Arc<Self>) -> Result<Upstream, Arc<io::Error>> {
         let mut outcome = {
             let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
             match &*slot {
-                Slot::Open(sender) if !sender.is_closed() => return Ok(sender.clone()),
+                Slot::Open(open) if !open.sender.is_closed() => return Ok(open.clone()),
                 Slot::Connecting(outcome) => outcome.clone(),
                 Slot::Open(_) | Slot::Empty => {
                     let (send, outcome) = watch::channel(None);
@@ -818,7 +901,7 @@ impl UpstreamConnection {
     /// waited on it.
     async fn connect(self: Arc<Self>, waiting: watch::Sender<Option<Connected>>) {
         let timeout = self.target.connect_timeout;
-        let connected = match tokio::time::timeout(timeout, handshake(&self.target.addr)).await {
+        let connected = match tokio::time::timeout(timeout, handshake(&self.target)).await {
             Ok(connected) => connected.map_err(Arc::new),
             Err(_) => Err(Arc::new(io::Error::new(
                 io::ErrorKind::TimedOut,
@@ -827,7 +910,7 @@ impl UpstreamConnection {
         };
         let mut slot = self.slot.lock().unwrap_or_else(PoisonError::into_inner);
         *slot = match &connected {
-            Ok(sender) => Slot::Open(sender.clone()),
+            Ok(open) => Slot::Open(open.clone()),
             Err(_) => Slot::Empty,
         };
         waiting.send_replace(Some(connected));
@@ -871,23 +954,113 @@ async fn answer_http1(stream: &mut TcpStream) {
     .await;
 }
 
-/// Connects to `addr` and starts an HTTP/2 connection on it.
-async fn handshake(addr: &str) -> Result<SendRequest<Incoming>, io::Error> {
-    let stream = TcpStream::connect(addr).await?;
+/// Connects to the upstream and starts an HTTP/2 connection on it, with
+/// the keepalive when there is one.
+async fn handshake(target: &Target) -> Result<Upstream, io::Error> {
+    let stream = TcpStream::connect(&target.addr).await?;
     let _ = stream.set_nodelay(true);
     let mut builder = hyper::client::conn::http2::Builder::new(TokioExecutor::new());
     builder
+        // Keepalive needs the timer.
         .timer(TokioTimer::new())
         .initial_stream_window_size(UPSTREAM_STREAM_WINDOW)
         .initial_connection_window_size(UPSTREAM_CONNECTION_WINDOW)
         .max_frame_size(MAX_FRAME_SIZE);
+    if let Some(keepalive) = target.keepalive {
+        builder
+            .keep_alive_interval(keepalive.interval)
+            .keep_alive_timeout(keepalive.timeout)
+            // Only while a call is open: grpc servers by default punish
+            // pings on a connection with no call, and an idle connection
+            // found dead costs nothing; a call on a connection quiet for
+            // longer than the interval gets a PING at once.
+            .keep_alive_while_idle(false);
+    }
     let (sender, connection) = builder
         .handshake(TokioIo::new(stream))
         .await
         .map_err(io::Error::other)?;
-    // Runs until every handle to it is dropped and its calls are done.
-    tokio::spawn(connection);
-    Ok(sender)
+    let link = Arc::new(Link::default());
+    // Runs until every handle to it is dropped and its calls are done, or
+    // until it fails. A missed keepalive ping fails it with a timeout
+    // (hyper's only timeout on an HTTP/2 client connection).
+    tokio::spawn({
+        let link = link.clone();
+        async move {
+            if connection.await.is_err_and(|err| err.is_timeout()) {
+                link.missed_ping.store(true, Ordering::Release);
+            }
+            link.ended.cancel();
+        }
+    });
+    Ok(Upstream { sender, link })
+}
+
+/// An open upstream connection: where to send calls, and how it ended.
+#[derive(Clone)]
+struct Upstream {
+    sender: SendRequest<Incoming>,
+    link: Arc<Link>,
+}
+
+/// How an upstream connection ended, for the calls that were on it.
+#[derive(Debug, Default)]
+struct Link {
+    /// Cancelled when the connection's task ended.
+    ended: CancellationToken,
+    /// Set, before `ended`, when the connection ended because the upstream
+    /// did not answer a keepalive ping in time.
+    missed_ping: AtomicBool,
+}
+
+/// How long a call whose upstream connection broke waits for the
+/// connection's task to say why (it ends at once in practice).
+const LINK_GRACE: Duration = Duration::from_secs(1);
+
+impl Link {
+    /// The `grpc-message` of a call whose upstream connection broke under
+    /// it with `err`. Where a keepalive runs and `err` is an I/O error (how
+    /// a connection closed for a missed ping shows to its calls), waits
+    /// for the connection's task to end (at most [`LINK_GRACE`]) and says
+    /// whether the upstream stopped answering pings.
+    fn lost(
+        self: Arc<Self>,
+        target: &Target,
+        err: &hyper::Error,
+    ) -> impl Future<Output = String> + Send + 'static {
+        let keepalive = target.keepalive.filter(|_| err.is_timeout() || is_io(err));
+        let addr = target.addr.clone();
+        let err = err.to_string();
+        async move {
+            if let Some(keepalive) = keepalive {
+                let _ = tokio::time::timeout(LINK_GRACE, self.ended.cancelled()).await;
+                if self.missed_ping.load(Ordering::Acquire) {
+                    return format!(
+                        "proxy: upstream connection lost: upstream {addr} stopped answering \
+                         HTTP/2 pings (no ack within {} ms)",
+                        keepalive.timeout.as_millis()
+                    );
+                }
+            }
+            format!("proxy: upstream connection lost: {err}")
+        }
+    }
+}
+
+/// Whether a client error is an I/O error under h2 (the connection broke
+/// or closed), rather than a reset or a GOAWAY.
+fn is_io(err: &hyper::Error) -> bool {
+    let mut source = err.source();
+    while let Some(cause) = source {
+        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
+            return h2.is_io();
+        }
+        if cause.downcast_ref::<io::Error>().is_some() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// Whether a client error is the upstream resetting the stream (rather than

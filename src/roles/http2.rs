@@ -3,7 +3,7 @@
 //! proxy between any gRPC client and server.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{bind, pool_for, progress, report_out, stopped, warm_up_count, Scoreboard};
 use crate::exit::RunError;
@@ -141,8 +141,9 @@ pub async fn downstream(uri: &str, count: u64, shutdown: &Shutdown) -> Result<()
 }
 
 /// The proxy on `listen`, forwarding to `upstream` (`http://HOST:PORT`) and
-/// judging gRPC responses with `reader`; until a signal, after which it
-/// drains the calls under way and prints the tally of every call.
+/// judging gRPC responses with `reader`, with HTTP/2 `keepalive` (interval
+/// and timeout) when given; until a signal, after which it drains the calls
+/// under way and prints the tally of every call.
 ///
 /// # Errors
 ///
@@ -152,16 +153,28 @@ pub async fn proxy(
     listen: &str,
     upstream: &str,
     reader: Judge,
+    keepalive: Option<(Duration, Duration)>,
     shutdown: &Shutdown,
 ) -> Result<(), RunError> {
-    let proxy = Proxy::new(upstream, reader, Policy::default())
+    let mut proxy = Proxy::new(upstream, reader, Policy::default())
         .map_err(|err| RunError::failed(format!("proxy: {err}")))?;
+    if let Some((interval, timeout)) = keepalive {
+        proxy = proxy.with_keepalive(interval, timeout);
+    }
     let listener = bind(listen, "proxy").await?;
     let addr = listener
         .local_addr()
         .map_err(|err| RunError::failed(format!("proxy: reading the bound address: {err}")))?;
+    let pings = match keepalive {
+        Some((interval, timeout)) => format!(
+            "; keepalive: a PING after {} ms quiet, {} ms for its ack",
+            interval.as_millis(),
+            timeout.as_millis()
+        ),
+        None => String::new(),
+    };
     progress(format_args!(
-        "proxy: listening on {addr} (h2c); forwarding to {upstream}, judging with {reader}\n"
+        "proxy: listening on {addr} (h2c); forwarding to {upstream}, judging with {reader}{pings}\n"
     ));
     let start = Instant::now();
     let tally = proxy
