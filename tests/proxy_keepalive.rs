@@ -607,3 +607,22 @@ fn the_command_line_takes_a_keepalive_and_its_timeout() {
     let err = parse(args("upstream --listen 127.0.0.1:0 --http2 --keepalive 5m")).unwrap_err();
     assert_eq!(err.exit_code(), 2);
 }
+
+#[test]
+fn a_zero_keepalive_is_refused_by_the_api_as_by_the_command_line() {
+    for (interval, timeout) in [
+        (Duration::ZERO, Duration::from_secs(20)),
+        (Duration::from_secs(300), Duration::ZERO),
+    ] {
+        let proxy = Proxy::new("http://127.0.0.1:1", Judge::Optics, Policy::default()).unwrap();
+        let refused = std::panic::catch_unwind(move || proxy.with_keepalive(interval, timeout));
+        let message = refused.expect_err("a zero keepalive was taken");
+        let message = message
+            .downcast_ref::<String>()
+            .expect("a formatted panic message");
+        assert!(message.contains("must be more than zero"), "{message}");
+    }
+    // Anything more than zero is taken.
+    let proxy = Proxy::new("http://127.0.0.1:1", Judge::Optics, Policy::default()).unwrap();
+    let _ = proxy.with_keepalive(Duration::from_nanos(1), Duration::from_nanos(1));
+}

@@ -302,7 +302,17 @@ impl Proxy {
     /// `GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS`. (grpcio's
     /// server fails such a call with its own UNAVAILABLE "Too many pings",
     /// which the proxy passes on.) tonic's server (hyper's) enforces none.
+    ///
+    /// # Panics
+    ///
+    /// If `interval` or `timeout` is zero: a PING on every wake, or a peer
+    /// that can never answer in time, is no keepalive (the command line
+    /// refuses `0s` likewise).
     pub fn with_keepalive(mut self, interval: Duration, timeout: Duration) -> Proxy {
+        assert!(
+            !interval.is_zero() && !timeout.is_zero(),
+            "Proxy::with_keepalive: the interval ({interval:?}) and the timeout ({timeout:?}) must be more than zero"
+        );
         let mut target = (*self.upstream).clone();
         target.keepalive = Some(Keepalive { interval, timeout });
         self.upstream = Arc::new(target);
