@@ -23,6 +23,8 @@ struct Keyed {
     hosts: HashMap<IpAddr, u32>,
     #[serde(default)]
     names: BTreeMap<String, u32>,
+    #[serde(default)]
+    nested: Vec<BTreeMap<u64, u32>>,
 }
 
 fn sum(acc: u32, v: &u32) -> u32 {
@@ -137,4 +139,18 @@ fn keys_serde_reads_still_fold() {
         assert_eq!(read, expected);
     }
     assert!(!duplicates.met());
+}
+
+#[test]
+fn a_map_refused_inside_a_list_refuses_the_fold_over_the_list() {
+    let nested = Keyed::nested.then(each()).then(each());
+    refused!(br#"{"nested":[{"1":1},{"\u0032":2},{"3":3}]}"#, nested, 6);
+    refused!(br#"{"nested":[{"1":1},{"3":3},{"x":2}]}"#, nested, 6);
+    // The maps serde reads: the fold agrees with the value's.
+    let bytes = br#"{"nested":[{"1":1,"1":5},{},{"3":3}]}"#;
+    let value: Keyed = serde_json::from_slice(bytes).unwrap();
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Keyed>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.fold(nested, 0, sum), (&value).fold(nested, 0, sum));
+    assert_eq!(strict.fold(nested, 0, sum), Some(8));
 }
