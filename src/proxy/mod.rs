@@ -68,7 +68,9 @@
 //! - **Memory:** each client connection gets its own upstream connection
 //!   (so a slow client holds back only its own upstream connection). A call
 //!   holds at most one upstream DATA chunk and one message that straddles
-//!   chunks; h2 holds at most [`UPSTREAM_STREAM_WINDOW`] per call and
+//!   chunks, and while it judges a compressed message that message inflated
+//!   (never more than the message limit; at most 64 KiB of it is kept
+//!   between messages); h2 holds at most [`UPSTREAM_STREAM_WINDOW`] per call and
 //!   [`UPSTREAM_CONNECTION_WINDOW`] per connection from the upstream, and
 //!   [`CLIENT_SEND_BUFFER`] per call towards the client. A slow client
 //!   holds the upstream back through HTTP/2 flow control. The proxy sets no

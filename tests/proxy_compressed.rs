@@ -1,0 +1,349 @@
+//! Compressed responses through the proxy, from a hostile upstream: bombs
+//! and the memory they cost, encodings named oddly or not at all, gzip and
+//! zlib streams with more or less than one stream in a frame, frames cut at
+//! every place, and grpc-web answered to a gRPC call. The upstream is a
+//! hand-made h2c peer that answers each call with the request's own body
+//! (cut into DATA frames where the call says), so each call sends exactly
+//! the frames a test wrote. The counting allocator sees the whole process:
+//! the tests of this binary run one at a time.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, HeaderValue, Request, Response};
+use http_body::{Body, Frame};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use proptest::prelude::*;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use triage::frames::DEFAULT_MAX_MESSAGE;
+use triage::generate::{Gen, Generate};
+use triage::judge::Judge;
+use triage::model::Issue;
+use triage::policy::Policy;
+use triage::proxy::{CallEnd, Proxy, Tally};
+
+#[global_allocator]
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
+
+const SECOND: Duration = Duration::from_secs(1);
+
+/// The tests of this binary one at a time: the allocator's peak is the
+/// process's.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+// ---- Frames ----
+
+/// A gRPC frame: `flag`, the length, `payload`.
+fn frame(flag: u8, payload: &[u8]) -> Vec<u8> {
+    let mut frame = Vec::with_capacity(5 + payload.len());
+    frame.push(flag);
+    frame.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    frame.extend_from_slice(payload);
+    frame
+}
+
+fn gzip(message: &[u8], level: u32) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+    encoder.write_all(message).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// `deflate` as gRPC means it: zlib (RFC 1950).
+fn zlib(message: &[u8], level: u32) -> Vec<u8> {
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(level));
+    encoder.write_all(message).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// Raw deflate (RFC 1951), no zlib header or checksum.
+fn raw_deflate(message: &[u8]) -> Vec<u8> {
+    let mut encoder =
+        flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(message).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// `message` compressed under `encoding` (`gzip` or `deflate`).
+fn compress(encoding: &str, message: &[u8], level: u32) -> Vec<u8> {
+    match encoding {
+        "gzip" => gzip(message, level),
+        "deflate" => zlib(message, level),
+        other => panic!("no such encoding {other}"),
+    }
+}
+
+/// A generated issue as JSON: a third of each kind, the policy keeping
+/// some.
+fn issue(seed: u64) -> Vec<u8> {
+    Issue::generate(&mut Gen::new(seed, 7)).to_json()
+}
+
+// ---- The echo upstream ----
+
+/// A response body: chunks, then trailers (or, held, nothing until the
+/// client goes away).
+struct Echoed {
+    chunks: VecDeque<Bytes>,
+    trailers: Option<HeaderMap>,
+    hold: bool,
+}
+
+impl Body for Echoed {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = self.get_mut();
+        if let Some(chunk) = this.chunks.pop_front() {
+            return Poll::Ready(Some(Ok(Frame::data(chunk))));
+        }
+        if this.hold {
+            // Never woken: the stream stays open until the call is reset.
+            return Poll::Pending;
+        }
+        Poll::Ready(
+            this.trailers
+                .take()
+                .map(|trailers| Ok(Frame::trailers(trailers))),
+        )
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.chunks.is_empty() && self.trailers.is_none() && !self.hold
+    }
+}
+
+/// Cuts `body` at `cuts` (offsets, in order) into DATA chunks.
+fn cut(body: &Bytes, cuts: &[usize]) -> VecDeque<Bytes> {
+    let mut chunks = VecDeque::new();
+    let mut at = 0;
+    for &to in cuts.iter().chain([&body.len()]) {
+        let to = to.min(body.len());
+        if to > at {
+            chunks.push_back(body.slice(at..to));
+            at = to;
+        }
+    }
+    chunks
+}
+
+/// An h2c upstream on 127.0.0.1 that answers every call with its request
+/// body, until `stop`. The request's headers say how: `x-content-type`
+/// (else `application/grpc+json`), `x-encoding` (sent as `grpc-encoding`,
+/// once per comma-separated value), `x-cuts` (offsets where DATA frames
+/// end, comma-separated), `x-hold` (no end: the stream stays open).
+async fn echo_upstream(stop: CancellationToken) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let stream = tokio::select! {
+                accepted = listener.accept() => accepted.unwrap().0,
+                () = stop.cancelled() => return,
+            };
+            tokio::spawn(async move {
+                let service = service_fn(|request: Request<Incoming>| async move {
+                    let headers = request.headers().clone();
+                    let body = request.into_body().collect().await.unwrap().to_bytes();
+                    let text = |name: &str| {
+                        headers
+                            .get(name)
+                            .map(|value| value.to_str().unwrap().to_owned())
+                    };
+                    let cuts: Vec<usize> = text("x-cuts")
+                        .map(|cuts| cuts.split(',').map(|n| n.parse().unwrap()).collect())
+                        .unwrap_or_default();
+                    let mut trailers = HeaderMap::new();
+                    trailers.insert("grpc-status", HeaderValue::from_static("0"));
+                    let mut response = Response::new(Echoed {
+                        chunks: cut(&body, &cuts),
+                        trailers: Some(trailers),
+                        hold: headers.contains_key("x-hold"),
+                    });
+                    let content_type = text("x-content-type")
+                        .unwrap_or_else(|| "application/grpc+json".to_owned());
+                    let out = response.headers_mut();
+                    out.insert("content-type", content_type.parse().unwrap());
+                    if let Some(encodings) = text("x-encoding") {
+                        for encoding in encodings.split(',') {
+                            out.append("grpc-encoding", encoding.parse().unwrap());
+                        }
+                    }
+                    Ok::<_, Infallible>(response)
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+// ---- The proxy and a hand-made client ----
+
+/// A proxy on 127.0.0.1 in front of an echo upstream; one token stops
+/// both.
+struct Running {
+    proxy: Proxy,
+    addr: SocketAddr,
+    stop: CancellationToken,
+    task: JoinHandle<Tally>,
+}
+
+impl Running {
+    async fn start(judge: Judge, max_message: usize) -> Running {
+        let stop = CancellationToken::new();
+        let upstream = echo_upstream(stop.clone()).await;
+        let proxy = Proxy::new(&format!("http://{upstream}"), judge, Policy::default())
+            .unwrap()
+            .with_max_message(max_message);
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = {
+            let proxy = proxy.clone();
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                proxy
+                    .serve(listener, stop.cancelled_owned())
+                    .await
+                    .expect("the proxy serves")
+            })
+        };
+        Running {
+            proxy,
+            addr,
+            stop,
+            task,
+        }
+    }
+
+    /// Stops the proxy and the upstream; the proxy's tally.
+    async fn stop(self) -> Tally {
+        self.stop.cancel();
+        tokio::time::timeout(10 * SECOND, self.task)
+            .await
+            .expect("the proxy stops")
+            .expect("the proxy task")
+    }
+
+    /// Opens a call whose upstream answers `body` as `headers` say; the
+    /// response's head and body.
+    async fn open(&self, headers: &[(&str, String)], body: Bytes) -> Response<Incoming> {
+        let stream = tokio::net::TcpStream::connect(self.addr).await.unwrap();
+        let (mut sender, connection) =
+            hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+                .handshake(TokioIo::new(stream))
+                .await
+                .unwrap();
+        tokio::spawn(connection);
+        let mut request = Request::post(format!("http://{}/triage.Issues/Subscribe", self.addr))
+            .header("te", "trailers");
+        if !headers.iter().any(|(name, _)| *name == "content-type") {
+            request = request.header("content-type", "application/grpc+json");
+        }
+        for (name, value) in headers {
+            request = request.header(*name, value.as_str());
+        }
+        let request = request.body(http_body_util::Full::new(body)).unwrap();
+        sender.send_request(request).await.unwrap()
+    }
+
+    /// One whole call: the response's head, body and trailers.
+    async fn call(
+        &self,
+        headers: &[(&str, String)],
+        body: Bytes,
+    ) -> (http::response::Parts, Bytes, HeaderMap) {
+        let response = tokio::time::timeout(10 * SECOND, async {
+            let (parts, body) = self.open(headers, body).await.into_parts();
+            let collected = body.collect().await.unwrap();
+            let trailers = collected.trailers().cloned().unwrap_or_default();
+            (parts, collected.to_bytes(), trailers)
+        });
+        response.await.expect("the call ends")
+    }
+}
+
+fn encoding(name: &str) -> (&'static str, String) {
+    ("x-encoding", name.to_owned())
+}
+
+/// Asserts that `tally` counted one call, ended as `end`.
+#[track_caller]
+fn assert_one_call(tally: &Tally, end: CallEnd) {
+    assert_eq!(tally.calls_ended(end), 1, "{end:?}: {:?}", tally.calls);
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+}
+
+// ---- Bombs and memory ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bomb_at_the_limit_costs_no_more_than_the_limit_and_is_not_kept_after_it() {
+    let _serial = serial();
+    let running = Running::start(Judge::ForwardAll, DEFAULT_MAX_MESSAGE).await;
+    // A message of exactly the limit, a few KB compressed, then a small
+    // one; the stream then stays open.
+    let bomb = frame(1, &gzip(&vec![b' '; DEFAULT_MAX_MESSAGE], 9));
+    assert!(bomb.len() < 8 * 1024, "{}", bomb.len());
+    let mut body = bomb.clone();
+    body.extend_from_slice(&frame(0, b"{}"));
+    let body = Bytes::from(body);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let before = alloc_counter::live_bytes();
+    alloc_counter::reset_peak();
+    let response = running
+        .open(&[encoding("gzip"), ("x-hold", "1".into())], body.clone())
+        .await;
+    let mut incoming = response.into_body();
+    let mut received = BytesMut::new();
+    while received.len() < body.len() {
+        let frame = tokio::time::timeout(10 * SECOND, incoming.frame())
+            .await
+            .expect("a frame")
+            .expect("not the end")
+            .expect("no error");
+        received.extend_from_slice(&frame.into_data().expect("data"));
+    }
+    assert_eq!(received.freeze(), body, "both kept, as they came");
+    // The proxy judged both and waits for more.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let held = alloc_counter::live_bytes().saturating_sub(before);
+    let peak = alloc_counter::peak_bytes() - before;
+    eprintln!("a 4 MiB bomb: held {held} bytes while the call waits, {peak} at the peak");
+    let limit = DEFAULT_MAX_MESSAGE as u64;
+    assert!(
+        held < 512 * 1024,
+        "the call holds {held} bytes after the message was judged"
+    );
+    // The inflated message's buffer never grows past the limit; its last
+    // growth (half the limit to the limit) counts both blocks for a moment.
+    assert!(
+        peak < limit + limit * 3 / 4,
+        "{peak} bytes at the peak for a {limit} byte limit"
+    );
+    drop(incoming);
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 2);
+}
