@@ -347,3 +347,61 @@ async fn a_bomb_at_the_limit_costs_no_more_than_the_limit_and_is_not_kept_after_
     let tally = running.stop().await;
     assert_eq!(tally.messages, 2);
 }
+
+// ---- grpc-web ----
+
+/// Frames of generated issues, some of which the policy keeps.
+fn issue_frames(count: u64) -> Bytes {
+    let mut body = Vec::new();
+    for seed in 0..count {
+        body.extend_from_slice(&frame(0, &issue(seed)));
+    }
+    Bytes::from(body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_web_in_every_form_is_refused_whatever_the_call_asked_for() {
+    let _serial = serial();
+    let body = issue_frames(40);
+    for asked in [
+        "application/grpc",
+        "application/grpc+proto",
+        "application/grpc-web",
+        "application/json",
+    ] {
+        for answered in [
+            "application/grpc-web",
+            "application/grpc-web+proto",
+            "application/grpc-web+json",
+            "application/grpc-web-text",
+            "application/grpc-web-text+proto",
+            "Application/GRPC-Web+Proto",
+            "application/grpc-web; charset=utf-8",
+            "application/grpc-web-text ;q=1",
+        ] {
+            let running = Running::start(Judge::Optics, DEFAULT_MAX_MESSAGE).await;
+            let headers = [
+                ("content-type", asked.to_owned()),
+                ("x-content-type", answered.to_owned()),
+            ];
+            let (parts, received, trailers) = running.call(&headers, body.clone()).await;
+            let case = format!("asked {asked}, answered {answered}");
+            assert_eq!(parts.headers["content-type"], answered, "{case}");
+            assert_eq!(
+                parts.headers.get("grpc-status").map(|s| s.as_bytes()),
+                Some(&b"12"[..]),
+                "{case}: {} bytes reached the client, then {trailers:?}",
+                received.len()
+            );
+            assert!(
+                received.is_empty(),
+                "{case}: {} bytes reached the client",
+                received.len()
+            );
+            assert!(trailers.is_empty(), "{case}: trailers-only");
+            let tally = running.stop().await;
+            assert_eq!(tally.messages, 0, "{case}: nothing judged");
+            assert_one_call(&tally, CallEnd::GrpcWeb);
+        }
+    }
+}

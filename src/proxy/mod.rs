@@ -488,8 +488,10 @@ impl Proxy {
         let read_as_grpc = (grpc && parts.status == StatusCode::OK) || is_grpc(&parts.headers);
         // grpc-web carries the same messages in a body the proxy does not
         // judge (its trailers are a frame of it; `-text` is base64): never
-        // passed on unjudged. The client gets a status it reads.
-        if !read_as_grpc && is_grpc_web(&parts.headers) {
+        // passed on unjudged, nor read as gRPC where the call asked for
+        // gRPC (its trailer frame would read as a bad flag, `-text` as
+        // bytes that are not frames). The client gets a status it reads.
+        if is_grpc_web(&parts.headers) {
             drop(body);
             count.ended(CallEnd::GrpcWeb);
             return Ok(refuse_grpc_web(&parts.headers, &self.upstream.addr));
