@@ -162,6 +162,7 @@ async fn echo_upstream(stop: CancellationToken) -> SocketAddr {
                 accepted = listener.accept() => accepted.unwrap().0,
                 () = stop.cancelled() => return,
             };
+            stream.set_nodelay(true).unwrap();
             tokio::spawn(async move {
                 let service = service_fn(|request: Request<Incoming>| async move {
                     let headers = request.headers().clone();
@@ -252,6 +253,7 @@ impl Running {
     /// response's head and body.
     async fn open(&self, headers: &[(&str, String)], body: Bytes) -> Response<Incoming> {
         let stream = tokio::net::TcpStream::connect(self.addr).await.unwrap();
+        stream.set_nodelay(true).unwrap();
         let (mut sender, connection) =
             hyper::client::conn::http2::Builder::new(TokioExecutor::new())
                 .handshake(TokioIo::new(stream))
@@ -404,4 +406,240 @@ async fn grpc_web_in_every_form_is_refused_whatever_the_call_asked_for() {
             assert_one_call(&tally, CallEnd::GrpcWeb);
         }
     }
+}
+
+// ---- Encodings the proxy does not read, streams that are not one ----
+
+/// The first generated issue from `from` on that the optics judge keeps
+/// (`keep`) or drops.
+fn issue_judged(keep: bool, from: u64) -> Vec<u8> {
+    let policy = Policy::default();
+    (from..)
+        .map(issue)
+        .find(|message| Judge::Optics.judge(&policy, message).keep == keep)
+        .unwrap()
+}
+
+/// Ten uncompressed frames, then `bad`, then one more good frame: the call
+/// must end at `bad` with `status`, after exactly the ten (forward-all
+/// keeps each), counted as `end`; the status's text says `says`.
+async fn ends_at(
+    encoding_header: Option<&str>,
+    bad: &[u8],
+    status: &str,
+    end: CallEnd,
+    says: &str,
+) {
+    let good = issue_frames(10);
+    let mut body = good.to_vec();
+    body.extend_from_slice(bad);
+    body.extend_from_slice(&frame(0, &issue(77)));
+    let running = Running::start(Judge::ForwardAll, DEFAULT_MAX_MESSAGE).await;
+    let headers: Vec<(&str, String)> = encoding_header.map(encoding).into_iter().collect();
+    let case = format!(
+        "{encoding_header:?}, {says}, {:?}",
+        &bad[..bad.len().min(12)]
+    );
+    let (_, received, trailers) = running.call(&headers, Bytes::from(body)).await;
+    assert_eq!(trailers["grpc-status"], status, "{case}: {trailers:?}");
+    let message = trailers["grpc-message"].to_str().unwrap();
+    assert!(message.contains(says), "{case}: {message}");
+    assert!(message.contains("frame 10"), "{case}: {message}");
+    assert_eq!(
+        received, good,
+        "{case}: the ten frames before it, nothing after"
+    );
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 10, "{case}");
+    assert_eq!(tally.bytes_in, good.len() as u64, "{case}");
+    assert_eq!(tally.bytes_out, good.len() as u64, "{case}");
+    assert_one_call(&tally, end);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compressed_frame_under_no_encoding_the_proxy_reads_is_never_forwarded() {
+    let _serial = serial();
+    let compressed = frame(1, &gzip(&issue(5), 6));
+    // No encoding, identity in any case, and names a client would not
+    // read as gzip: whitespace, parameters, a list, an alias, nothing.
+    for name in [None, Some("identity")] {
+        let says = "no grpc-encoding was negotiated";
+        ends_at(name, &compressed, "13", CallEnd::Compressed, says).await;
+    }
+    for name in [
+        "IDENTITY",
+        "Identity",
+        "",
+        "gzip ",
+        " gzip",
+        "gzip;q=1",
+        "gzip deflate",
+        "x-gzip",
+        "snappy",
+        "zstd",
+    ] {
+        ends_at(
+            Some(name),
+            &compressed,
+            "13",
+            CallEnd::Compressed,
+            "which cannot be judged",
+        )
+        .await;
+    }
+    // Two grpc-encoding headers, identity first: the proxy reads the first
+    // (as tonic does) and refuses what it cannot read.
+    let says = "no grpc-encoding was negotiated";
+    ends_at(
+        Some("identity,gzip"),
+        &compressed,
+        "13",
+        CallEnd::Compressed,
+        says,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_that_is_not_exactly_one_stream_of_its_encoding_is_refused() {
+    let _serial = serial();
+    let message = issue_judged(true, 0);
+    let gz = gzip(&message, 6);
+    let zl = zlib(&message, 6);
+    let with = |parts: &[&[u8]]| frame(1, &parts.concat());
+    let mut bad_crc = gz.clone();
+    let at = bad_crc.len() - 6;
+    bad_crc[at] ^= 1;
+    let mut bad_adler = zl.clone();
+    let at = bad_adler.len() - 1;
+    bad_adler[at] ^= 1;
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        // Two gzip members: grpc-go's reader would read both, tonic's the
+        // first only, grpc's C core neither.
+        ("gzip", with(&[&gz, &gz]), "after the compressed stream"),
+        ("gzip", with(&[&gz, &[0]]), "after the compressed stream"),
+        ("gzip", with(&[&gz, &zl]), "after the compressed stream"),
+        ("gzip", with(&[&zl]), "does not inflate"),
+        ("gzip", with(&[&raw_deflate(&message)]), "does not inflate"),
+        ("gzip", with(&[&gz[..gz.len() - 1]]), "does not inflate"),
+        ("gzip", with(&[&gz[..10]]), "does not inflate"),
+        ("gzip", with(&[&bad_crc]), "does not inflate"),
+        ("gzip", frame(1, &[]), "does not inflate"),
+        ("deflate", with(&[&zl, &zl]), "after the compressed stream"),
+        (
+            "deflate",
+            with(&[&zl, b"garbage"]),
+            "after the compressed stream",
+        ),
+        // Raw deflate is not what gRPC's deflate means (C core, tonic and
+        // grpc-dotnet write and read zlib).
+        (
+            "deflate",
+            with(&[&raw_deflate(&message)]),
+            "does not inflate",
+        ),
+        ("deflate", with(&[&gz]), "does not inflate"),
+        ("deflate", with(&[&zl[..zl.len() - 1]]), "does not inflate"),
+        ("deflate", with(&[&zl[..2]]), "does not inflate"),
+        ("deflate", with(&[&bad_adler]), "does not inflate"),
+        ("deflate", frame(1, &[]), "does not inflate"),
+    ];
+    for (name, bad, says) in cases {
+        ends_at(Some(name), &bad, "13", CallEnd::Compressed, says).await;
+    }
+    // Past the limit, by one byte.
+    let over = frame(1, &gzip(&vec![b' '; DEFAULT_MAX_MESSAGE + 1], 9));
+    ends_at(
+        Some("gzip"),
+        &over,
+        "8",
+        CallEnd::TooLarge,
+        "inflates past the",
+    )
+    .await;
+    let over = frame(1, &zlib(&vec![b' '; DEFAULT_MAX_MESSAGE + 1], 9));
+    ends_at(
+        Some("deflate"),
+        &over,
+        "8",
+        CallEnd::TooLarge,
+        "inflates past the",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bombs_in_a_row_each_cost_at_most_the_limit() {
+    let _serial = serial();
+    let limit = 1024 * 1024;
+    let running = Running::start(Judge::ForwardAll, limit).await;
+    // Twenty messages of exactly the limit (a kilobyte each compressed),
+    // then one a byte past it.
+    let at_limit = frame(1, &gzip(&vec![b'x'; limit], 9));
+    let mut body = at_limit.repeat(20);
+    body.extend_from_slice(&frame(1, &zlib(&vec![b'x'; limit + 1], 9)));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let before = alloc_counter::live_bytes();
+    alloc_counter::reset_peak();
+    let (_, received, trailers) = running.call(&[encoding("gzip")], Bytes::from(body)).await;
+    let peak = alloc_counter::peak_bytes() - before;
+    eprintln!("twenty 1 MiB bombs: {peak} bytes at the peak");
+    // Under gzip the zlib frame does not inflate: INTERNAL.
+    assert_eq!(trailers["grpc-status"], "13");
+    assert_eq!(received, at_limit.repeat(20));
+    let limit = limit as u64;
+    assert!(peak < limit + limit * 3 / 4, "{peak} bytes at the peak");
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 20);
+    assert_eq!(tally.kept(), 20);
+    assert_one_call(&tally, CallEnd::Compressed);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compressed_frames_cut_at_every_place_arrive_as_they_came() {
+    let _serial = serial();
+    let kept = issue_judged(true, 0);
+    let dropped = issue_judged(false, 0);
+    let frames = [
+        frame(1, &gzip(&kept, 6)),
+        frame(0, &dropped),
+        frame(1, &gzip(&dropped, 1)),
+        frame(0, &kept),
+        frame(1, &gzip(&kept, 9)),
+        frame(1, &gzip(b"", 6)),
+    ];
+    let want = [frames[0].clone(), frames[3].clone(), frames[4].clone()].concat();
+    let body = Bytes::from(frames.concat());
+    let running = Running::start(Judge::Optics, DEFAULT_MAX_MESSAGE).await;
+    let mut calls = 0;
+    for at in 1..body.len() {
+        let cuts = [encoding("gzip"), ("x-cuts", at.to_string())];
+        let (_, received, trailers) = running.call(&cuts, body.clone()).await;
+        assert_eq!(trailers["grpc-status"], "0", "cut at {at}");
+        assert!(
+            received == want,
+            "cut at {at}: the kept frames as they came"
+        );
+        calls += 1;
+    }
+    // And every frame cut into many small DATA frames.
+    let every: Vec<String> = (1..body.len())
+        .step_by(7)
+        .map(|at| at.to_string())
+        .collect();
+    let cuts = [encoding("gzip"), ("x-cuts", every.join(","))];
+    let (_, received, _) = running.call(&cuts, body.clone()).await;
+    assert!(received == want);
+    calls += 1;
+    let tally = running.stop().await;
+    assert_eq!(tally.messages, 6 * calls);
+    assert_eq!(tally.kept(), 3 * calls);
+    assert_eq!(
+        tally.flawed(triage::policy::Flaw::Malformed),
+        calls,
+        "the empty message"
+    );
+    assert_eq!(tally.bytes_in, body.len() as u64 * calls);
+    assert_eq!(tally.bytes_out, want.len() as u64 * calls);
+    assert_eq!(tally.calls_ended(CallEnd::UpstreamOk), calls);
 }
