@@ -12,7 +12,6 @@ use std::convert::Infallible;
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::{Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -40,14 +39,8 @@ static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 const SECOND: Duration = Duration::from_secs(1);
 
 /// The tests of this binary one at a time: the allocator's peak is the
-/// process's.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
+/// process's. (Async, as the tests hold it across their awaits.)
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 // ---- Frames ----
 
@@ -173,7 +166,12 @@ async fn echo_upstream(stop: CancellationToken) -> SocketAddr {
                             .map(|value| value.to_str().unwrap().to_owned())
                     };
                     let cuts: Vec<usize> = text("x-cuts")
-                        .map(|cuts| cuts.split(',').map(|n| n.parse().unwrap()).collect())
+                        .map(|cuts| {
+                            cuts.split(',')
+                                .filter(|n| !n.is_empty())
+                                .map(|n| n.parse().unwrap())
+                                .collect()
+                        })
                         .unwrap_or_default();
                     let mut trailers = HeaderMap::new();
                     trailers.insert("grpc-status", HeaderValue::from_static("0"));
@@ -303,7 +301,7 @@ fn assert_one_call(tally: &Tally, end: CallEnd) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bomb_at_the_limit_costs_no_more_than_the_limit_and_is_not_kept_after_it() {
-    let _serial = serial();
+    let _serial = ONE_AT_A_TIME.lock().await;
     let running = Running::start(Judge::ForwardAll, DEFAULT_MAX_MESSAGE).await;
     // A message of exactly the limit, a few KB compressed, then a small
     // one; the stream then stays open.
@@ -345,6 +343,8 @@ async fn a_bomb_at_the_limit_costs_no_more_than_the_limit_and_is_not_kept_after_
         peak < limit + limit * 3 / 4,
         "{peak} bytes at the peak for a {limit} byte limit"
     );
+    // The gauges count upstream bytes not yet sent on: none.
+    assert_eq!(running.proxy.stats().held, 0);
     drop(incoming);
     let tally = running.stop().await;
     assert_eq!(tally.messages, 2);
@@ -363,7 +363,7 @@ fn issue_frames(count: u64) -> Bytes {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grpc_web_in_every_form_is_refused_whatever_the_call_asked_for() {
-    let _serial = serial();
+    let _serial = ONE_AT_A_TIME.lock().await;
     let body = issue_frames(40);
     for asked in [
         "application/grpc",
@@ -458,7 +458,7 @@ async fn ends_at(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_compressed_frame_under_no_encoding_the_proxy_reads_is_never_forwarded() {
-    let _serial = serial();
+    let _serial = ONE_AT_A_TIME.lock().await;
     let compressed = frame(1, &gzip(&issue(5), 6));
     // No encoding, identity in any case, and names a client would not
     // read as gzip: whitespace, parameters, a list, an alias, nothing.
@@ -502,7 +502,7 @@ async fn a_compressed_frame_under_no_encoding_the_proxy_reads_is_never_forwarded
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frame_that_is_not_exactly_one_stream_of_its_encoding_is_refused() {
-    let _serial = serial();
+    let _serial = ONE_AT_A_TIME.lock().await;
     let message = issue_judged(true, 0);
     let gz = gzip(&message, 6);
     let zl = zlib(&message, 6);
@@ -570,7 +570,7 @@ async fn a_frame_that_is_not_exactly_one_stream_of_its_encoding_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bombs_in_a_row_each_cost_at_most_the_limit() {
-    let _serial = serial();
+    let _serial = ONE_AT_A_TIME.lock().await;
     let limit = 1024 * 1024;
     let running = Running::start(Judge::ForwardAll, limit).await;
     // Twenty messages of exactly the limit (a kilobyte each compressed),
@@ -597,7 +597,7 @@ async fn bombs_in_a_row_each_cost_at_most_the_limit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compressed_frames_cut_at_every_place_arrive_as_they_came() {
-    let _serial = serial();
+    let _serial = ONE_AT_A_TIME.lock().await;
     let kept = issue_judged(true, 0);
     let dropped = issue_judged(false, 0);
     let frames = [
@@ -642,4 +642,112 @@ async fn compressed_frames_cut_at_every_place_arrive_as_they_came() {
     assert_eq!(tally.bytes_in, body.len() as u64 * calls);
     assert_eq!(tally.bytes_out, want.len() as u64 * calls);
     assert_eq!(tally.calls_ended(CallEnd::UpstreamOk), calls);
+}
+
+// ---- The verdict on an inflated message is the verdict on its bytes ----
+
+/// Damage done to a generated issue, so that flawed messages are judged too.
+#[derive(Clone, Debug)]
+enum Damage {
+    None,
+    /// Cut after this many bytes (modulo its length).
+    Cut(usize),
+    /// This byte (modulo the length) replaced.
+    Byte(usize, u8),
+    /// The detail given twice, the second time as a number.
+    DetailTwice,
+    /// No bytes at all.
+    Empty,
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        3 => Just(Damage::None),
+        1 => any::<usize>().prop_map(Damage::Cut),
+        1 => (any::<usize>(), any::<u8>()).prop_map(|(at, byte)| Damage::Byte(at, byte)),
+        1 => Just(Damage::DetailTwice),
+        1 => Just(Damage::Empty),
+    ]
+}
+
+fn damaged(seed: u64, damage: &Damage) -> Vec<u8> {
+    let mut message = issue(seed);
+    match *damage {
+        Damage::None => {}
+        Damage::Cut(at) => message.truncate(at % message.len()),
+        Damage::Byte(at, byte) => {
+            let at = at % message.len();
+            message[at] = byte;
+        }
+        Damage::DetailTwice => {
+            message.pop();
+            message.extend_from_slice(br#","detail":1}"#);
+        }
+        Damage::Empty => message.clear(),
+    }
+    message
+}
+
+fn runtime() -> &'static tokio::runtime::Runtime {
+    static RUNTIME: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Each message goes twice in one call, as it is and compressed (flag
+    /// 1), through a real proxy: both frames are kept or both dropped, as
+    /// the judge decides on the message's own bytes, and the tally counts
+    /// each verdict twice in its row.
+    #[test]
+    fn a_compressed_message_is_judged_as_the_same_message_uncompressed(
+        messages in prop::collection::vec((0u64..10_000, damage()), 1..12),
+        deflate in any::<bool>(),
+        level in 0u32..10,
+        trusting in any::<bool>(),
+        chunk in 64usize..6000,
+    ) {
+        let _serial = ONE_AT_A_TIME.blocking_lock();
+        let judge = if trusting { Judge::OpticsTrusting } else { Judge::Optics };
+        let name = if deflate { "deflate" } else { "gzip" };
+        let policy = Policy::default();
+        let mut body = Vec::new();
+        let mut want = Vec::new();
+        let mut tally = Tally::default();
+        for (seed, damage) in &messages {
+            let message = damaged(*seed, damage);
+            let plain = frame(0, &message);
+            let compressed = frame(1, &compress(name, &message, level));
+            let verdict = judge.judge(&policy, &message);
+            tally.count(verdict, plain.len());
+            tally.count(verdict, compressed.len());
+            if verdict.keep {
+                want.extend_from_slice(&plain);
+                want.extend_from_slice(&compressed);
+            }
+            body.extend_from_slice(&plain);
+            body.extend_from_slice(&compressed);
+        }
+        let cuts: Vec<String> = (chunk..body.len()).step_by(chunk).map(|at| at.to_string()).collect();
+        let (received, trailers, counted) = runtime().block_on(async {
+            let running = Running::start(judge, DEFAULT_MAX_MESSAGE).await;
+            let headers = [encoding(name), ("x-cuts", cuts.join(","))];
+            let (_, received, trailers) = running.call(&headers, Bytes::from(body)).await;
+            (received, trailers, running.stop().await)
+        });
+        prop_assert_eq!(&trailers["grpc-status"], "0");
+        prop_assert!(received[..] == want[..], "the kept pairs, as they came");
+        prop_assert_eq!(counted.by_kind, tally.by_kind);
+        prop_assert_eq!(counted.messages, tally.messages);
+        prop_assert_eq!(counted.bytes_in, tally.bytes_in);
+        prop_assert_eq!(counted.bytes_out, want.len() as u64);
+        prop_assert_eq!(counted.calls_ended(CallEnd::UpstreamOk), 1);
+    }
 }

@@ -65,7 +65,8 @@ pub struct Gauges {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Upstream bytes the proxy holds now: taken from h2 and not yet handed
-    /// back to it for the client (or dropped).
+    /// back to it for the client (or dropped). A compressed message's
+    /// inflated copy is not counted (see the module docs for its bound).
     pub held: u64,
     /// The most it ever held at once.
     pub peak_held: u64,
