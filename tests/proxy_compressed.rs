@@ -388,7 +388,16 @@ async fn grpc_web_in_every_form_is_refused_whatever_the_call_asked_for() {
             ];
             let (parts, received, trailers) = running.call(&headers, body.clone()).await;
             let case = format!("asked {asked}, answered {answered}");
-            assert_eq!(parts.headers["content-type"], answered, "{case}");
+            // A gRPC client checks the content-type before it reads the
+            // status (grpc-go calls anything else not gRPC, UNKNOWN): a call
+            // that asked for gRPC gets gRPC's; the others the upstream's.
+            let content_type =
+                if asked.starts_with("application/grpc+") || asked == "application/grpc" {
+                    "application/grpc"
+                } else {
+                    answered
+                };
+            assert_eq!(parts.headers["content-type"], content_type, "{case}");
             assert_eq!(
                 parts.headers.get("grpc-status").map(|s| s.as_bytes()),
                 Some(&b"12"[..]),
@@ -401,11 +410,38 @@ async fn grpc_web_in_every_form_is_refused_whatever_the_call_asked_for() {
                 received.len()
             );
             assert!(trailers.is_empty(), "{case}: trailers-only");
+            let message = parts.headers["grpc-message"].to_str().unwrap();
+            assert!(message.contains("grpc-web"), "{case}: {message}");
             let tally = running.stop().await;
             assert_eq!(tally.messages, 0, "{case}: nothing judged");
             assert_one_call(&tally, CallEnd::GrpcWeb);
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tonic_client_reads_the_grpc_web_refusal_as_unimplemented() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let running = Running::start(Judge::Optics, DEFAULT_MAX_MESSAGE).await;
+    let channel = triage::grpc::connect(&format!("http://{}", running.addr))
+        .await
+        .unwrap();
+    let mut request = tonic::Request::new(triage::grpc::SubscribeRequest { count: 1, start: 0 });
+    request.metadata_mut().insert(
+        "x-content-type",
+        "application/grpc-web+json".parse().unwrap(),
+    );
+    let received = triage::grpc::subscribe_on(channel, request).await;
+    assert_eq!(
+        received.status.code(),
+        tonic::Code::Unimplemented,
+        "{:?}",
+        received.status
+    );
+    assert!(received.status.message().contains("grpc-web"));
+    assert!(received.messages.is_empty());
+    let tally = running.stop().await;
+    assert_one_call(&tally, CallEnd::GrpcWeb);
 }
 
 // ---- Encodings the proxy does not read, streams that are not one ----
