@@ -792,3 +792,45 @@ proptest! {
         prop_assert_eq!(counted.calls_ended(CallEnd::UpstreamOk), 1);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_of_the_limit_straddling_chunks_is_assembled_in_no_more_than_itself() {
+    use triage::proxy::split::{ChunkSplitter, Cut};
+    let _serial = ONE_AT_A_TIME.lock().await;
+    // A compressed frame as large as a frame may be (what does not
+    // compress stays that large), in 64 KiB DATA chunks.
+    let wire = Bytes::from(frame(1, &vec![7u8; DEFAULT_MAX_MESSAGE]));
+    let frame_len = wire.len() as u64;
+    let chunks: Vec<Bytes> = (0..wire.len())
+        .step_by(64 * 1024)
+        .map(|at| wire.slice(at..(at + 64 * 1024).min(wire.len())))
+        .collect();
+    let before = alloc_counter::live_bytes();
+    alloc_counter::reset_peak();
+    let mut split = ChunkSplitter::with_max_message(DEFAULT_MAX_MESSAGE).accepting_compressed(true);
+    let mut assembled = None;
+    for chunk in chunks {
+        split.push(chunk);
+        while let Some(cut) = split.next_cut().unwrap() {
+            match cut {
+                Cut::Assembled(frame) => assembled = Some(frame),
+                Cut::Chunk(range) => panic!("the frame straddles: {range:?}"),
+            }
+        }
+    }
+    let frame = assembled.expect("the frame");
+    assert!(frame == wire);
+    let held = alloc_counter::live_bytes() - before;
+    let peak = alloc_counter::peak_bytes() - before;
+    eprintln!("a {frame_len} byte frame assembled: {held} bytes held, {peak} at the peak");
+    assert!(
+        held <= frame_len + 1024,
+        "{held} bytes held for a {frame_len} byte frame"
+    );
+    // The last growth (half the frame to the frame) counts both blocks
+    // for a moment.
+    assert!(
+        peak < frame_len + frame_len * 3 / 4,
+        "{peak} bytes at the peak"
+    );
+}

@@ -36,6 +36,29 @@ pub enum Cut {
     Assembled(Bytes),
 }
 
+/// Appends `bytes` to `tail`, the start of a frame of `frame_len` bytes
+/// (`bytes` fits in it). Its buffer doubles as it fills, as a `Vec` does,
+/// but never grows past the frame: a frame of the limit is assembled in a
+/// buffer of its own size, not twice that. Where a doubled buffer would
+/// hold more than half the frame, it takes the whole frame at once, so the
+/// last growth copies at most half the frame. O(`bytes`), and a copy of
+/// the tail when it grows.
+fn grow_within(tail: &mut BytesMut, bytes: &[u8], frame_len: usize) {
+    debug_assert!(tail.len() + bytes.len() <= frame_len);
+    if tail.capacity() - tail.len() < bytes.len() {
+        let doubled = (tail.capacity() * 2).max(tail.len() + bytes.len());
+        let capacity = if doubled > frame_len / 2 {
+            frame_len
+        } else {
+            doubled
+        };
+        let mut grown = BytesMut::with_capacity(capacity);
+        grown.extend_from_slice(tail);
+        *tail = grown;
+    }
+    tail.extend_from_slice(bytes);
+}
+
 /// Splits a sequence of byte chunks into gRPC frames.
 ///
 /// Feed a chunk with [`push`](ChunkSplitter::push), then call
@@ -46,7 +69,8 @@ pub enum Cut {
 /// Costs O(1) per frame inside a chunk; a frame that straddles chunks is
 /// copied once into a buffer that grows with the bytes as they arrive (the
 /// declared length is checked against the limit first and never reserved
-/// ahead), so memory is at most one message plus one chunk.
+/// ahead; the buffer doubles but never past the frame), so memory is at
+/// most one message plus one chunk.
 ///
 /// ```
 /// use bytes::Bytes;
@@ -158,7 +182,7 @@ impl ChunkSplitter {
         let frame_len = self.frame_len(rest)?;
         if rest.len() < frame_len {
             // Straddles: keep what arrived, and only that.
-            self.tail.extend_from_slice(rest);
+            grow_within(&mut self.tail, rest, frame_len);
             self.pos = self.chunk.len();
             return Ok(None);
         }
@@ -181,8 +205,11 @@ impl ChunkSplitter {
         }
         let frame_len = self.frame_len(&self.tail)?;
         let want = (frame_len - self.tail.len()).min(self.chunk.len() - self.pos);
-        self.tail
-            .extend_from_slice(&self.chunk[self.pos..self.pos + want]);
+        grow_within(
+            &mut self.tail,
+            &self.chunk[self.pos..self.pos + want],
+            frame_len,
+        );
         self.pos += want;
         if self.tail.len() < frame_len {
             return Ok(None);
