@@ -21,7 +21,7 @@
 
 use std::ops::Range;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
 use crate::frames::{FrameError, FramePart, DEFAULT_MAX_MESSAGE, HEADER_LEN};
 
@@ -36,25 +36,29 @@ pub enum Cut {
     Assembled(Bytes),
 }
 
+/// The largest straddling frame whose whole buffer is reserved when its
+/// first bytes arrive: no more than a chunk the splitter holds anyway.
+const RESERVE_AHEAD: usize = 64 * 1024;
+
 /// Appends `bytes` to `tail`, the start of a frame of `frame_len` bytes
 /// (`bytes` fits in it). Its buffer doubles as it fills, as a `Vec` does,
 /// but never grows past the frame: a frame of the limit is assembled in a
 /// buffer of its own size, not twice that. Where a doubled buffer would
 /// hold more than half the frame, it takes the whole frame at once, so the
-/// last growth copies at most half the frame. O(`bytes`), and a copy of
-/// the tail when it grows.
-fn grow_within(tail: &mut BytesMut, bytes: &[u8], frame_len: usize) {
+/// last growth copies at most half the frame; a frame no longer than
+/// [`RESERVE_AHEAD`] gets its whole buffer at once (one allocation for the
+/// common small frame). O(`bytes`); growing reallocates, which copies the
+/// tail only where the allocator cannot extend it in place.
+fn grow_within(tail: &mut Vec<u8>, bytes: &[u8], frame_len: usize) {
     debug_assert!(tail.len() + bytes.len() <= frame_len);
     if tail.capacity() - tail.len() < bytes.len() {
         let doubled = (tail.capacity() * 2).max(tail.len() + bytes.len());
-        let capacity = if doubled > frame_len / 2 {
+        let capacity = if frame_len <= RESERVE_AHEAD || doubled > frame_len / 2 {
             frame_len
         } else {
             doubled
         };
-        let mut grown = BytesMut::with_capacity(capacity);
-        grown.extend_from_slice(tail);
-        *tail = grown;
+        tail.reserve_exact(capacity - tail.len());
     }
     tail.extend_from_slice(bytes);
 }
@@ -91,7 +95,7 @@ pub struct ChunkSplitter {
     chunk: Bytes,
     pos: usize,
     /// The start of a frame that did not fit in its chunk.
-    tail: BytesMut,
+    tail: Vec<u8>,
     /// Frames handed out so far: the index of the next one.
     frames: u64,
     /// Stream bytes handed out as frames so far: the offset of the next one.
@@ -122,7 +126,7 @@ impl ChunkSplitter {
             max_message,
             chunk: Bytes::new(),
             pos: 0,
-            tail: BytesMut::new(),
+            tail: Vec::new(),
             frames: 0,
             consumed: 0,
             compressed_ok: false,
@@ -215,9 +219,12 @@ impl ChunkSplitter {
             return Ok(None);
         }
         self.handed_out(frame_len);
-        // `split` leaves `tail` empty with no capacity, so a long straddling
-        // frame does not pin its buffer in this splitter.
-        Ok(Some(Cut::Assembled(self.tail.split().freeze())))
+        // Taken whole: `tail` is left empty with no capacity, so a long
+        // straddling frame does not pin its buffer in this splitter; its
+        // buffer, of its size, becomes the frame's without a copy.
+        Ok(Some(Cut::Assembled(Bytes::from(std::mem::take(
+            &mut self.tail,
+        )))))
     }
 
     /// The splitter, handing out compressed frames (flag 1) too where
