@@ -13,9 +13,11 @@
 //! goes out as the buffer it was assembled in. Nothing is re-encoded.
 //!
 //! A frame the upstream compressed (flag 1) under a `grpc-encoding` of
-//! `gzip` or `deflate` is inflated into a buffer of the body's, at most the
-//! message limit, and the inflated message judged; a kept one goes out
-//! compressed, as it came. Any other encoding, a frame that does not
+//! `gzip` or `deflate` is inflated into a buffer of the body's, which never
+//! grows past the message limit, and the inflated message judged; a kept
+//! one goes out compressed, as it came. The buffer is freed once its
+//! message is judged if it grew past 64 KiB, so a call that waits keeps no
+//! more of it than that. Any other encoding, a frame that does not
 //! inflate, or one that inflates past the limit ends the call (INTERNAL,
 //! RESOURCE_EXHAUSTED). An upstream asked for `identity` compresses
 //! nothing, and costs none of this.
@@ -24,10 +26,11 @@
 //! for the next frame to send, which hyper does only when the client's
 //! flow-control window has room: a client that reads slowly holds the
 //! upstream back through HTTP/2's own flow control, and the body itself
-//! never holds more than one chunk and one straddling frame.
+//! never holds more than one chunk and one straddling frame (and, while it
+//! judges a compressed message, that message inflated).
 
 use std::future::Future;
-use std::io::Read as _;
+use std::io::Read;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -62,7 +65,8 @@ pub struct Gauges {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Upstream bytes the proxy holds now: taken from h2 and not yet handed
-    /// back to it for the client (or dropped).
+    /// back to it for the client (or dropped). A compressed message's
+    /// inflated copy is not counted (see the module docs for its bound).
     pub held: u64,
     /// The most it ever held at once.
     pub peak_held: u64,
@@ -151,7 +155,7 @@ fn judge(
         ));
     };
     let encoding = inflate.name();
-    match inflate.into(message, judging.max_message, inflated) {
+    let result = match inflate.into(message, judging.max_message, inflated) {
         Ok(()) => Ok(judging.judge.judge(&judging.policy, inflated)),
         Err(Inflated::PastLimit) => {
             let message = format!(
@@ -174,8 +178,21 @@ fn judge(
                 status_trailers(Code::Internal, &message),
             ))
         }
+    };
+    // A large message's buffer is not kept for the call's next message: a
+    // call that waits holds at most `KEEP_INFLATED` of it.
+    if inflated.capacity() > KEEP_INFLATED {
+        *inflated = Vec::new();
     }
+    result
 }
+
+/// The most of its inflation buffer a call keeps between compressed
+/// messages; a larger one is freed once its message is judged.
+const KEEP_INFLATED: usize = 64 * 1024;
+
+/// How much of an inflated message is read at a time.
+const INFLATE_BLOCK: usize = 16 * 1024;
 
 /// A `grpc-encoding` the proxy inflates to judge: `gzip` (RFC 1952) or
 /// `deflate` (zlib, RFC 1950, as gRPC means it).
@@ -213,28 +230,50 @@ impl Inflate {
     }
 
     /// Inflates `compressed` into `out` (cleared first), reading at most
-    /// `limit` + 1 bytes of what it inflates to: O(its size), bounded by
-    /// the limit however small the compressed bytes. Nothing may follow the
-    /// compressed stream.
+    /// `limit` + 1 bytes of what it inflates to, and never letting `out`
+    /// grow past that: O(its size), bounded by the limit however small the
+    /// compressed bytes. Nothing may follow the compressed stream.
     fn into(self, compressed: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), Inflated> {
         out.clear();
-        let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
-        let read = match self {
+        let rest = match self {
             Inflate::Gzip => {
                 let mut decoder = flate2::bufread::GzDecoder::new(compressed);
-                let read = (&mut decoder).take(cap).read_to_end(out);
-                read.and_then(|_| trailing(decoder.into_inner()))
+                read_within(&mut decoder, limit, out)?;
+                decoder.into_inner()
             }
             Inflate::Deflate => {
                 let mut decoder = flate2::bufread::ZlibDecoder::new(compressed);
-                let read = (&mut decoder).take(cap).read_to_end(out);
-                read.and_then(|_| trailing(decoder.into_inner()))
+                read_within(&mut decoder, limit, out)?;
+                decoder.into_inner()
             }
         };
-        if out.len() > limit {
+        trailing(rest).map_err(Inflated::Broken)
+    }
+}
+
+/// Reads `reader` to its end into `out`, [`INFLATE_BLOCK`] bytes at a time.
+/// `out` doubles as it fills, but its capacity never passes `limit` + 1:
+/// past the limit when that many bytes arrived (read no further).
+fn read_within(reader: &mut impl Read, limit: usize, out: &mut Vec<u8>) -> Result<(), Inflated> {
+    let cap = limit.saturating_add(1);
+    let mut block = [0u8; INFLATE_BLOCK];
+    loop {
+        if out.len() >= cap {
             return Err(Inflated::PastLimit);
         }
-        read.map_err(Inflated::Broken)
+        let want = block.len().min(cap - out.len());
+        let n = match reader.read(&mut block[..want]) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(Inflated::Broken(err)),
+        };
+        if out.capacity() - out.len() < n {
+            // Doubling, capped at what the limit allows: `n` fits, as it
+            // is at most `cap - out.len()`.
+            out.reserve_exact(out.capacity().max(n).min(cap - out.len()));
+        }
+        out.extend_from_slice(&block[..n]);
     }
 }
 

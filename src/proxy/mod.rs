@@ -32,7 +32,9 @@
 //!   answer is dropped ends with the upstream's status and no message,
 //!   which the client reports as an error of its own. grpc-web is not
 //!   judged, nor passed on: an upstream's grpc-web response is answered
-//!   UNIMPLEMENTED (12), trailers-only, its body dropped unread.
+//!   UNIMPLEMENTED (12), trailers-only, its body dropped unread, whatever
+//!   the call asked for (under `application/grpc` to a call that asked for
+//!   gRPC, so that a gRPC client reads the status).
 //! - **Faithful:** headers, metadata and trailers go through as they are,
 //!   the request's `:authority` and path too (the upstream's authority
 //!   only when the client sent none), with one exception: on a call whose
@@ -68,7 +70,9 @@
 //! - **Memory:** each client connection gets its own upstream connection
 //!   (so a slow client holds back only its own upstream connection). A call
 //!   holds at most one upstream DATA chunk and one message that straddles
-//!   chunks; h2 holds at most [`UPSTREAM_STREAM_WINDOW`] per call and
+//!   chunks, and while it judges a compressed message that message inflated
+//!   (never more than the message limit; at most 64 KiB of it is kept
+//!   between messages); h2 holds at most [`UPSTREAM_STREAM_WINDOW`] per call and
 //!   [`UPSTREAM_CONNECTION_WINDOW`] per connection from the upstream, and
 //!   [`CLIENT_SEND_BUFFER`] per call towards the client. A slow client
 //!   holds the upstream back through HTTP/2 flow control. The proxy sets no
@@ -573,11 +577,13 @@ impl Proxy {
         let read_as_grpc = (grpc && parts.status == StatusCode::OK) || is_grpc(&parts.headers);
         // grpc-web carries the same messages in a body the proxy does not
         // judge (its trailers are a frame of it; `-text` is base64): never
-        // passed on unjudged. The client gets a status it reads.
-        if !read_as_grpc && is_grpc_web(&parts.headers) {
+        // passed on unjudged, nor read as gRPC where the call asked for
+        // gRPC (its trailer frame would read as a bad flag, `-text` as
+        // bytes that are not frames). The client gets a status it reads.
+        if is_grpc_web(&parts.headers) {
             drop(body);
             count.ended(CallEnd::GrpcWeb);
-            return Ok(refuse_grpc_web(&parts.headers, &self.upstream.addr));
+            return Ok(refuse_grpc_web(&parts.headers, &self.upstream.addr, grpc));
         }
         // Trailers-only: HEADERS that end the stream (h2's END_STREAM).
         if !read_as_grpc || body.is_end_stream() {
@@ -1151,20 +1157,29 @@ fn refuse(grpc: bool, code: Code, message: &str) -> Response<ProxyBody> {
 }
 
 /// The proxy's answer where the upstream answered grpc-web (its response
-/// `headers`): a trailers-only grpc-web response, with the upstream's
-/// content-type, UNIMPLEMENTED (12) and a message saying why.
-fn refuse_grpc_web(headers: &HeaderMap, upstream: &str) -> Response<ProxyBody> {
+/// `headers`): a trailers-only response, UNIMPLEMENTED (12) and a message
+/// saying why. Its content-type is gRPC's where the call asked for gRPC
+/// (`grpc`: a gRPC client reads no status under another), the upstream's
+/// otherwise (a grpc-web client reads it).
+fn refuse_grpc_web(headers: &HeaderMap, upstream: &str, grpc: bool) -> Response<ProxyBody> {
     let content_type = headers.get(CONTENT_TYPE).cloned();
-    let message = format!(
-        "proxy: upstream {upstream} answered grpc-web ({}), whose messages the proxy does \
-         not judge, so it forwards none of them; call it with gRPC (application/grpc)",
-        content_type
-            .as_ref()
-            .map_or(String::new(), |ct| String::from_utf8_lossy(ct.as_bytes())
-                .into_owned())
-    );
+    let answered = content_type.as_ref().map_or(String::new(), |ct| {
+        String::from_utf8_lossy(ct.as_bytes()).into_owned()
+    });
+    let message = if grpc {
+        format!(
+            "proxy: upstream {upstream} answered grpc-web ({answered}) to a gRPC call; \
+             the proxy does not judge grpc-web, so it forwards none of its messages"
+        )
+    } else {
+        format!(
+            "proxy: upstream {upstream} answered grpc-web ({answered}), whose messages the \
+             proxy does not judge, so it forwards none of them; call it with gRPC \
+             (application/grpc)"
+        )
+    };
     let mut response = refuse(true, Code::Unimplemented, &message);
-    if let Some(content_type) = content_type {
+    if let (Some(content_type), false) = (content_type, grpc) {
         response.headers_mut().insert(CONTENT_TYPE, content_type);
     }
     response

@@ -21,7 +21,7 @@
 
 use std::ops::Range;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
 use crate::frames::{FrameError, FramePart, DEFAULT_MAX_MESSAGE, HEADER_LEN};
 
@@ -36,6 +36,33 @@ pub enum Cut {
     Assembled(Bytes),
 }
 
+/// The largest straddling frame whose whole buffer is reserved when its
+/// first bytes arrive: no more than a chunk the splitter holds anyway.
+const RESERVE_AHEAD: usize = 64 * 1024;
+
+/// Appends `bytes` to `tail`, the start of a frame of `frame_len` bytes
+/// (`bytes` fits in it). Its buffer doubles as it fills, as a `Vec` does,
+/// but never grows past the frame: a frame of the limit is assembled in a
+/// buffer of its own size, not twice that. Where a doubled buffer would
+/// hold more than half the frame, it takes the whole frame at once, so the
+/// last growth copies at most half the frame; a frame no longer than
+/// [`RESERVE_AHEAD`] gets its whole buffer at once (one allocation for the
+/// common small frame). O(`bytes`); growing reallocates, which copies the
+/// tail only where the allocator cannot extend it in place.
+fn grow_within(tail: &mut Vec<u8>, bytes: &[u8], frame_len: usize) {
+    debug_assert!(tail.len() + bytes.len() <= frame_len);
+    if tail.capacity() - tail.len() < bytes.len() {
+        let doubled = (tail.capacity() * 2).max(tail.len() + bytes.len());
+        let capacity = if frame_len <= RESERVE_AHEAD || doubled > frame_len / 2 {
+            frame_len
+        } else {
+            doubled
+        };
+        tail.reserve_exact(capacity - tail.len());
+    }
+    tail.extend_from_slice(bytes);
+}
+
 /// Splits a sequence of byte chunks into gRPC frames.
 ///
 /// Feed a chunk with [`push`](ChunkSplitter::push), then call
@@ -46,7 +73,8 @@ pub enum Cut {
 /// Costs O(1) per frame inside a chunk; a frame that straddles chunks is
 /// copied once into a buffer that grows with the bytes as they arrive (the
 /// declared length is checked against the limit first and never reserved
-/// ahead), so memory is at most one message plus one chunk.
+/// ahead; the buffer doubles but never past the frame), so memory is at
+/// most one message plus one chunk.
 ///
 /// ```
 /// use bytes::Bytes;
@@ -67,7 +95,7 @@ pub struct ChunkSplitter {
     chunk: Bytes,
     pos: usize,
     /// The start of a frame that did not fit in its chunk.
-    tail: BytesMut,
+    tail: Vec<u8>,
     /// Frames handed out so far: the index of the next one.
     frames: u64,
     /// Stream bytes handed out as frames so far: the offset of the next one.
@@ -98,7 +126,7 @@ impl ChunkSplitter {
             max_message,
             chunk: Bytes::new(),
             pos: 0,
-            tail: BytesMut::new(),
+            tail: Vec::new(),
             frames: 0,
             consumed: 0,
             compressed_ok: false,
@@ -158,7 +186,7 @@ impl ChunkSplitter {
         let frame_len = self.frame_len(rest)?;
         if rest.len() < frame_len {
             // Straddles: keep what arrived, and only that.
-            self.tail.extend_from_slice(rest);
+            grow_within(&mut self.tail, rest, frame_len);
             self.pos = self.chunk.len();
             return Ok(None);
         }
@@ -181,16 +209,22 @@ impl ChunkSplitter {
         }
         let frame_len = self.frame_len(&self.tail)?;
         let want = (frame_len - self.tail.len()).min(self.chunk.len() - self.pos);
-        self.tail
-            .extend_from_slice(&self.chunk[self.pos..self.pos + want]);
+        grow_within(
+            &mut self.tail,
+            &self.chunk[self.pos..self.pos + want],
+            frame_len,
+        );
         self.pos += want;
         if self.tail.len() < frame_len {
             return Ok(None);
         }
         self.handed_out(frame_len);
-        // `split` leaves `tail` empty with no capacity, so a long straddling
-        // frame does not pin its buffer in this splitter.
-        Ok(Some(Cut::Assembled(self.tail.split().freeze())))
+        // Taken whole: `tail` is left empty with no capacity, so a long
+        // straddling frame does not pin its buffer in this splitter; its
+        // buffer, of its size, becomes the frame's without a copy.
+        Ok(Some(Cut::Assembled(Bytes::from(std::mem::take(
+            &mut self.tail,
+        )))))
     }
 
     /// The splitter, handing out compressed frames (flag 1) too where
