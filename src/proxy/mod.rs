@@ -604,10 +604,15 @@ impl Proxy {
         // Dropped frames change the length: a length the upstream gave
         // (rare in gRPC) no longer holds.
         parts.headers.remove(CONTENT_LENGTH);
+        // The encodings, as one text: given twice, no one of them is read
+        // (tonic reads the first, grpc-go the last), so no compressed frame
+        // is judged by what one client would not read.
         let encoding = parts
             .headers
-            .get(GRPC_ENCODING)
+            .get_all(GRPC_ENCODING)
+            .iter()
             .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+            .reduce(|first, next| format!("{first}, {next}"))
             .filter(|encoding| encoding != "identity");
         let lost_to = link.map(|link| (link, self.upstream.clone()));
         let body = JudgedBody::new(body, encoding, self.judging.clone(), deadline, lost_to);
