@@ -622,15 +622,13 @@ impl Body for JudgedBody {
                     // kept messages before it (a reset would read INTERNAL).
                     // Where a keepalive runs, the connection's task says
                     // first whether a missed ping closed it.
+                    let message = format!("proxy: upstream connection lost: {err}");
                     match this.lost_to.take() {
                         Some((link, target)) => {
                             this.upstream = None;
-                            this.state = State::Lost(Box::pin(link.lost(&target, &err)));
+                            this.state = State::Lost(Box::pin(link.lost(&target, &err, message)));
                         }
-                        None => {
-                            let message = format!("proxy: upstream connection lost: {err}");
-                            this.fail(Code::Unavailable, CallEnd::ConnectionLost, &message);
-                        }
+                        None => this.fail(Code::Unavailable, CallEnd::ConnectionLost, &message),
                     }
                 }
             }

@@ -563,9 +563,12 @@ impl Proxy {
                     Failed::Connect(_) => CallEnd::Unreachable,
                     Failed::Call(_) => CallEnd::ConnectionLost,
                 };
+                let message = format!("proxy: upstream {}: {err}", self.upstream.addr);
                 let message = match (&err, &link) {
-                    (Failed::Call(err), Some(link)) => link.clone().lost(&self.upstream, err).await,
-                    _ => format!("proxy: upstream {}: {err}", self.upstream.addr),
+                    (Failed::Call(err), Some(link)) => {
+                        link.clone().lost(&self.upstream, err, message).await
+                    }
+                    _ => message,
                 };
                 return Ok(count.refuse(grpc, Code::Unavailable, end, &message));
             }
@@ -698,9 +701,10 @@ impl Proxy {
                 Err(err)
             }
             Err(err) => {
+                let message = format!("proxy: upstream connection lost: {err}");
                 let message = match link {
-                    Some(link) => link.lost(&self.upstream, &err).await,
-                    None => format!("proxy: upstream connection lost: {err}"),
+                    Some(link) => link.lost(&self.upstream, &err, message).await,
+                    None => message,
                 };
                 Ok(count.refuse(true, Code::Unavailable, CallEnd::ConnectionLost, &message))
             }
@@ -1040,18 +1044,19 @@ const LINK_GRACE: Duration = Duration::from_secs(1);
 
 impl Link {
     /// The `grpc-message` of a call whose upstream connection broke under
-    /// it with `err`. Where a keepalive runs and `err` is an I/O error (how
-    /// a connection closed for a missed ping shows to its calls), waits
-    /// for the connection's task to end (at most [`LINK_GRACE`]) and says
-    /// whether the upstream stopped answering pings.
+    /// it with `err`: `otherwise`, the message the call gets without a
+    /// keepalive, unless the upstream stopped answering pings. Where a
+    /// keepalive runs and `err` is an I/O error (how a connection closed
+    /// for a missed ping shows to its calls), waits for the connection's
+    /// task to end (at most [`LINK_GRACE`]) to tell.
     fn lost(
         self: Arc<Self>,
         target: &Target,
         err: &hyper::Error,
+        otherwise: String,
     ) -> impl Future<Output = String> + Send + 'static {
         let keepalive = target.keepalive.filter(|_| err.is_timeout() || is_io(err));
         let addr = target.addr.clone();
-        let err = err.to_string();
         async move {
             if let Some(keepalive) = keepalive {
                 let _ = tokio::time::timeout(LINK_GRACE, self.ended.cancelled()).await;
@@ -1063,7 +1068,7 @@ impl Link {
                     );
                 }
             }
-            format!("proxy: upstream connection lost: {err}")
+            otherwise
         }
     }
 }

@@ -1,0 +1,672 @@
+//! The proxy's keepalive under calls at every stage, with real peers on
+//! 127.0.0.1: a hand-made hyper h2c upstream that answers each call when
+//! the test says, a hand-made hyper h2c client, and a TCP relay whose
+//! connections can be frozen (no byte moves, both sockets stay open) or
+//! cut, one connection at a time.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, HeaderValue, Request, Response};
+use http_body::{Body, Frame};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::{AbortHandle, JoinHandle};
+use tokio_util::sync::CancellationToken;
+use triage::judge::Judge;
+use triage::model::Issue;
+use triage::policy::Policy;
+use triage::pool::Pool;
+use triage::proxy::{CallEnd, Proxy, Tally};
+
+const SECOND: Duration = Duration::from_secs(1);
+const INTERVAL: Duration = Duration::from_millis(200);
+const TIMEOUT: Duration = Duration::from_millis(300);
+/// How long a frozen peer may take to be found dead on a loaded machine.
+const BOUND: Duration = Duration::from_secs(3);
+
+/// One kept message, as a whole gRPC frame (checked with serde_json).
+fn kept_frame() -> Bytes {
+    let pool = Pool::generate(7, 7, 256).expect("messages frame");
+    let message = (0..256)
+        .map(|i| pool.message(i))
+        .find(|message| {
+            serde_json::from_slice::<Issue>(message)
+                .is_ok_and(|issue| Policy::default().keep(&issue.detail))
+        })
+        .expect("a kept message");
+    let mut frame = BytesMut::new();
+    triage::frames::encode(&message, &mut frame).unwrap();
+    frame.freeze()
+}
+
+// ---- The upstream: each call handed to the test ----
+
+/// A response body fed by the test, frame by frame; dropping the sender
+/// ends it.
+struct Fed(mpsc::UnboundedReceiver<Frame<Bytes>>, Option<Gone>);
+
+impl Body for Fed {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.0.poll_recv(cx).map(|frame| frame.map(Ok))
+    }
+}
+
+/// Sends once when the upstream's side of a call is dropped (the call
+/// ended or was reset).
+struct Gone(Option<oneshot::Sender<()>>);
+
+impl Drop for Gone {
+    fn drop(&mut self) {
+        if let Some(gone) = self.0.take() {
+            let _ = gone.send(());
+        }
+    }
+}
+
+/// A call as the upstream got it: answer it with `respond`; `gone` fires
+/// when the upstream's side of it is dropped.
+struct Arrived {
+    respond: Option<oneshot::Sender<Response<Fed>>>,
+    gone: oneshot::Receiver<()>,
+    feed: Option<mpsc::UnboundedSender<Frame<Bytes>>>,
+}
+
+impl Arrived {
+    /// Answers with `headers` and a body the test feeds through the
+    /// returned sender (its first frames `first`).
+    fn answer(&mut self, headers: &[(&'static str, &'static str)], first: Vec<Frame<Bytes>>) {
+        let (feed, fed) = mpsc::unbounded_channel();
+        for frame in first {
+            feed.send(frame).unwrap();
+        }
+        let mut response = Response::new(Fed(fed, None));
+        for (name, value) in headers {
+            response
+                .headers_mut()
+                .append(*name, HeaderValue::from_static(value));
+        }
+        if let Some(respond) = self.respond.take() {
+            let _ = respond.send(response);
+        }
+        self.feed = Some(feed);
+    }
+}
+
+/// The upstream: a hyper h2c server on 127.0.0.1 handing each call to the
+/// test; `kill` drops every connection it has (a close, as of a peer whose
+/// process ended).
+struct Upstream {
+    addr: SocketAddr,
+    arrived: mpsc::UnboundedReceiver<Arrived>,
+    connections: Arc<Mutex<Vec<AbortHandle>>>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.task.abort();
+        self.kill();
+    }
+}
+
+impl Upstream {
+    async fn start() -> Upstream {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (calls, arrived) = mpsc::unbounded_channel();
+        let connections = Arc::new(Mutex::new(Vec::new()));
+        let task = tokio::spawn({
+            let connections = connections.clone();
+            async move {
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    let _ = stream.set_nodelay(true);
+                    let calls = calls.clone();
+                    let service = service_fn(move |_request: Request<Incoming>| {
+                        let (respond, response) = oneshot::channel();
+                        let (gone_tx, gone) = oneshot::channel();
+                        // Held by this future until the call is answered,
+                        // then by its body: dropped when the call ends or
+                        // is reset.
+                        let guard = Gone(Some(gone_tx));
+                        let _ = calls.send(Arrived {
+                            respond: Some(respond),
+                            gone,
+                            feed: None,
+                        });
+                        async move {
+                            match response.await {
+                                Ok(mut response) => {
+                                    response.body_mut().1 = Some(guard);
+                                    Ok::<_, Infallible>(response)
+                                }
+                                Err(_) => std::future::pending().await,
+                            }
+                        }
+                    });
+                    let connection = tokio::spawn(async move {
+                        let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await;
+                    });
+                    connections.lock().unwrap().push(connection.abort_handle());
+                }
+            }
+        });
+        Upstream {
+            addr,
+            arrived,
+            connections,
+            task,
+        }
+    }
+
+    /// The next call to arrive (within [`BOUND`]).
+    async fn next(&mut self) -> Arrived {
+        tokio::time::timeout(BOUND, self.arrived.recv())
+            .await
+            .expect("a call reaches the upstream")
+            .unwrap()
+    }
+
+    fn kill(&self) {
+        for connection in self.connections.lock().unwrap().drain(..) {
+            connection.abort();
+        }
+    }
+}
+
+// ---- The relay: freezes or cuts its connections of the moment ----
+
+struct Relay {
+    addr: SocketAddr,
+    /// One switch per connection made so far and not frozen yet.
+    switches: Arc<Mutex<Vec<watch::Sender<bool>>>>,
+    accepted: Arc<Mutex<u32>>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Relay {
+    async fn start(target: SocketAddr) -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let switches = Arc::new(Mutex::new(Vec::new()));
+        let accepted = Arc::new(Mutex::new(0));
+        let task = tokio::spawn({
+            let switches = switches.clone();
+            let accepted = accepted.clone();
+            async move {
+                let mut pumps = tokio::task::JoinSet::new();
+                loop {
+                    let Ok((near, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    let Ok(far) = TcpStream::connect(target).await else {
+                        continue;
+                    };
+                    *accepted.lock().unwrap() += 1;
+                    let _ = (near.set_nodelay(true), far.set_nodelay(true));
+                    let (frozen, _) = watch::channel(false);
+                    let (near_read, near_write) = near.into_split();
+                    let (far_read, far_write) = far.into_split();
+                    pumps.spawn(pump(near_read, far_write, frozen.subscribe()));
+                    pumps.spawn(pump(far_read, near_write, frozen.subscribe()));
+                    switches.lock().unwrap().push(frozen);
+                }
+            }
+        });
+        Relay {
+            addr,
+            switches,
+            accepted,
+            task,
+        }
+    }
+
+    /// Freezes every connection made so far; later ones move bytes.
+    fn freeze(&self) {
+        for switch in self.switches.lock().unwrap().drain(..) {
+            switch.send_replace(true);
+        }
+    }
+
+    fn accepted(&self) -> u32 {
+        *self.accepted.lock().unwrap()
+    }
+}
+
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut frozen: watch::Receiver<bool>,
+) {
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        let read = tokio::select! {
+            read = from.read(&mut buf) => Some(read),
+            _ = frozen.wait_for(|frozen| *frozen) => None,
+        };
+        let n = match read {
+            _ if *frozen.borrow() => break,
+            None => break,
+            Some(Ok(0) | Err(_)) => {
+                let _ = to.shutdown().await;
+                return;
+            }
+            Some(Ok(n)) => n,
+        };
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+    let _held = (from, to);
+    std::future::pending::<()>().await;
+}
+
+// ---- The proxy and a hand-made client ----
+
+struct Running {
+    addr: SocketAddr,
+    proxy: Proxy,
+    stop: CancellationToken,
+    task: JoinHandle<Tally>,
+}
+
+async fn proxy(upstream: SocketAddr, keepalive: bool) -> Running {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut proxy = Proxy::new(
+        &format!("http://{upstream}"),
+        Judge::Optics,
+        Policy::default(),
+    )
+    .unwrap()
+    .with_drain_timeout(SECOND);
+    if keepalive {
+        proxy = proxy.with_keepalive(INTERVAL, TIMEOUT);
+    }
+    let stop = CancellationToken::new();
+    let task = tokio::spawn({
+        let proxy = proxy.clone();
+        let stop = stop.clone();
+        async move { proxy.serve(listener, stop.cancelled_owned()).await.unwrap() }
+    });
+    Running {
+        addr,
+        proxy,
+        stop,
+        task,
+    }
+}
+
+impl Running {
+    /// Waits (at most [`BOUND`]) until `n` calls were counted in all.
+    async fn counted(&self, n: u64) -> Tally {
+        let started = Instant::now();
+        loop {
+            let tally = self.proxy.live().snapshot();
+            if tally.calls_total() >= n || started.elapsed() > BOUND {
+                return tally;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    async fn stop(self) -> Tally {
+        self.stop.cancel();
+        tokio::time::timeout(10 * SECOND, self.task)
+            .await
+            .expect("the proxy stops")
+            .unwrap()
+    }
+}
+
+type Sender = hyper::client::conn::http2::SendRequest<http_body_util::Full<Bytes>>;
+
+/// An h2c client connection to `addr` (no keepalive of its own).
+async fn connect(addr: SocketAddr) -> Sender {
+    let stream = TcpStream::connect(addr).await.unwrap();
+    stream.set_nodelay(true).unwrap();
+    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    sender
+}
+
+/// Starts a call with `content_type` on `sender`; its response, in a task.
+fn start_call(
+    sender: &Sender,
+    addr: SocketAddr,
+    content_type: &'static str,
+) -> JoinHandle<Result<Response<Incoming>, hyper::Error>> {
+    let mut sender = sender.clone();
+    tokio::spawn(async move {
+        let mut body = BytesMut::new();
+        triage::frames::encode(b"{}", &mut body).unwrap();
+        let request = Request::post(format!("http://{addr}/test.Feed/Subscribe"))
+            .header("content-type", content_type)
+            .header("te", "trailers")
+            .body(http_body_util::Full::new(body.freeze()))
+            .unwrap();
+        sender.ready().await?;
+        sender.send_request(request).await
+    })
+}
+
+/// How a call ended for its client.
+#[derive(Debug, PartialEq, Eq)]
+enum Seen {
+    /// A gRPC status and message (from the trailers, or trailers-only).
+    Status(String, String),
+    /// The stream failed (a reset, a lost connection).
+    Failed,
+    /// Ended with no status.
+    NoStatus,
+}
+
+fn status_of(headers: &HeaderMap) -> Option<Seen> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+    };
+    text("grpc-status").map(|status| Seen::Status(status, text("grpc-message").unwrap_or_default()))
+}
+
+/// Reads a response to its end: what the client saw, and the data bytes.
+async fn finish(response: Response<Incoming>) -> (Seen, Bytes) {
+    let (parts, mut body) = response.into_parts();
+    if let Some(seen) = status_of(&parts.headers) {
+        return (seen, Bytes::new());
+    }
+    let mut data = BytesMut::new();
+    loop {
+        match body.frame().await {
+            None => return (Seen::NoStatus, data.freeze()),
+            Some(Err(_)) => return (Seen::Failed, data.freeze()),
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(chunk) => data.extend_from_slice(&chunk),
+                Err(frame) => {
+                    let trailers = frame.into_trailers().unwrap_or_default();
+                    let seen = status_of(&trailers).unwrap_or(Seen::NoStatus);
+                    return (seen, data.freeze());
+                }
+            },
+        }
+    }
+}
+
+async fn within<T>(what: &str, future: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(BOUND, future)
+        .await
+        .unwrap_or_else(|_| panic!("{what} within {BOUND:?}"))
+}
+
+fn ok_trailers() -> HeaderMap {
+    let mut trailers = HeaderMap::new();
+    trailers.insert("grpc-status", HeaderValue::from_static("0"));
+    trailers
+}
+
+const GRPC: &str = "application/grpc+json";
+
+// ---- Keepalive ----
+
+/// Calls at four stages on one upstream connection when the upstream
+/// stops answering pings: waiting for headers, streaming judged, a
+/// `grpc-status: 0` in headers read ahead, and a response passed on
+/// unjudged. The three gRPC calls end UNAVAILABLE saying so, counted as
+/// lost connections; the unjudged one was counted at its headers. The
+/// next call connects again and works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_at_every_stage_end_as_promised_when_the_upstream_misses_a_ping() {
+    let frame = kept_frame();
+    let mut upstream = Upstream::start().await;
+    let relay = Relay::start(upstream.addr).await;
+    let running = proxy(relay.addr, true).await;
+    let client = connect(running.addr).await;
+
+    // Streaming, judged: one kept message arrives.
+    let streaming = start_call(&client, running.addr, GRPC);
+    let mut b = upstream.next().await;
+    b.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
+    let mut streaming = within("headers", streaming).await.unwrap().unwrap();
+    let first = within("the first message", streaming.body_mut().frame())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.into_data().unwrap(), frame);
+
+    // grpc-status 0 in the headers, nothing after yet: read ahead.
+    let status_first = start_call(&client, running.addr, GRPC);
+    let mut c = upstream.next().await;
+    c.answer(&[("content-type", GRPC), ("grpc-status", "0")], vec![]);
+
+    // Not gRPC either way: passed on unjudged, counted at its headers.
+    let unjudged = start_call(&client, running.addr, "application/json");
+    let mut d = upstream.next().await;
+    d.answer(
+        &[("content-type", "text/plain")],
+        vec![Frame::data(Bytes::from_static(b"some text"))],
+    );
+    let unjudged = within("headers", unjudged).await.unwrap().unwrap();
+
+    // Waiting for its headers.
+    let waiting = start_call(&client, running.addr, GRPC);
+    let _a = upstream.next().await;
+
+    let counted = running.counted(1).await;
+    assert_eq!(
+        counted.calls_ended(CallEnd::UpstreamOk),
+        1,
+        "{:?}",
+        counted.calls
+    );
+
+    relay.freeze();
+    let frozen_at = Instant::now();
+    let (waiting, streaming, status_first, unjudged) = within("every call ends", async {
+        let waiting = match waiting.await.unwrap() {
+            Ok(response) => finish(response).await.0,
+            Err(_) => Seen::Failed,
+        };
+        let streaming = finish(streaming).await.0;
+        let status_first = match status_first.await.unwrap() {
+            Ok(response) => finish(response).await.0,
+            Err(_) => Seen::Failed,
+        };
+        let unjudged = finish(unjudged).await.0;
+        (waiting, streaming, status_first, unjudged)
+    })
+    .await;
+    let took = frozen_at.elapsed();
+    for (stage, seen) in [
+        ("waiting for headers", &waiting),
+        ("streaming", &streaming),
+        ("status in headers", &status_first),
+    ] {
+        match seen {
+            Seen::Status(code, message) => {
+                assert_eq!(code, "14", "{stage}: {seen:?}");
+                assert!(
+                    message.contains("stopped answering HTTP/2 pings"),
+                    "{stage}: {seen:?}"
+                );
+            }
+            other => panic!("{stage}: {other:?}"),
+        }
+    }
+    assert_eq!(unjudged, Seen::Failed, "the unjudged body is cut");
+    assert!(took < INTERVAL + TIMEOUT + SECOND, "{took:?}");
+    let tally = running.counted(4).await;
+    assert_eq!(
+        tally.calls_ended(CallEnd::ConnectionLost),
+        3,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 4, "{:?}", tally.calls);
+
+    // The next call on the same client connection connects again.
+    let accepted = relay.accepted();
+    let next = start_call(&client, running.addr, GRPC);
+    let mut e = upstream.next().await;
+    e.answer(
+        &[("content-type", GRPC)],
+        vec![Frame::data(frame.clone()), Frame::trailers(ok_trailers())],
+    );
+    let (seen, data) = finish(within("headers", next).await.unwrap().unwrap()).await;
+    assert_eq!(seen, Seen::Status("0".into(), String::new()));
+    assert_eq!(data, frame);
+    assert_eq!(relay.accepted(), accepted + 1, "a new upstream connection");
+    let tally = running.stop().await;
+    assert_eq!(
+        tally.calls_ended(CallEnd::UpstreamOk),
+        2,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 5, "{:?}", tally.calls);
+}
+
+/// How calls end when the upstream closes its connection (its process
+/// ended), at three stages, with the proxy's keepalive on or off: what
+/// each client saw, the tally, and how long the slowest took.
+async fn closed_under(keepalive: bool) -> (Vec<Seen>, Tally, Duration) {
+    let frame = kept_frame();
+    let mut upstream = Upstream::start().await;
+    let running = proxy(upstream.addr, keepalive).await;
+    let client = connect(running.addr).await;
+    let streaming = start_call(&client, running.addr, GRPC);
+    let mut b = upstream.next().await;
+    b.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
+    let mut streaming = within("headers", streaming).await.unwrap().unwrap();
+    let first = within("a message", streaming.body_mut().frame())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.into_data().unwrap(), frame);
+    let status_first = start_call(&client, running.addr, GRPC);
+    let mut c = upstream.next().await;
+    c.answer(&[("content-type", GRPC), ("grpc-status", "0")], vec![]);
+    let waiting = start_call(&client, running.addr, GRPC);
+    let _a = upstream.next().await;
+    // Let the status-in-headers call reach its read-ahead.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    upstream.kill();
+    let killed_at = Instant::now();
+    let seen = within("every call ends", async {
+        let mut seen = Vec::new();
+        for call in [waiting, status_first] {
+            seen.push(match call.await.unwrap() {
+                Ok(response) => finish(response).await.0,
+                Err(_) => Seen::Failed,
+            });
+        }
+        seen.push(finish(streaming).await.0);
+        seen
+    })
+    .await;
+    let took = killed_at.elapsed();
+    let tally = running.counted(3).await;
+    running.stop().await;
+    (seen, tally, took)
+}
+
+/// An upstream that closes its connection ends each call as it did
+/// without keepalive: the same status, message and tally row, at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_closes_ends_calls_the_same_with_keepalive_on() {
+    let (without, tally_without, _) = closed_under(false).await;
+    let (with, tally_with, took) = closed_under(true).await;
+    for seen in &without {
+        assert!(
+            matches!(seen, Seen::Status(code, _) if code == "14"),
+            "{without:?}"
+        );
+    }
+    // The upstream's address is the only part that differs between the
+    // two runs.
+    let strip = |seen: &[Seen]| -> Vec<Seen> {
+        seen.iter()
+            .map(|seen| match seen {
+                Seen::Status(code, message) => {
+                    let message = message
+                        .split_whitespace()
+                        .filter(|word| !word.starts_with("127.0.0.1:"))
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    Seen::Status(code.clone(), message)
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    assert_eq!(strip(&with), strip(&without));
+    assert_eq!(tally_with.calls, tally_without.calls);
+    assert_eq!(
+        tally_with.calls_ended(CallEnd::ConnectionLost),
+        3,
+        "{:?}",
+        tally_with.calls
+    );
+    assert!(took < SECOND / 2, "no call waits for nothing: {took:?}");
+}
+
+/// A client that stops answering pings while its call waits for the
+/// upstream's headers: the upstream call is cancelled, counted as the
+/// client's cancel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_client_whose_call_waits_for_headers_has_it_cancelled_upstream() {
+    let mut upstream = Upstream::start().await;
+    let running = proxy(upstream.addr, true).await;
+    let relay = Relay::start(running.addr).await;
+    let client = connect(relay.addr).await;
+    let _waiting = start_call(&client, relay.addr, GRPC);
+    let mut a = upstream.next().await;
+    relay.freeze();
+    within(
+        "the upstream call is cancelled once the client missed a ping",
+        &mut a.gone,
+    )
+    .await
+    .ok();
+    // The upstream's side is gone: the proxy reset the stream.
+    let tally = running.counted(1).await;
+    assert_eq!(
+        tally.calls_ended(CallEnd::ClientCancelled),
+        1,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    let tally = running.stop().await;
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+}
