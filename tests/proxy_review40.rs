@@ -670,3 +670,208 @@ async fn a_frozen_client_whose_call_waits_for_headers_has_it_cancelled_upstream(
     let tally = running.stop().await;
     assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
 }
+
+/// Many calls on one upstream connection that stops answering pings, half
+/// waiting for headers and half streaming: each ends UNAVAILABLE saying
+/// so, all within one timeout of each other (none waits on its own), and
+/// the proxy holds nothing after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_calls_on_an_upstream_that_misses_a_ping_all_say_so() {
+    const EACH: usize = 16;
+    let frame = kept_frame();
+    let mut upstream = Upstream::start().await;
+    let relay = Relay::start(upstream.addr).await;
+    let running = proxy(relay.addr, true).await;
+    let client = connect(running.addr).await;
+    let mut streams = Vec::new();
+    let mut answered = Vec::new();
+    for _ in 0..EACH {
+        let call = start_call(&client, running.addr, GRPC);
+        let mut arrived = upstream.next().await;
+        arrived.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
+        let mut response = within("headers", call).await.unwrap().unwrap();
+        let first = within("a message", response.body_mut().frame())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.into_data().unwrap(), frame);
+        streams.push(response);
+        answered.push(arrived);
+    }
+    let mut waiting = Vec::new();
+    for _ in 0..EACH {
+        waiting.push(start_call(&client, running.addr, GRPC));
+        answered.push(upstream.next().await);
+    }
+    relay.freeze();
+    let ends = within("every call ends", async {
+        let mut ends = Vec::new();
+        for response in streams {
+            let seen = finish(response).await.0;
+            ends.push((seen, Instant::now()));
+        }
+        for call in waiting {
+            let seen = match call.await.unwrap() {
+                Ok(response) => finish(response).await.0,
+                Err(_) => Seen::Failed,
+            };
+            ends.push((seen, Instant::now()));
+        }
+        ends
+    })
+    .await;
+    for (seen, _) in &ends {
+        match seen {
+            Seen::Status(code, message) => {
+                assert_eq!(code, "14", "{seen:?}");
+                assert!(
+                    message.contains("stopped answering HTTP/2 pings"),
+                    "{seen:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let first = ends.iter().map(|(_, at)| *at).min().unwrap();
+    let last = ends.iter().map(|(_, at)| *at).max().unwrap();
+    assert!(last - first < TIMEOUT, "{:?}", last - first);
+    let tally = running.counted(2 * EACH as u64).await;
+    assert_eq!(
+        tally.calls_ended(CallEnd::ConnectionLost),
+        2 * EACH as u64,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(running.proxy.stats().held, 0);
+    let tally = running.stop().await;
+    assert_eq!(tally.calls_total(), 2 * EACH as u64, "{:?}", tally.calls);
+}
+
+/// A shutdown while a frozen client's call streams: the client misses a
+/// ping before the drain timeout, so its call is cancelled upstream and
+/// counted as the client's cancel, not cut; the shutdown does not wait
+/// out the drain timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_drain_with_a_frozen_client_ends_its_call_before_the_timeout() {
+    let frame = kept_frame();
+    let mut upstream = Upstream::start().await;
+    let running = proxy(upstream.addr, true).await;
+    let relay = Relay::start(running.addr).await;
+    let client = connect(relay.addr).await;
+    let call = start_call(&client, relay.addr, GRPC);
+    let mut arrived = upstream.next().await;
+    arrived.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
+    let mut response = within("headers", call).await.unwrap().unwrap();
+    let _first = within("a message", response.body_mut().frame()).await;
+    relay.freeze();
+    let stopping = Instant::now();
+    let tally = running.stop().await;
+    assert!(within("the upstream call ends", &mut arrived.gone)
+        .await
+        .is_ok());
+    assert_eq!(
+        tally.calls_ended(CallEnd::ClientCancelled),
+        1,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    assert!(stopping.elapsed() < SECOND, "{:?}", stopping.elapsed());
+}
+
+/// A shutdown while a call streams from an upstream that froze: the call
+/// ends UNAVAILABLE saying so before the drain timeout, counted as lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_drain_with_a_frozen_upstream_ends_its_call_unavailable() {
+    let frame = kept_frame();
+    let mut upstream = Upstream::start().await;
+    let relay = Relay::start(upstream.addr).await;
+    let running = proxy(relay.addr, true).await;
+    let client = connect(running.addr).await;
+    let call = start_call(&client, running.addr, GRPC);
+    let mut arrived = upstream.next().await;
+    arrived.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
+    let mut response = within("headers", call).await.unwrap().unwrap();
+    let _first = within("a message", response.body_mut().frame()).await;
+    relay.freeze();
+    let stopping = Instant::now();
+    let reading = tokio::spawn(finish(response));
+    let tally = running.stop().await;
+    let (seen, _) = within("the call ends", reading).await.unwrap();
+    match &seen {
+        Seen::Status(code, message) => {
+            assert_eq!(code, "14", "{seen:?}");
+            assert!(
+                message.contains("stopped answering HTTP/2 pings"),
+                "{seen:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        tally.calls_ended(CallEnd::ConnectionLost),
+        1,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    assert!(stopping.elapsed() < SECOND, "{:?}", stopping.elapsed());
+}
+
+/// Waits (at most [`BOUND`]) until the runtime runs no more than
+/// `baseline` tasks; how many it runs then.
+async fn tasks_back_to(baseline: usize) -> usize {
+    let metrics = tokio::runtime::Handle::current().metrics();
+    let started = Instant::now();
+    loop {
+        let alive = metrics.num_alive_tasks();
+        if alive <= baseline || started.elapsed() > BOUND {
+            return alive;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Nothing is left running once a frozen upstream was found dead, a new
+/// connection served the next call, and every peer went away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_is_left_running_after_a_dead_upstream_and_its_peers_are_gone() {
+    let baseline = tokio::runtime::Handle::current()
+        .metrics()
+        .num_alive_tasks();
+    let frame = kept_frame();
+    let mut upstream = Upstream::start().await;
+    let relay = Relay::start(upstream.addr).await;
+    let running = proxy(relay.addr, true).await;
+    let client = connect(running.addr).await;
+    let call = start_call(&client, running.addr, GRPC);
+    let mut arrived = upstream.next().await;
+    arrived.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
+    let response = within("headers", call).await.unwrap().unwrap();
+    let waiting = start_call(&client, running.addr, GRPC);
+    let _waiting_upstream = upstream.next().await;
+    relay.freeze();
+    let (seen, data) = within("the call ends", finish(response)).await;
+    assert!(
+        matches!(&seen, Seen::Status(code, _) if code == "14"),
+        "{seen:?}"
+    );
+    assert_eq!(data, frame);
+    let _ = within("the waiting call ends", waiting).await;
+    let again = start_call(&client, running.addr, GRPC);
+    let mut next = upstream.next().await;
+    next.answer(
+        &[("content-type", GRPC)],
+        vec![Frame::trailers(ok_trailers())],
+    );
+    let (seen, _) = finish(within("headers", again).await.unwrap().unwrap()).await;
+    assert_eq!(seen, Seen::Status("0".into(), String::new()));
+    drop((arrived, next, _waiting_upstream));
+    drop(client);
+    let tally = running.stop().await;
+    assert_eq!(tally.calls_total(), 3, "{:?}", tally.calls);
+    drop(relay);
+    drop(upstream);
+    let alive = tasks_back_to(baseline).await;
+    assert_eq!(alive, baseline, "tasks left running");
+}
