@@ -10,6 +10,11 @@ use tokio_util::codec::Decoder;
 use triage::frames::FrameDecoder;
 use triage::proxy::split::{ChunkSplitter, Cut};
 
+// Counts what each thread allocates: the splitter's buffer for a
+// straddling frame is held to the frame.
+#[global_allocator]
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
+
 /// Frames (whole, header included) and the final error's text, by the oracle.
 fn by_decoder(stream: &[u8], max: usize) -> (Vec<Bytes>, Option<String>) {
     let mut decoder = FrameDecoder::with_max_message(max);
@@ -159,4 +164,111 @@ fn frames_inside_a_chunk_are_views_of_it() {
     assert_eq!(split.next_cut().unwrap(), Some(Cut::Chunk(6..12)));
     assert_eq!(split.next_cut().unwrap(), None);
     assert_eq!(split.buffered(), 0);
+}
+
+/// Frames around the sizes where the splitter's buffer changes how it
+/// grows (64 KiB, whole at once; past it, doubling, then the whole frame),
+/// sometimes a bad flag or a length that promises more than arrives.
+fn large_streams() -> impl Strategy<Value = Vec<u8>> {
+    let len = prop_oneof![
+        0usize..40,
+        65_520usize..65_545,
+        131_060usize..131_085,
+        0usize..300_000,
+    ];
+    let frame = (
+        prop_oneof![20 => Just(0u8), 1 => any::<u8>()],
+        len,
+        any::<u8>(),
+        prop_oneof![19 => Just(0u32), 1 => 1u32..100_000],
+    )
+        .prop_map(|(flag, len, seed, more)| {
+            let mut frame = vec![flag];
+            frame.extend_from_slice(&(len as u32 + more).to_be_bytes());
+            frame.extend((0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)));
+            frame
+        });
+    (prop::collection::vec(frame, 1..6), 0usize..7).prop_map(|(frames, cut_end)| {
+        let mut stream: Vec<u8> = frames.concat();
+        stream.truncate(stream.len().saturating_sub(cut_end % 4 * cut_end));
+        stream
+    })
+}
+
+/// Cuts of `stream`: `picked` (any places), and places inside and around
+/// each frame's header, as the decoder finds the frames.
+fn cuts_of(stream: &[u8], picked: &[usize], inside: &[u8]) -> Vec<usize> {
+    let mut cuts = picked.to_vec();
+    let mut at = 0usize;
+    let mut i = 0;
+    while at + HEADER <= stream.len() {
+        let len = u32::from_be_bytes([
+            stream[at + 1],
+            stream[at + 2],
+            stream[at + 3],
+            stream[at + 4],
+        ]);
+        cuts.push(at + usize::from(inside.get(i).copied().unwrap_or(0) % 7));
+        at = at.saturating_add(HEADER).saturating_add(len as usize);
+        i += 1;
+    }
+    cuts
+}
+
+const HEADER: usize = 5;
+
+/// Through the splitter as `cut_by` does, and for each assembled frame,
+/// what this thread allocated in the calls that assembled it.
+fn assembled_costs(max: usize, stream: &[u8], cuts: &[usize]) -> Vec<(usize, u64)> {
+    let stream = Bytes::copy_from_slice(stream);
+    let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (stream.len() + 1)).collect();
+    bounds.push(0);
+    bounds.push(stream.len());
+    bounds.sort_unstable();
+    bounds.dedup();
+    let mut split = ChunkSplitter::with_max_message(max);
+    let mut costs = Vec::new();
+    let mut allocated = 0;
+    for pair in bounds.windows(2) {
+        split.push(stream.slice(pair[0]..pair[1]));
+        loop {
+            let (cut, counts) = alloc_counter::measure_thread(|| split.next_cut());
+            allocated += counts.bytes;
+            match cut {
+                Ok(Some(Cut::Assembled(frame))) => {
+                    costs.push((frame.len(), allocated));
+                    allocated = 0;
+                }
+                Ok(Some(Cut::Chunk(_))) => {}
+                Ok(None) => break,
+                Err(_) => return costs,
+            }
+        }
+    }
+    costs
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(scale::scaled(150)))]
+
+    /// Frames of 64 KiB and around it, and up to 300 KB, cut anywhere and
+    /// inside their headers: the frames and the error the decoder gives,
+    /// and each assembled frame's buffer no larger than the frame (a short
+    /// header's first bytes take 8).
+    #[test]
+    fn large_frames_cut_anywhere_are_the_decoders_and_cost_no_more_than_themselves(
+        stream in large_streams(),
+        picked in prop::collection::vec(any::<usize>(), 0..12),
+        inside in prop::collection::vec(any::<u8>(), 0..6),
+        max in prop_oneof![Just(4 * 1024 * 1024), Just(65_531usize), Just(131_071usize)],
+    ) {
+        let cuts = cuts_of(&stream, &picked, &inside);
+        prop_assert_eq!(by_splitter(&stream, &cuts, max), by_decoder(&stream, max));
+        for (len, allocated) in assembled_costs(max, &stream, &cuts) {
+            prop_assert!(
+                allocated <= len.max(8) as u64 + 64,
+                "{} bytes allocated to assemble a {} byte frame", allocated, len
+            );
+        }
+    }
 }
