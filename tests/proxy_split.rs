@@ -272,3 +272,20 @@ proptest! {
         }
     }
 }
+
+/// What the first bytes of a straddling frame cost: a frame of at most
+/// 64 KiB gets its whole buffer at once; a longer one only what arrived,
+/// whatever its header promises.
+#[test]
+fn a_header_alone_reserves_its_frame_only_up_to_64_kib() {
+    for (declared, want) in [(65_531u32, 65_536u64), (65_532, 16), (4 << 20, 16)] {
+        let mut head = vec![0u8];
+        head.extend_from_slice(&declared.to_be_bytes());
+        head.extend_from_slice(&[1; 11]);
+        let mut split = ChunkSplitter::new();
+        split.push(Bytes::from(head));
+        let (cut, counts) = alloc_counter::measure_thread(|| split.next_cut());
+        assert_eq!(cut.unwrap(), None);
+        assert_eq!(counts.bytes, want, "a header declaring {declared} bytes");
+    }
+}

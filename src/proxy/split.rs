@@ -71,10 +71,11 @@ fn grow_within(tail: &mut Vec<u8>, bytes: &[u8], frame_len: usize) {
 /// [`finish`](ChunkSplitter::finish) says whether it ended between frames.
 ///
 /// Costs O(1) per frame inside a chunk; a frame that straddles chunks is
-/// copied once into a buffer that grows with the bytes as they arrive (the
-/// declared length is checked against the limit first and never reserved
-/// ahead; the buffer doubles but never past the frame), so memory is at
-/// most one message plus one chunk.
+/// copied once into a buffer of its own (the declared length is checked
+/// against the limit first; a frame of at most 64 KiB gets its whole buffer
+/// when its first bytes arrive, a longer one a buffer that grows with the
+/// bytes as they arrive, doubling but never past the frame), so memory is
+/// at most one message plus one chunk.
 ///
 /// ```
 /// use bytes::Bytes;
