@@ -350,6 +350,15 @@ type Sender = hyper::client::conn::http2::SendRequest<http_body_util::Full<Bytes
 
 /// An h2c client connection to `addr` (no keepalive of its own).
 async fn connect(addr: SocketAddr) -> Sender {
+    connect_with(addr).await
+}
+
+/// [`connect`] for requests with a body of type `B`.
+async fn connect_with<B>(addr: SocketAddr) -> hyper::client::conn::http2::SendRequest<B>
+where
+    B: Body<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let stream = TcpStream::connect(addr).await.unwrap();
     stream.set_nodelay(true).unwrap();
     let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
@@ -874,4 +883,74 @@ async fn nothing_is_left_running_after_a_dead_upstream_and_its_peers_are_gone() 
     drop(upstream);
     let alive = tasks_back_to(baseline).await;
     assert_eq!(alive, baseline, "tasks left running");
+}
+
+/// A client that stops answering pings while its request is still
+/// streaming (a client-streaming or bidi call): its call is cancelled
+/// upstream and counted as the client's cancel, whether it waits for the
+/// upstream's headers, reads ahead after `grpc-status: 0` in them, or
+/// streams judged messages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_client_still_sending_has_its_calls_counted_as_cancelled() {
+    let frame = kept_frame();
+    let mut upstream = Upstream::start().await;
+    let running = proxy(upstream.addr, true).await;
+    let relay = Relay::start(running.addr).await;
+    let client = connect_with::<Fed>(relay.addr).await;
+    let open_call = |client: &hyper::client::conn::http2::SendRequest<Fed>| {
+        let (feed, fed) = mpsc::unbounded_channel();
+        let mut first = BytesMut::new();
+        triage::frames::encode(b"{}", &mut first).unwrap();
+        feed.send(Frame::data(first.freeze())).unwrap();
+        let request = Request::post(format!("http://{}/test.Feed/Chat", relay.addr))
+            .header("content-type", GRPC)
+            .header("te", "trailers")
+            .body(Fed(fed, None))
+            .unwrap();
+        let mut client = client.clone();
+        let response = tokio::spawn(async move {
+            client.ready().await?;
+            client.send_request(request).await
+        });
+        (feed, response)
+    };
+    // Streaming both ways, judged.
+    let (_feed_b, streaming) = open_call(&client);
+    let mut b = upstream.next().await;
+    b.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
+    let mut streaming = within("headers", streaming).await.unwrap().unwrap();
+    let _first = within("a message", streaming.body_mut().frame()).await;
+    // Waiting for its headers.
+    let (_feed_a, _waiting) = open_call(&client);
+    let mut a = upstream.next().await;
+    // grpc-status 0 in its headers, read ahead.
+    let (_feed_c, _status_first) = open_call(&client);
+    let mut c = upstream.next().await;
+    c.answer(&[("content-type", GRPC), ("grpc-status", "0")], vec![]);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    relay.freeze();
+    assert!(
+        within("the waiting call is cancelled upstream", &mut a.gone)
+            .await
+            .is_ok()
+    );
+    assert!(
+        within("the streaming call is cancelled upstream", &mut b.gone)
+            .await
+            .is_ok()
+    );
+    assert!(
+        within("the read-ahead call is cancelled upstream", &mut c.gone)
+            .await
+            .is_ok()
+    );
+    let tally = running.counted(3).await;
+    assert_eq!(
+        tally.calls_ended(CallEnd::ClientCancelled),
+        3,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 3, "{:?}", tally.calls);
+    running.stop().await;
 }
