@@ -289,3 +289,60 @@ fn a_header_alone_reserves_its_frame_only_up_to_64_kib() {
         assert_eq!(counts.bytes, want, "a header declaring {declared} bytes");
     }
 }
+
+/// After a large frame that straddled chunks, the splitter keeps none of
+/// its buffer: the frame handed out owns it (the same bytes, freed when
+/// the frame is dropped), and the small frames that straddle after it get
+/// buffers of their own size.
+#[test]
+fn a_large_straddling_frame_leaves_no_buffer_behind() {
+    let mut stream = Vec::new();
+    let large: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    let mut frame = BytesMut::new();
+    triage::frames::encode(&large, &mut frame).unwrap();
+    stream.extend_from_slice(&frame);
+    for i in 0..20u8 {
+        let mut small = BytesMut::new();
+        triage::frames::encode(&[i; 10], &mut small).unwrap();
+        stream.extend_from_slice(&small);
+    }
+    let stream = Bytes::from(stream);
+    let mut split = ChunkSplitter::new();
+    // The large frame in 64 KiB chunks, then the small ones cut in two.
+    let mut at = 0;
+    let mut costs = Vec::new();
+    let mut frames = Vec::new();
+    let mut allocated = 0;
+    while at < stream.len() {
+        let step = if at < frame.len() { 64 * 1024 } else { 7 };
+        let end = (at + step).min(stream.len());
+        split.push(stream.slice(at..end));
+        at = end;
+        loop {
+            let (cut, counts) = alloc_counter::measure_thread(|| split.next_cut());
+            allocated += counts.bytes;
+            match cut.unwrap() {
+                Some(Cut::Assembled(frame)) => {
+                    costs.push(std::mem::take(&mut allocated));
+                    frames.push(frame);
+                }
+                Some(Cut::Chunk(range)) => frames.push(split.chunk().slice(range)),
+                None => break,
+            }
+        }
+    }
+    assert_eq!(split.buffered(), 0);
+    assert!(split.finish().is_ok());
+    assert_eq!(frames.len(), 21);
+    assert_eq!(frames[0], frame);
+    // The large frame's buffer grew to its size, no more.
+    assert_eq!(costs[0], frame.len() as u64);
+    assert_eq!(frames.concat(), stream);
+    // Each small frame straddles two 7 byte chunks: its own 15 bytes,
+    // in an 8 byte buffer grown to 15 (the growth counted), not a
+    // reused large one.
+    assert!(
+        costs.iter().skip(1).all(|&bytes| bytes > 0 && bytes <= 16),
+        "{costs:?}"
+    );
+}
