@@ -281,7 +281,9 @@ impl Proxy {
     /// - an upstream connection: each call on it ends with UNAVAILABLE
     ///   (14), after the kept messages already sent, its `grpc-message`
     ///   saying that the upstream stopped answering pings; counted as
-    ///   [`CallEnd::ConnectionLost`]. The next call connects again.
+    ///   [`CallEnd::ConnectionLost`]. The next call connects again. A
+    ///   response passed on unjudged (not gRPC) has its stream reset
+    ///   instead, and stays counted by its headers.
     /// - a client connection: each call on it is cancelled upstream (its
     ///   upstream stream reset), counted as [`CallEnd::ClientCancelled`].
     ///
