@@ -298,6 +298,11 @@ struct Running {
 }
 
 async fn proxy(upstream: SocketAddr, keepalive: bool) -> Running {
+    proxy_pinging(upstream, keepalive.then_some(INTERVAL)).await
+}
+
+/// [`proxy`] with a keepalive of `interval` (and [`TIMEOUT`]), or none.
+async fn proxy_pinging(upstream: SocketAddr, interval: Option<Duration>) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let mut proxy = Proxy::new(
@@ -307,8 +312,8 @@ async fn proxy(upstream: SocketAddr, keepalive: bool) -> Running {
     )
     .unwrap()
     .with_drain_timeout(SECOND);
-    if keepalive {
-        proxy = proxy.with_keepalive(INTERVAL, TIMEOUT);
+    if let Some(interval) = interval {
+        proxy = proxy.with_keepalive(interval, TIMEOUT);
     }
     let stop = CancellationToken::new();
     let task = tokio::spawn({
@@ -952,5 +957,40 @@ async fn a_frozen_client_still_sending_has_its_calls_counted_as_cancelled() {
         tally.calls
     );
     assert_eq!(tally.calls_total(), 3, "{:?}", tally.calls);
+    running.stop().await;
+}
+
+/// A call that starts on an upstream connection quiet for longer than the
+/// interval gets a PING at once: a frozen upstream is found within about
+/// the timeout of the call, not the interval and the timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_on_a_long_quiet_connection_finds_a_dead_upstream_within_the_timeout() {
+    const LONG: Duration = Duration::from_secs(2);
+    let mut upstream = Upstream::start().await;
+    let relay = Relay::start(upstream.addr).await;
+    let running = proxy_pinging(relay.addr, Some(LONG)).await;
+    let client = connect(running.addr).await;
+    let first = start_call(&client, running.addr, GRPC);
+    let mut arrived = upstream.next().await;
+    arrived.answer(
+        &[("content-type", GRPC)],
+        vec![Frame::trailers(ok_trailers())],
+    );
+    let (seen, _) = finish(within("headers", first).await.unwrap().unwrap()).await;
+    assert_eq!(seen, Seen::Status("0".into(), String::new()));
+    tokio::time::sleep(LONG + LONG / 4).await;
+    relay.freeze();
+    let started = Instant::now();
+    let call = start_call(&client, running.addr, GRPC);
+    let seen = match within("the call ends", call).await.unwrap() {
+        Ok(response) => finish(response).await.0,
+        Err(_) => Seen::Failed,
+    };
+    let took = started.elapsed();
+    assert!(
+        matches!(&seen, Seen::Status(code, message) if code == "14" && message.contains("pings")),
+        "{seen:?}"
+    );
+    assert!(took < LONG, "found after {took:?}");
     running.stop().await;
 }
