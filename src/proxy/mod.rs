@@ -1058,11 +1058,17 @@ impl Link {
         otherwise: String,
     ) -> impl Future<Output = String> + Send + 'static {
         let keepalive = target.keepalive.filter(|_| err.is_timeout() || is_io(err));
+        // A call that waits for its headers gets the keepalive's own
+        // timeout (hyper's only timeout on an HTTP/2 client connection):
+        // that says it without the connection's task.
+        let timed_out = err.is_timeout();
         let addr = target.addr.clone();
         async move {
             if let Some(keepalive) = keepalive {
-                let _ = tokio::time::timeout(LINK_GRACE, self.ended.cancelled()).await;
-                if self.missed_ping.load(Ordering::Acquire) {
+                if !timed_out {
+                    let _ = tokio::time::timeout(LINK_GRACE, self.ended.cancelled()).await;
+                }
+                if timed_out || self.missed_ping.load(Ordering::Acquire) {
                     return format!(
                         "proxy: upstream connection lost: upstream {addr} stopped answering \
                          HTTP/2 pings (no ack within {} ms)",
