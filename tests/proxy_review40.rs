@@ -654,37 +654,6 @@ async fn an_upstream_that_closes_ends_calls_the_same_with_keepalive_on() {
     assert!(took < SECOND / 2, "no call waits for nothing: {took:?}");
 }
 
-/// A client that stops answering pings while its call waits for the
-/// upstream's headers: the upstream call is cancelled, counted as the
-/// client's cancel.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_frozen_client_whose_call_waits_for_headers_has_it_cancelled_upstream() {
-    let mut upstream = Upstream::start().await;
-    let running = proxy(upstream.addr, true).await;
-    let relay = Relay::start(running.addr).await;
-    let client = connect(relay.addr).await;
-    let _waiting = start_call(&client, relay.addr, GRPC);
-    let mut a = upstream.next().await;
-    relay.freeze();
-    within(
-        "the upstream call is cancelled once the client missed a ping",
-        &mut a.gone,
-    )
-    .await
-    .ok();
-    // The upstream's side is gone: the proxy reset the stream.
-    let tally = running.counted(1).await;
-    assert_eq!(
-        tally.calls_ended(CallEnd::ClientCancelled),
-        1,
-        "{:?}",
-        tally.calls
-    );
-    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
-    let tally = running.stop().await;
-    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
-}
-
 /// Many calls on one upstream connection that stops answering pings, half
 /// waiting for headers and half streaming: each ends UNAVAILABLE saying
 /// so, all within one timeout of each other (none waits on its own), and
