@@ -3,6 +3,9 @@
 //! TCP relay that can freeze (it stops moving bytes either way but keeps
 //! both sockets open, as a peer that died without a FIN or a RST).
 
+#[path = "support/frozen_pump.rs"]
+mod frozen_pump;
+use frozen_pump::pump;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,8 +16,6 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_core::Stream;
 use http::uri::PathAndQuery;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
@@ -200,38 +201,6 @@ impl Relay {
     fn freeze(&self) {
         self.frozen.send_replace(true);
     }
-}
-
-/// Moves bytes from `from` to `to` until either closes, or until `frozen`:
-/// then holds both open and moves nothing more.
-async fn pump(
-    mut from: OwnedReadHalf,
-    mut to: OwnedWriteHalf,
-    mut frozen: watch::Receiver<bool>,
-    moved: Arc<AtomicU64>,
-) {
-    let mut buf = vec![0; 64 * 1024];
-    loop {
-        let read = tokio::select! {
-            read = from.read(&mut buf) => Some(read),
-            _ = frozen.wait_for(|frozen| *frozen) => None,
-        };
-        let n = match read {
-            _ if *frozen.borrow() => break,
-            None => break,
-            Some(Ok(0) | Err(_)) => {
-                let _ = to.shutdown().await;
-                return;
-            }
-            Some(Ok(n)) => n,
-        };
-        if to.write_all(&buf[..n]).await.is_err() {
-            return;
-        }
-        moved.fetch_add(n as u64, Ordering::Relaxed);
-    }
-    let _held = (from, to);
-    std::future::pending::<()>().await;
 }
 
 /// A proxy on 127.0.0.1 to `upstream`, with `keepalive` when given.

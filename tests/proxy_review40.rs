@@ -4,6 +4,9 @@
 //! connections can be frozen (no byte moves, both sockets stay open) or
 //! cut, one connection at a time.
 
+#[path = "support/frozen_pump.rs"]
+mod frozen_pump;
+use frozen_pump::pump;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -18,7 +21,6 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::{AbortHandle, JoinHandle};
@@ -234,8 +236,18 @@ impl Relay {
                     let (frozen, _) = watch::channel(false);
                     let (near_read, near_write) = near.into_split();
                     let (far_read, far_write) = far.into_split();
-                    pumps.spawn(pump(near_read, far_write, frozen.subscribe()));
-                    pumps.spawn(pump(far_read, near_write, frozen.subscribe()));
+                    pumps.spawn(pump(
+                        near_read,
+                        far_write,
+                        frozen.subscribe(),
+                        Arc::default(),
+                    ));
+                    pumps.spawn(pump(
+                        far_read,
+                        near_write,
+                        frozen.subscribe(),
+                        Arc::default(),
+                    ));
                     switches.lock().unwrap().push(frozen);
                 }
             }
@@ -258,34 +270,6 @@ impl Relay {
     fn accepted(&self) -> u32 {
         *self.accepted.lock().unwrap()
     }
-}
-
-async fn pump(
-    mut from: tokio::net::tcp::OwnedReadHalf,
-    mut to: tokio::net::tcp::OwnedWriteHalf,
-    mut frozen: watch::Receiver<bool>,
-) {
-    let mut buf = vec![0; 64 * 1024];
-    loop {
-        let read = tokio::select! {
-            read = from.read(&mut buf) => Some(read),
-            _ = frozen.wait_for(|frozen| *frozen) => None,
-        };
-        let n = match read {
-            _ if *frozen.borrow() => break,
-            None => break,
-            Some(Ok(0) | Err(_)) => {
-                let _ = to.shutdown().await;
-                return;
-            }
-            Some(Ok(n)) => n,
-        };
-        if to.write_all(&buf[..n]).await.is_err() {
-            return;
-        }
-    }
-    let _held = (from, to);
-    std::future::pending::<()>().await;
 }
 
 // ---- The proxy and a hand-made client ----
