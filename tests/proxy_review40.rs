@@ -236,19 +236,14 @@ impl Relay {
                     let (frozen, _) = watch::channel(false);
                     let (near_read, near_write) = near.into_split();
                     let (far_read, far_write) = far.into_split();
-                    pumps.spawn(pump(
-                        near_read,
-                        far_write,
-                        frozen.subscribe(),
-                        Arc::default(),
-                    ));
-                    pumps.spawn(pump(
-                        far_read,
-                        near_write,
-                        frozen.subscribe(),
-                        Arc::default(),
-                    ));
+                    let (near_frozen, far_frozen) = (frozen.subscribe(), frozen.subscribe());
+                    // The switch is in place before a byte moves: a call
+                    // can cross the relay and reach the upstream before
+                    // this task runs again, and a `freeze` then must reach
+                    // this connection too.
                     switches.lock().unwrap().push(frozen);
+                    pumps.spawn(pump(near_read, far_write, near_frozen, Arc::default()));
+                    pumps.spawn(pump(far_read, near_write, far_frozen, Arc::default()));
                 }
             }
         });
@@ -636,6 +631,36 @@ async fn an_upstream_that_closes_ends_calls_the_same_with_keepalive_on() {
         tally_with.calls
     );
     assert!(took < SECOND / 2, "no call waits for nothing: {took:?}");
+}
+
+/// A client that stops answering pings while its call waits for the
+/// upstream's headers (its request ended): the upstream call is cancelled,
+/// counted as the client's cancel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_client_whose_call_waits_for_headers_has_it_cancelled_upstream() {
+    let mut upstream = Upstream::start().await;
+    let running = proxy(upstream.addr, true).await;
+    let relay = Relay::start(running.addr).await;
+    let client = connect(relay.addr).await;
+    let _waiting = start_call(&client, relay.addr, GRPC);
+    let mut a = upstream.next().await;
+    relay.freeze();
+    within(
+        "the upstream call is cancelled once the client missed a ping",
+        &mut a.gone,
+    )
+    .await
+    .ok();
+    let tally = running.counted(1).await;
+    assert_eq!(
+        tally.calls_ended(CallEnd::ClientCancelled),
+        1,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    let tally = running.stop().await;
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
 }
 
 /// Many calls on one upstream connection that stops answering pings, half

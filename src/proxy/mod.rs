@@ -285,9 +285,8 @@ impl Proxy {
     ///   response passed on unjudged (not gRPC) has its stream reset
     ///   instead, and stays counted by its headers.
     /// - a client connection: each call on it is cancelled upstream (its
-    ///   upstream stream reset), counted as [`CallEnd::ClientCancelled`];
-    ///   not reliably yet a call still waiting for the upstream's response
-    ///   headers (cancelled in 2 of 8 test runs, left waiting in 6).
+    ///   upstream stream reset), counted as [`CallEnd::ClientCancelled`],
+    ///   at any stage, waiting for the upstream's response headers too.
     ///
     /// Client connections are pinged while they have no call too (hyper's
     /// server always does). Upstream connections only while a call is on
