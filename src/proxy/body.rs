@@ -497,6 +497,23 @@ impl JudgedBody {
     fn fail(&mut self, code: Code, how: CallEnd, message: &str) {
         self.end(how, Some(status_trailers(code, message)));
     }
+
+    /// Whether the call's deadline passed (polling it, so that its timer
+    /// wakes `cx`): if so, the call ends DEADLINE_EXCEEDED.
+    fn deadline_passed(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(deadline) = &mut self.deadline else {
+            return false;
+        };
+        if deadline.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        let message = format!(
+            "proxy: deadline exceeded ({} ms grpc-timeout)",
+            self.timeout.as_millis()
+        );
+        self.fail(Code::DeadlineExceeded, CallEnd::DeadlineExceeded, &message);
+        true
+    }
 }
 
 impl Drop for JudgedBody {
@@ -531,6 +548,9 @@ impl Body for JudgedBody {
                         this.fail(Code::Unavailable, CallEnd::ConnectionLost, &message);
                         continue;
                     }
+                    // The deadline still holds while the call waits to
+                    // learn why its connection broke.
+                    Poll::Pending if this.deadline_passed(cx) => continue,
                     Poll::Pending => {
                         this.state = State::Lost(why);
                         return Poll::Pending;
@@ -563,15 +583,8 @@ impl Body for JudgedBody {
             // The chunk is used up and its kept frames went out: only now
             // is the next one taken.
             this.sync_held();
-            if let Some(deadline) = &mut this.deadline {
-                if deadline.as_mut().poll(cx).is_ready() {
-                    let message = format!(
-                        "proxy: deadline exceeded ({} ms grpc-timeout)",
-                        this.timeout.as_millis()
-                    );
-                    this.fail(Code::DeadlineExceeded, CallEnd::DeadlineExceeded, &message);
-                    continue;
-                }
+            if this.deadline_passed(cx) {
+                continue;
             }
             let Some(upstream) = this.upstream.as_mut() else {
                 // Only after an end, which counted the call already.
@@ -703,5 +716,74 @@ impl Body for ProxyBody {
                 SizeHint::with_exact(text.as_ref().map_or(0, |text| text.len() as u64))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    /// An upstream response body from a real hyper HTTP/2 connection over
+    /// an in-memory pipe, its server answering with an empty body.
+    async fn incoming() -> Incoming {
+        let (near, far) = tokio::io::duplex(1 << 16);
+        let service = hyper::service::service_fn(|_| async {
+            Ok::<_, std::convert::Infallible>(http::Response::new(
+                http_body_util::Empty::<Bytes>::new(),
+            ))
+        });
+        tokio::spawn(
+            hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(far), service),
+        );
+        let (mut sender, connection) =
+            hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+                .handshake(TokioIo::new(near))
+                .await
+                .unwrap();
+        tokio::spawn(connection);
+        let request = http::Request::post("http://upstream/test.Feed/Subscribe")
+            .body(http_body_util::Empty::<Bytes>::new())
+            .unwrap();
+        sender.send_request(request).await.unwrap().into_body()
+    }
+
+    /// A call whose upstream connection broke, waiting to learn why, still
+    /// ends at its deadline: DEADLINE_EXCEEDED, counted so.
+    #[tokio::test]
+    async fn the_deadline_holds_while_a_lost_call_waits_to_learn_why() {
+        let live = SharedTally::new();
+        let judging = Judging {
+            judge: Judge::Optics,
+            policy: Arc::new(crate::policy::Policy::default()),
+            max_message: 1 << 20,
+            live: live.clone(),
+            gauges: Arc::new(Gauges::default()),
+            cutting: Arc::new(AtomicBool::new(false)),
+        };
+        let timeout = Duration::from_millis(50);
+        let at = tokio::time::Instant::now() + timeout;
+        let mut body = JudgedBody::new(incoming().await, None, judging, Some((at, timeout)), None);
+        // Why the connection broke never comes.
+        body.state = State::Lost(Box::pin(std::future::pending()));
+        let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+            .await
+            .expect("the deadline ends the wait")
+            .expect("a frame")
+            .expect("not an error");
+        assert!(tokio::time::Instant::now() >= at);
+        let trailers = frame.into_trailers().expect("the call's trailers");
+        assert_eq!(trailers["grpc-status"], "4", "{trailers:?}");
+        let message = trailers["grpc-message"].to_str().unwrap();
+        assert!(message.contains("deadline exceeded"), "{message}");
+        assert!(body.frame().await.is_none(), "nothing after the trailers");
+        assert_eq!(
+            live.snapshot().calls_ended(CallEnd::DeadlineExceeded),
+            1,
+            "{:?}",
+            live.snapshot().calls
+        );
     }
 }
