@@ -5,7 +5,10 @@
 
 #[path = "support/frozen_pump.rs"]
 mod frozen_pump;
+#[path = "support/running_proxy.rs"]
+mod running_proxy;
 use frozen_pump::pump;
+use running_proxy::Running;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,7 +22,6 @@ use http::uri::PathAndQuery;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
-use tokio_util::sync::CancellationToken;
 use tonic::codegen::{BoxFuture, Service};
 use tonic::server::{Grpc, NamedService};
 use tonic::transport::server::TcpIncoming;
@@ -32,8 +34,6 @@ use triage::model::Issue;
 use triage::policy::Policy;
 use triage::pool::Pool;
 use triage::proxy::{CallEnd, Proxy, Tally};
-
-const SECOND: Duration = Duration::from_secs(1);
 
 /// The keepalive the tests run with: short, so that a dead peer shows
 /// within a second.
@@ -204,38 +204,8 @@ impl Relay {
 }
 
 /// A proxy on 127.0.0.1 to `upstream`, with `keepalive` when given.
-struct Running {
-    addr: SocketAddr,
-    proxy: Proxy,
-    stop: CancellationToken,
-    task: JoinHandle<Tally>,
-}
-
 async fn proxy(upstream: SocketAddr, keepalive: bool) -> Running {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let mut proxy = Proxy::new(
-        &format!("http://{upstream}"),
-        Judge::Optics,
-        Policy::default(),
-    )
-    .unwrap()
-    .with_drain_timeout(SECOND);
-    if keepalive {
-        proxy = proxy.with_keepalive(INTERVAL, TIMEOUT);
-    }
-    let stop = CancellationToken::new();
-    let task = tokio::spawn({
-        let proxy = proxy.clone();
-        let stop = stop.clone();
-        async move { proxy.serve(listener, stop.cancelled_owned()).await.unwrap() }
-    });
-    Running {
-        addr,
-        proxy,
-        stop,
-        task,
-    }
+    Running::start(upstream, keepalive.then_some((INTERVAL, TIMEOUT))).await
 }
 
 impl Running {
@@ -250,14 +220,6 @@ impl Running {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-    }
-
-    async fn stop(self) -> Tally {
-        self.stop.cancel();
-        tokio::time::timeout(10 * SECOND, self.task)
-            .await
-            .expect("the proxy stops")
-            .unwrap()
     }
 }
 

@@ -6,7 +6,10 @@
 
 #[path = "support/frozen_pump.rs"]
 mod frozen_pump;
+#[path = "support/running_proxy.rs"]
+mod running_proxy;
 use frozen_pump::pump;
+use running_proxy::Running;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -24,12 +27,10 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::{AbortHandle, JoinHandle};
-use tokio_util::sync::CancellationToken;
-use triage::judge::Judge;
 use triage::model::Issue;
 use triage::policy::Policy;
 use triage::pool::Pool;
-use triage::proxy::{CallEnd, Proxy, Tally};
+use triage::proxy::{CallEnd, Tally};
 
 const SECOND: Duration = Duration::from_secs(1);
 const INTERVAL: Duration = Duration::from_millis(200);
@@ -269,43 +270,13 @@ impl Relay {
 
 // ---- The proxy and a hand-made client ----
 
-struct Running {
-    addr: SocketAddr,
-    proxy: Proxy,
-    stop: CancellationToken,
-    task: JoinHandle<Tally>,
-}
-
 async fn proxy(upstream: SocketAddr, keepalive: bool) -> Running {
     proxy_pinging(upstream, keepalive.then_some(INTERVAL)).await
 }
 
 /// [`proxy`] with a keepalive of `interval` (and [`TIMEOUT`]), or none.
 async fn proxy_pinging(upstream: SocketAddr, interval: Option<Duration>) -> Running {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let mut proxy = Proxy::new(
-        &format!("http://{upstream}"),
-        Judge::Optics,
-        Policy::default(),
-    )
-    .unwrap()
-    .with_drain_timeout(SECOND);
-    if let Some(interval) = interval {
-        proxy = proxy.with_keepalive(interval, TIMEOUT);
-    }
-    let stop = CancellationToken::new();
-    let task = tokio::spawn({
-        let proxy = proxy.clone();
-        let stop = stop.clone();
-        async move { proxy.serve(listener, stop.cancelled_owned()).await.unwrap() }
-    });
-    Running {
-        addr,
-        proxy,
-        stop,
-        task,
-    }
+    Running::start(upstream, interval.map(|interval| (interval, TIMEOUT))).await
 }
 
 impl Running {
@@ -319,14 +290,6 @@ impl Running {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-    }
-
-    async fn stop(self) -> Tally {
-        self.stop.cancel();
-        tokio::time::timeout(10 * SECOND, self.task)
-            .await
-            .expect("the proxy stops")
-            .unwrap()
     }
 }
 
@@ -416,6 +379,24 @@ async fn finish(response: Response<Incoming>) -> (Seen, Bytes) {
     }
 }
 
+/// The upstream's side of `call` answers with one kept message, `frame`,
+/// which the client reads: the call, streaming, and the upstream's side.
+async fn streaming_after_one(
+    call: JoinHandle<Result<Response<Incoming>, hyper::Error>>,
+    upstream: &mut Upstream,
+    frame: &Bytes,
+) -> (Response<Incoming>, Arrived) {
+    let mut arrived = upstream.next().await;
+    arrived.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
+    let mut response = within("headers", call).await.unwrap().unwrap();
+    let first = within("the first message", response.body_mut().frame())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.into_data().unwrap(), frame);
+    (response, arrived)
+}
+
 async fn within<T>(what: &str, future: impl std::future::Future<Output = T>) -> T {
     tokio::time::timeout(BOUND, future)
         .await
@@ -447,15 +428,8 @@ async fn calls_at_every_stage_end_as_promised_when_the_upstream_misses_a_ping() 
     let client = connect(running.addr).await;
 
     // Streaming, judged: one kept message arrives.
-    let streaming = start_call(&client, running.addr, GRPC);
-    let mut b = upstream.next().await;
-    b.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
-    let mut streaming = within("headers", streaming).await.unwrap().unwrap();
-    let first = within("the first message", streaming.body_mut().frame())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(first.into_data().unwrap(), frame);
+    let call = start_call(&client, running.addr, GRPC);
+    let (streaming, _b) = streaming_after_one(call, &mut upstream, &frame).await;
 
     // grpc-status 0 in the headers, nothing after yet: read ahead.
     let status_first = start_call(&client, running.addr, GRPC);
@@ -557,15 +531,8 @@ async fn closed_under(keepalive: bool) -> (Vec<Seen>, Tally, Duration) {
     let mut upstream = Upstream::start().await;
     let running = proxy(upstream.addr, keepalive).await;
     let client = connect(running.addr).await;
-    let streaming = start_call(&client, running.addr, GRPC);
-    let mut b = upstream.next().await;
-    b.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
-    let mut streaming = within("headers", streaming).await.unwrap().unwrap();
-    let first = within("a message", streaming.body_mut().frame())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(first.into_data().unwrap(), frame);
+    let call = start_call(&client, running.addr, GRPC);
+    let (streaming, _b) = streaming_after_one(call, &mut upstream, &frame).await;
     let status_first = start_call(&client, running.addr, GRPC);
     let mut c = upstream.next().await;
     c.answer(&[("content-type", GRPC), ("grpc-status", "0")], vec![]);
@@ -898,11 +865,8 @@ async fn a_frozen_client_still_sending_has_its_calls_counted_as_cancelled() {
         (feed, response)
     };
     // Streaming both ways, judged.
-    let (_feed_b, streaming) = open_call(&client);
-    let mut b = upstream.next().await;
-    b.answer(&[("content-type", GRPC)], vec![Frame::data(frame.clone())]);
-    let mut streaming = within("headers", streaming).await.unwrap().unwrap();
-    let _first = within("a message", streaming.body_mut().frame()).await;
+    let (_feed_b, call) = open_call(&client);
+    let (_streaming, mut b) = streaming_after_one(call, &mut upstream, &frame).await;
     // Waiting for its headers.
     let (_feed_a, _waiting) = open_call(&client);
     let mut a = upstream.next().await;
