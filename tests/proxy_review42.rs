@@ -1,0 +1,345 @@
+//! Review 42: upstream responses at the edges of what the proxy judges,
+//! with real peers on 127.0.0.1: a hand-made hyper h2c upstream that
+//! answers every call with a script (status, headers, DATA frames, and
+//! trailers or none), tonic and hand-made hyper clients.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
+use http_body::{Body, Frame};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use triage::grpc::{self, SubscribeRequest};
+use triage::judge::Judge;
+use triage::model::Issue;
+use triage::policy::Policy;
+use triage::pool::Pool;
+use triage::proxy::{CallEnd, Proxy, Tally};
+
+const SECOND: Duration = Duration::from_secs(1);
+
+fn pool() -> Arc<Pool> {
+    Arc::new(Pool::generate(7, 7, 256).expect("messages frame"))
+}
+
+/// The oracle: decode with serde_json and ask the policy.
+fn keeps(message: &[u8]) -> bool {
+    serde_json::from_slice::<Issue>(message)
+        .is_ok_and(|issue| Policy::default().keep(&issue.detail))
+}
+
+// ---- The upstream: every call answered with one script ----
+
+/// What the upstream answers every call with.
+#[derive(Clone)]
+struct Script {
+    status: StatusCode,
+    headers: Vec<(&'static str, &'static str)>,
+    /// Each one DATA frame (the last carries END_STREAM when there are no
+    /// trailers).
+    chunks: Vec<Bytes>,
+    trailers: Option<HeaderMap>,
+}
+
+struct Scripted {
+    chunks: VecDeque<Bytes>,
+    trailers: Option<HeaderMap>,
+}
+
+impl Body for Scripted {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = self.get_mut();
+        if let Some(chunk) = this.chunks.pop_front() {
+            return Poll::Ready(Some(Ok(Frame::data(chunk))));
+        }
+        Poll::Ready(this.trailers.take().map(|t| Ok(Frame::trailers(t))))
+    }
+
+    /// hyper asks after each DATA frame: true puts END_STREAM on it.
+    fn is_end_stream(&self) -> bool {
+        self.chunks.is_empty() && self.trailers.is_none()
+    }
+}
+
+/// Serves `script` over h2c on 127.0.0.1 until `stop`.
+async fn upstream(script: Script, stop: CancellationToken) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let stream = tokio::select! {
+                accepted = listener.accept() => accepted.unwrap().0,
+                () = stop.cancelled() => return,
+            };
+            let script = script.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |request: Request<Incoming>| {
+                    let script = script.clone();
+                    async move {
+                        let _ = request.into_body().collect().await;
+                        let mut response = Response::new(Scripted {
+                            chunks: script.chunks.into(),
+                            trailers: script.trailers,
+                        });
+                        *response.status_mut() = script.status;
+                        for (name, value) in &script.headers {
+                            response
+                                .headers_mut()
+                                .append(*name, HeaderValue::from_static(value));
+                        }
+                        Ok::<_, Infallible>(response)
+                    }
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+fn ok_trailers() -> HeaderMap {
+    let mut trailers = HeaderMap::new();
+    trailers.insert("grpc-status", HeaderValue::from_static("0"));
+    trailers
+}
+
+// ---- The proxy ----
+
+struct Running {
+    addr: SocketAddr,
+    stop: CancellationToken,
+    task: JoinHandle<Tally>,
+}
+
+impl Running {
+    async fn start(upstream: SocketAddr) -> Running {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let proxy = Proxy::new(
+            &format!("http://{upstream}"),
+            Judge::Optics,
+            Policy::default(),
+        )
+        .unwrap()
+        .with_drain_timeout(SECOND);
+        let stop = CancellationToken::new();
+        let task = tokio::spawn({
+            let stop = stop.clone();
+            async move { proxy.serve(listener, stop.cancelled_owned()).await.unwrap() }
+        });
+        Running { addr, stop, task }
+    }
+
+    async fn stop(self) -> Tally {
+        self.stop.cancel();
+        tokio::time::timeout(10 * SECOND, self.task)
+            .await
+            .expect("the proxy stops")
+            .unwrap()
+    }
+}
+
+/// A tonic `Subscribe` call to `addr`, as the demo's subscriber makes it.
+async fn tonic_call(addr: SocketAddr) -> grpc::Received {
+    let channel = grpc::connect(&format!("http://{addr}"))
+        .await
+        .expect("connects");
+    let request = tonic::Request::new(SubscribeRequest { count: 1, start: 0 });
+    tokio::time::timeout(10 * SECOND, grpc::subscribe_on(channel, request))
+        .await
+        .expect("the call ends")
+}
+
+/// A gRPC call made by hand with hyper, read to its end: the response's
+/// headers, body and trailers (none: empty).
+async fn raw_call(addr: SocketAddr) -> (http::response::Parts, Bytes, Option<HeaderMap>) {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut body = BytesMut::new();
+    triage::frames::encode(br#"{"count":1}"#, &mut body).unwrap();
+    let request = Request::post(format!("http://{addr}{}", grpc::SUBSCRIBE))
+        .header("content-type", "application/grpc+json")
+        .header("te", "trailers")
+        .body(http_body_util::Full::new(body.freeze()))
+        .unwrap();
+    let response = tokio::time::timeout(10 * SECOND, async {
+        let response = sender.send_request(request).await.unwrap();
+        let (parts, body) = response.into_parts();
+        let collected = body.collect().await.unwrap();
+        let trailers = collected.trailers().cloned();
+        (parts, collected.to_bytes(), trailers)
+    })
+    .await
+    .expect("the call ends");
+    response
+}
+
+/// `message` gzip-compressed, framed with flag 1.
+fn gzip_frame(message: &[u8]) -> Bytes {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(message).unwrap();
+    let compressed = encoder.finish().unwrap();
+    let mut frame = BytesMut::new();
+    frame.extend_from_slice(&[1]);
+    frame.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
+    frame.extend_from_slice(&compressed);
+    frame.freeze()
+}
+
+// ---- The tests ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_non_200_response_without_a_grpc_content_type_is_not_read_past_the_policy() {
+    // tonic's client reads the messages of a response whatever its HTTP
+    // status and content-type (the status only decides the call's code when
+    // the trailers carry none): a 500 with no content-type, gRPC frames and
+    // `grpc-status: 0` reads as a call that went well. So it is "a response
+    // a gRPC client would read messages from", and the policy must decide
+    // which of them the client gets.
+    let pool = pool();
+    let mut body = BytesMut::new();
+    for i in 0..40 {
+        body.extend_from_slice(&pool.frame(i));
+    }
+    let all: Vec<Bytes> = (0..40).map(|i| pool.message(i)).collect();
+    let dropped = all.iter().filter(|m| !keeps(m)).count();
+    assert!(dropped > 0, "the policy drops some of these");
+    for (status, headers) in [
+        (StatusCode::INTERNAL_SERVER_ERROR, vec![]),
+        (StatusCode::NOT_FOUND, vec![("content-type", "text/plain")]),
+        (StatusCode::ACCEPTED, vec![]),
+    ] {
+        let script = Script {
+            status,
+            headers,
+            chunks: vec![body.clone().freeze()],
+            trailers: Some(ok_trailers()),
+        };
+        let stop = CancellationToken::new();
+        let addr = upstream(script, stop.clone()).await;
+        // Directly, tonic reads every message, and OK.
+        let direct = tonic_call(addr).await;
+        assert!(direct.is_ok(), "{status}: {:?}", direct.status);
+        assert!(direct.messages == all, "{status}: tonic reads them all");
+        // Through the proxy, none that the policy drops.
+        let running = Running::start(addr).await;
+        let received = tonic_call(running.addr).await;
+        let unjudged = received.messages.iter().filter(|m| !keeps(m)).count();
+        let _ = running.stop().await;
+        stop.cancel();
+        assert_eq!(
+            unjudged,
+            0,
+            "{status}: the client read {} messages ({:?}), {unjudged} of them dropped by the policy",
+            received.messages.len(),
+            received.status
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_response_that_ends_on_a_kept_message_without_trailers_counts_as_the_upstreams_end() {
+    // The upstream ends its stream with END_STREAM on the DATA frame that
+    // carries its last message, and sends no trailers: "forwarded to the
+    // upstream's own end (... or no status)", counted as `upstream error`,
+    // not as a cancel by a client that read it all.
+    let pool = pool();
+    let last_kept = (0..256).find(|&i| keeps(&pool.message(i))).unwrap();
+    let script = Script {
+        status: StatusCode::OK,
+        headers: vec![("content-type", "application/grpc+json")],
+        chunks: vec![pool.frame(last_kept)],
+        trailers: None,
+    };
+    let stop = CancellationToken::new();
+    let addr = upstream(script, stop.clone()).await;
+    let running = Running::start(addr).await;
+    let (parts, body, trailers) = raw_call(running.addr).await;
+    assert_eq!(parts.status, 200);
+    assert_eq!(body, pool.frame(last_kept), "the kept message");
+    assert!(trailers.is_none(), "{trailers:?}");
+    let tally = running.stop().await;
+    stop.cancel();
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    assert_eq!(
+        tally.calls_ended(CallEnd::UpstreamError),
+        1,
+        "the client cancelled nothing: {:?} (ClientCancelled = {})",
+        tally.calls,
+        tally.calls_ended(CallEnd::ClientCancelled)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gzip_frame_that_does_not_inflate_after_a_kept_one_in_the_last_data_frame_ends_internal()
+{
+    // One DATA frame, END_STREAM on it, no trailers: a kept gzip frame,
+    // then a gzip frame cut short. The README's table: INTERNAL (13), "...
+    // does not inflate", after the kept messages before it, counted as
+    // `compressed frame`.
+    let pool = pool();
+    let kept = (0..256).find(|&i| keeps(&pool.message(i))).unwrap();
+    let good = gzip_frame(&pool.message(kept));
+    let whole = gzip_frame(b"{}");
+    let mut cut = BytesMut::from(&whole[..whole.len() - 3]);
+    cut[1..5].copy_from_slice(&((whole.len() - 8) as u32).to_be_bytes());
+    let mut chunk = BytesMut::from(&good[..]);
+    chunk.extend_from_slice(&cut);
+    let script = Script {
+        status: StatusCode::OK,
+        headers: vec![
+            ("content-type", "application/grpc+json"),
+            ("grpc-encoding", "gzip"),
+        ],
+        chunks: vec![chunk.freeze()],
+        trailers: None,
+    };
+    let stop = CancellationToken::new();
+    let addr = upstream(script, stop.clone()).await;
+    let running = Running::start(addr).await;
+    let (_, body, trailers) = raw_call(running.addr).await;
+    let tally = running.stop().await;
+    stop.cancel();
+    assert_eq!(body, good, "the kept frame, as it came");
+    let trailers = trailers.unwrap_or_else(|| {
+        panic!(
+            "no trailers: the stream ended with the kept frame, no status; counted {:?}",
+            tally.calls
+        )
+    });
+    assert_eq!(trailers["grpc-status"], "13", "{trailers:?}");
+    let message = trailers["grpc-message"].to_str().unwrap();
+    assert!(message.contains("does not inflate"), "{message}");
+    assert_eq!(
+        tally.calls_ended(CallEnd::Compressed),
+        1,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+}
