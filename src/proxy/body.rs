@@ -648,16 +648,14 @@ impl Body for JudgedBody {
         }
     }
 
+    /// Only once `poll_frame` reached the end: hyper drops a body that
+    /// says it ended without polling it again, so an end found ahead (the
+    /// upstream's END_STREAM on the DATA frame of a kept message, an error
+    /// pending after the kept frames before it) must still be polled to
+    /// count the call and send its status. A response the upstream ends
+    /// without trailers costs one empty DATA frame more.
     fn is_end_stream(&self) -> bool {
-        match &self.state {
-            State::Done => true,
-            State::Trailers(_) | State::Lost(_) => false,
-            State::Streaming => {
-                self.run.is_none()
-                    && self.split.buffered() == 0
-                    && self.upstream.as_ref().is_none_or(Body::is_end_stream)
-            }
-        }
+        matches!(self.state, State::Done)
     }
 
     fn size_hint(&self) -> SizeHint {
