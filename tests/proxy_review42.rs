@@ -343,3 +343,50 @@ async fn a_gzip_frame_that_does_not_inflate_after_a_kept_one_in_the_last_data_fr
     );
     assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_status_in_headers_with_a_content_length_reaches_the_client_as_that_status() {
+    // HEADERS with `grpc-status: 5` and a `content-length: 10` that do not
+    // end the stream, then the ten bytes. tonic reads NOT_FOUND "gone" from
+    // the headers. The README: "that status, trailers-only, as a gRPC client
+    // reads it directly". The proxy's trailers-only answer must not carry a
+    // non-zero content-length on HEADERS that end the stream (RFC 9113,
+    // 8.1.1: malformed; the client's h2 resets the stream).
+    let script = Script {
+        status: StatusCode::OK,
+        headers: vec![
+            ("content-type", "application/grpc+json"),
+            ("grpc-status", "5"),
+            ("grpc-message", "gone"),
+            ("content-length", "10"),
+        ],
+        chunks: vec![Bytes::from_static(b"0123456789")],
+        trailers: None,
+    };
+    let stop = CancellationToken::new();
+    let addr = upstream(script, stop.clone()).await;
+    let direct = tonic_call(addr).await;
+    assert_eq!(
+        direct.status.code(),
+        tonic::Code::NotFound,
+        "{:?}",
+        direct.status
+    );
+    let running = Running::start(addr).await;
+    let received = tonic_call(running.addr).await;
+    let tally = running.stop().await;
+    stop.cancel();
+    assert_eq!(
+        (received.status.code(), received.status.message()),
+        (tonic::Code::NotFound, "gone"),
+        "{:?}",
+        received.status
+    );
+    assert_eq!(
+        tally.calls_ended(CallEnd::UpstreamError),
+        1,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+}
