@@ -642,12 +642,16 @@ impl Proxy {
     async fn status_in_headers(
         &self,
         count: &mut CallCount<'_>,
-        parts: http::response::Parts,
+        mut parts: http::response::Parts,
         mut body: Incoming,
         status: HeaderValue,
         deadline: Option<(tokio::time::Instant, Duration)>,
         link: Option<Arc<Link>>,
     ) -> Result<Response<ProxyBody>, hyper::Error> {
+        // Answered trailers-only (HEADERS that end the stream): a length
+        // the upstream gave its body would make them malformed (RFC 9113,
+        // 8.1.1), and the client's h2 would reset the stream.
+        parts.headers.remove(CONTENT_LENGTH);
         if status.as_bytes() != b"0" {
             drop(body);
             count.ended(CallEnd::UpstreamError);
