@@ -390,3 +390,151 @@ async fn an_error_status_in_headers_with_a_content_length_reaches_the_client_as_
     );
     assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
 }
+
+/// A body: `first`, then nothing, never ending.
+struct Hang(Option<Bytes>);
+
+impl Body for Hang {
+    type Data = Bytes;
+    type Error = Infallible;
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut().0.take() {
+            Some(b) => Poll::Ready(Some(Ok(Frame::data(b)))),
+            None => Poll::Pending,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_after_the_upstreams_graceful_goaway_is_forwarded_not_failed() {
+    // An upstream that shuts a connection down gracefully (GOAWAY
+    // NO_ERROR, as grpc-go does at its MaxConnectionAge, or any server
+    // draining) while a long call is still open on it, and keeps
+    // listening. A call that comes a second later on the same client
+    // connection must be forwarded (on a new upstream connection): the
+    // README's proxy "forwards every call to one upstream", and no
+    // connection was lost under it. The proxy sent it on the closing
+    // connection, where hyper cancels it unsent: UNAVAILABLE "operation
+    // was canceled", counted as `upstream connection lost`.
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let pool = pool();
+    let kept = (0..256).find(|&i| keeps(&pool.message(i))).unwrap();
+    let frame = pool.frame(kept);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shut = Arc::new(tokio::sync::Notify::new());
+    let conns = Arc::new(AtomicUsize::new(0));
+    tokio::spawn({
+        let shut = shut.clone();
+        let conns = conns.clone();
+        let frame = frame.clone();
+        async move {
+            loop {
+                let stream = listener.accept().await.unwrap().0;
+                conns.fetch_add(1, Ordering::SeqCst);
+                let shut = shut.clone();
+                let frame = frame.clone();
+                tokio::spawn(async move {
+                    let service = service_fn(move |request: Request<Incoming>| {
+                        let frame = frame.clone();
+                        async move {
+                            let long = request.headers().contains_key("x-long");
+                            let body: http_body_util::combinators::BoxBody<Bytes, Infallible> =
+                                if long {
+                                    http_body_util::combinators::BoxBody::new(Hang(Some(frame)))
+                                } else {
+                                    http_body_util::combinators::BoxBody::new(Scripted {
+                                        chunks: vec![frame].into(),
+                                        trailers: Some(ok_trailers()),
+                                    })
+                                };
+                            let mut response = Response::new(body);
+                            response.headers_mut().insert(
+                                "content-type",
+                                HeaderValue::from_static("application/grpc+json"),
+                            );
+                            Ok::<_, Infallible>(response)
+                        }
+                    });
+                    let conn = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                        .serve_connection(TokioIo::new(stream), service);
+                    let mut conn = std::pin::pin!(conn);
+                    tokio::select! {
+                        _ = conn.as_mut() => {}
+                        () = shut.notified() => {
+                            conn.as_mut().graceful_shutdown();
+                            let _ = conn.await;
+                        }
+                    }
+                });
+            }
+        }
+    });
+    let running = Running::start(addr).await;
+    let stream = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let req = |long: bool| {
+        let mut body = BytesMut::new();
+        triage::frames::encode(br#"{"count":1}"#, &mut body).unwrap();
+        let mut r = Request::post(format!("http://{}{}", running.addr, grpc::SUBSCRIBE))
+            .header("content-type", "application/grpc+json")
+            .header("te", "trailers");
+        if long {
+            r = r.header("x-long", "1");
+        }
+        r.body(http_body_util::Full::new(body.freeze())).unwrap()
+    };
+    sender.ready().await.unwrap();
+    let a = sender.send_request(req(true)).await.unwrap();
+    let mut a_body = a.into_body();
+    let first = a_body.frame().await.unwrap().unwrap();
+    assert_eq!(
+        first.data_ref(),
+        Some(&frame),
+        "the long call's first message"
+    );
+    shut.notify_waiters();
+    tokio::time::sleep(SECOND).await;
+    sender.ready().await.unwrap();
+    let b = tokio::time::timeout(5 * SECOND, sender.send_request(req(false)))
+        .await
+        .expect("answered")
+        .unwrap();
+    let (parts, body) = b.into_parts();
+    let collected = tokio::time::timeout(5 * SECOND, body.collect())
+        .await
+        .expect("ends")
+        .unwrap();
+    let trailers = collected.trailers().cloned();
+    let body = collected.to_bytes();
+    drop(a_body);
+    let tally = running.stop().await;
+    assert_eq!(
+        (
+            parts.headers.get("grpc-status"),
+            parts.headers.get("grpc-message")
+        ),
+        (None, None),
+        "the second call was failed by the proxy; upstream connections made: {}",
+        conns.load(Ordering::SeqCst)
+    );
+    assert_eq!(body, frame, "the kept message");
+    assert_eq!(
+        trailers.as_ref().map(|t| &t["grpc-status"]),
+        Some(&HeaderValue::from_static("0"))
+    );
+    assert_eq!(conns.load(Ordering::SeqCst), 2, "a new upstream connection");
+    assert_eq!(
+        tally.calls_ended(CallEnd::ConnectionLost),
+        0,
+        "{:?}",
+        tally.calls
+    );
+}
