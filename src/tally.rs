@@ -75,7 +75,9 @@ pub enum CallEnd {
     /// response that is not gRPC, a 2xx status).
     UpstreamOk,
     /// Forwarded; the upstream ended it with an error status, a reset, or
-    /// no status at all (or, not gRPC, a status other than 2xx).
+    /// no status at all (or, not gRPC, a status other than 2xx; to a gRPC
+    /// call, any status but 200 with a body, which the client gets as the
+    /// code gRPC maps the status to).
     UpstreamError,
     /// Forwarded; the client cancelled it (a reset, or its connection
     /// closed or stopped answering the keepalive's pings) before it ended.

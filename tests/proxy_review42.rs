@@ -3,6 +3,9 @@
 //! answers every call with a script (status, headers, DATA frames, and
 //! trailers or none), tonic and hand-made hyper clients.
 
+#[path = "support/running_proxy.rs"]
+mod running_proxy;
+
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -19,14 +22,14 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use triage::grpc::{self, SubscribeRequest};
-use triage::judge::Judge;
 use triage::model::Issue;
 use triage::policy::Policy;
 use triage::pool::Pool;
-use triage::proxy::{CallEnd, Proxy, Tally};
+
+use running_proxy::Running;
+use triage::proxy::CallEnd;
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -123,42 +126,6 @@ fn ok_trailers() -> HeaderMap {
     trailers
 }
 
-// ---- The proxy ----
-
-struct Running {
-    addr: SocketAddr,
-    stop: CancellationToken,
-    task: JoinHandle<Tally>,
-}
-
-impl Running {
-    async fn start(upstream: SocketAddr) -> Running {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let proxy = Proxy::new(
-            &format!("http://{upstream}"),
-            Judge::Optics,
-            Policy::default(),
-        )
-        .unwrap()
-        .with_drain_timeout(SECOND);
-        let stop = CancellationToken::new();
-        let task = tokio::spawn({
-            let stop = stop.clone();
-            async move { proxy.serve(listener, stop.cancelled_owned()).await.unwrap() }
-        });
-        Running { addr, stop, task }
-    }
-
-    async fn stop(self) -> Tally {
-        self.stop.cancel();
-        tokio::time::timeout(10 * SECOND, self.task)
-            .await
-            .expect("the proxy stops")
-            .unwrap()
-    }
-}
-
 /// A tonic `Subscribe` call to `addr`, as the demo's subscriber makes it.
 async fn tonic_call(addr: SocketAddr) -> grpc::Received {
     let channel = grpc::connect(&format!("http://{addr}"))
@@ -219,20 +186,36 @@ async fn a_non_200_response_without_a_grpc_content_type_is_not_read_past_the_pol
     // status and content-type (the status only decides the call's code when
     // the trailers carry none): a 500 with no content-type, gRPC frames and
     // `grpc-status: 0` reads as a call that went well. So it is "a response
-    // a gRPC client would read messages from", and the policy must decide
-    // which of them the client gets.
+    // a gRPC client would read messages from", and none of it may reach the
+    // client unjudged: the client gets the code gRPC maps the HTTP status
+    // to, as grpc-go's client reads such a response, and no message.
     let pool = pool();
     let mut body = BytesMut::new();
     for i in 0..40 {
         body.extend_from_slice(&pool.frame(i));
     }
     let all: Vec<Bytes> = (0..40).map(|i| pool.message(i)).collect();
-    let dropped = all.iter().filter(|m| !keeps(m)).count();
-    assert!(dropped > 0, "the policy drops some of these");
-    for (status, headers) in [
-        (StatusCode::INTERNAL_SERVER_ERROR, vec![]),
-        (StatusCode::NOT_FOUND, vec![("content-type", "text/plain")]),
-        (StatusCode::ACCEPTED, vec![]),
+    assert!(
+        all.iter().any(|m| !keeps(m)),
+        "the policy drops some of these"
+    );
+    for (status, headers, code) in [
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            vec![],
+            tonic::Code::Unknown,
+        ),
+        (
+            StatusCode::NOT_FOUND,
+            vec![("content-type", "text/plain")],
+            tonic::Code::Unimplemented,
+        ),
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            vec![("content-type", "text/html")],
+            tonic::Code::Unavailable,
+        ),
+        (StatusCode::ACCEPTED, vec![], tonic::Code::Unknown),
     ] {
         let script = Script {
             status,
@@ -246,19 +229,35 @@ async fn a_non_200_response_without_a_grpc_content_type_is_not_read_past_the_pol
         let direct = tonic_call(addr).await;
         assert!(direct.is_ok(), "{status}: {:?}", direct.status);
         assert!(direct.messages == all, "{status}: tonic reads them all");
-        // Through the proxy, none that the policy drops.
-        let running = Running::start(addr).await;
+        // Through the proxy, none: the code of the HTTP status, and why.
+        let running = Running::start(addr, None).await;
         let received = tonic_call(running.addr).await;
-        let unjudged = received.messages.iter().filter(|m| !keeps(m)).count();
-        let _ = running.stop().await;
+        let tally = running.stop().await;
         stop.cancel();
+        assert!(
+            received.messages.is_empty(),
+            "{status}: the client read {} messages unjudged",
+            received.messages.len()
+        );
         assert_eq!(
-            unjudged,
-            0,
-            "{status}: the client read {} messages ({:?}), {unjudged} of them dropped by the policy",
-            received.messages.len(),
+            received.status.code(),
+            code,
+            "{status}: {:?}",
             received.status
         );
+        let message = received.status.message();
+        assert!(
+            message.contains(&format!("answered the gRPC call with HTTP {status}")),
+            "{message}"
+        );
+        assert_eq!(tally.messages, 0, "{status}: nothing judged");
+        assert_eq!(
+            tally.calls_ended(CallEnd::UpstreamError),
+            1,
+            "{status}: {:?}",
+            tally.calls
+        );
+        assert_eq!(tally.calls_total(), 1, "{status}: {:?}", tally.calls);
     }
 }
 
@@ -278,7 +277,7 @@ async fn a_response_that_ends_on_a_kept_message_without_trailers_counts_as_the_u
     };
     let stop = CancellationToken::new();
     let addr = upstream(script, stop.clone()).await;
-    let running = Running::start(addr).await;
+    let running = Running::start(addr, None).await;
     let (parts, body, trailers) = raw_call(running.addr).await;
     assert_eq!(parts.status, 200);
     assert_eq!(body, pool.frame(last_kept), "the kept message");
@@ -321,7 +320,7 @@ async fn a_gzip_frame_that_does_not_inflate_after_a_kept_one_in_the_last_data_fr
     };
     let stop = CancellationToken::new();
     let addr = upstream(script, stop.clone()).await;
-    let running = Running::start(addr).await;
+    let running = Running::start(addr, None).await;
     let (_, body, trailers) = raw_call(running.addr).await;
     let tally = running.stop().await;
     stop.cancel();
@@ -372,7 +371,7 @@ async fn an_error_status_in_headers_with_a_content_length_reaches_the_client_as_
         "{:?}",
         direct.status
     );
-    let running = Running::start(addr).await;
+    let running = Running::start(addr, None).await;
     let received = tonic_call(running.addr).await;
     let tally = running.stop().await;
     stop.cancel();
@@ -473,7 +472,7 @@ async fn a_call_after_the_upstreams_graceful_goaway_is_forwarded_not_failed() {
             }
         }
     });
-    let running = Running::start(addr).await;
+    let running = Running::start(addr, None).await;
     let stream = tokio::net::TcpStream::connect(running.addr).await.unwrap();
     let (mut sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
         .handshake(TokioIo::new(stream))

@@ -26,7 +26,12 @@
 //!   `grpc-status: 0` are followed to the end of the stream: nothing more
 //!   (an empty DATA frame, empty trailers) makes them trailers-only; a body
 //!   is refused with INTERNAL (13), never sent. Each message is
-//!   judged with [`Judge::judge`]; dropped messages are not sent. Request
+//!   judged with [`Judge::judge`]; dropped messages are not sent. A gRPC
+//!   call answered with another status than `200` and a response that is
+//!   not gRPC, with a body, gets the code gRPC maps that status to
+//!   ([`status::Code::of_http`], as grpc-go's client reads it),
+//!   trailers-only, and the body is dropped unread: tonic's client reads
+//!   messages from such a body, so it is never passed on unjudged. Request
 //!   messages, and every other response, pass through untouched. The proxy
 //!   cannot tell a unary call from a streaming one: a unary call whose one
 //!   answer is dropped ends with the upstream's status and no message,
@@ -66,7 +71,9 @@
 //!   its first call, in a task of its own, under one short lock. Calls that
 //!   arrive while it is being made wait for that one attempt and share its
 //!   outcome, failure included: N calls to a dead upstream fail after one
-//!   connect timeout, not N.
+//!   connect timeout, not N. A call that comes back unsent (the upstream
+//!   shut the connection down gracefully with a GOAWAY, which hyper learns
+//!   only when a call wakes it) is sent once more, on a new connection.
 //! - **Memory:** each client connection gets its own upstream connection
 //!   (so a slow client holds back only its own upstream connection). A call
 //!   holds at most one upstream DATA chunk and one message that straddles
@@ -96,7 +103,7 @@
 //! - **Limits:** h2c only (no TLS, no HTTP/1.1: a client that sends it
 //!   gets `505 HTTP Version Not Supported` and a line that says so), one
 //!   upstream with no path prefix ([`parse_upstream`] refuses one), no
-//!   retries, no load balancing; `grpc-timeout` is forwarded unchanged (the
+//!   retries (but of a call the upstream never received), no load balancing; `grpc-timeout` is forwarded unchanged (the
 //!   proxy adds no time of its own worth counting).
 
 pub mod body;
@@ -523,14 +530,31 @@ impl Proxy {
         // The connection's link, kept for the call's errors.
         let mut link = None;
         let call = async {
-            let Upstream {
-                mut sender,
-                link: open,
-            } = upstream.sender().await.map_err(Failed::Connect)?;
-            link = Some(open);
-            sender.ready().await.map_err(Failed::Call)?;
-            let request = Request::from_parts(parts, body);
-            sender.send_request(request).await.map_err(Failed::Call)
+            let mut request = Request::from_parts(parts, body);
+            // A connection the upstream shut down gracefully (a GOAWAY, as
+            // a server draining or at its maximum connection age sends)
+            // takes no new call, and hyper learns so only when a call
+            // wakes it: that call comes back unsent, and is sent once more
+            // on a new connection.
+            let mut retry = true;
+            loop {
+                let Upstream {
+                    mut sender,
+                    link: open,
+                } = upstream.sender().await.map_err(Failed::Connect)?;
+                link = Some(open);
+                sender.ready().await.map_err(Failed::Call)?;
+                match sender.try_send_request(request).await {
+                    Ok(response) => return Ok(response),
+                    Err(mut failed) => match failed.take_message() {
+                        Some(unsent) if retry => {
+                            retry = false;
+                            request = unsent;
+                        }
+                        _ => return Err(Failed::Call(failed.into_error())),
+                    },
+                }
+            }
         };
         let response = match deadline {
             Some((at, timeout)) => match tokio::time::timeout_at(at, call).await {
@@ -590,6 +614,18 @@ impl Proxy {
             drop(body);
             count.ended(CallEnd::GrpcWeb);
             return Ok(refuse_grpc_web(&parts.headers, &self.upstream.addr, grpc));
+        }
+        // A gRPC call answered with an HTTP status other than 200 and a
+        // response that is not gRPC, with a body: grpc-go and grpc's C core
+        // fail such a call with the code gRPC maps the status to and read
+        // nothing of the body, but tonic reads messages from it whatever
+        // the status. So it is not passed on unjudged: the client gets that
+        // code, trailers-only, and the body is dropped unread (which
+        // cancels the upstream stream).
+        if grpc && !read_as_grpc && !body.is_end_stream() {
+            drop(body);
+            count.ended(CallEnd::UpstreamError);
+            return Ok(refuse_http_error(&parts, &self.upstream.addr));
         }
         // Trailers-only: HEADERS that end the stream (h2's END_STREAM).
         if !read_as_grpc || body.is_end_stream() {
@@ -1206,6 +1242,23 @@ fn refuse_grpc_web(headers: &HeaderMap, upstream: &str, grpc: bool) -> Response<
         response.headers_mut().insert(CONTENT_TYPE, content_type);
     }
     response
+}
+
+/// The proxy's answer where the upstream answered a gRPC call with an HTTP
+/// status other than 200 and a response that is not gRPC (its `parts`),
+/// with a body: a trailers-only response with the code gRPC maps the status
+/// to ([`Code::of_http`]) and a message that says what came.
+fn refuse_http_error(parts: &http::response::Parts, upstream: &str) -> Response<ProxyBody> {
+    let content_type = parts.headers.get(CONTENT_TYPE).map_or_else(
+        || "no content-type".to_owned(),
+        |ct| format!("content-type {}", String::from_utf8_lossy(ct.as_bytes())),
+    );
+    let message = format!(
+        "proxy: upstream {upstream} answered the gRPC call with HTTP {} and {content_type}, \
+         not a gRPC response; the proxy forwards nothing of a body it does not judge",
+        parts.status
+    );
+    refuse(true, Code::of_http(parts.status), &message)
 }
 
 /// Why the proxy could not start.

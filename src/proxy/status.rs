@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use http::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
+use http::StatusCode;
 
 use crate::frames::FrameError;
 use crate::tally::CallEnd;
@@ -23,29 +24,65 @@ pub const GRPC_ACCEPT_ENCODING: HeaderName = HeaderName::from_static("grpc-accep
 /// A gRPC status code the proxy itself produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Code {
+    /// 2: an HTTP status gRPC maps to no other code.
+    Unknown = 2,
     /// 4: the call's deadline passed.
     DeadlineExceeded = 4,
+    /// 7: HTTP 403.
+    PermissionDenied = 7,
     /// 8: a message over the size limit.
     ResourceExhausted = 8,
-    /// 12: the upstream answered grpc-web, which the proxy does not judge.
+    /// 12: the upstream answered grpc-web, which the proxy does not judge;
+    /// or HTTP 404.
     Unimplemented = 12,
     /// 13: the upstream's response broke the protocol (a compressed frame
     /// without a negotiated encoding, a bad flag, a stream that ends inside
-    /// a frame).
+    /// a frame); or HTTP 400.
     Internal = 13,
-    /// 14: the upstream cannot be reached.
+    /// 14: the upstream cannot be reached; or HTTP 429, 502, 503, 504.
     Unavailable = 14,
+    /// 16: HTTP 401.
+    Unauthenticated = 16,
 }
 
 impl Code {
     /// The code as `grpc-status` writes it. O(1).
     pub fn header_value(self) -> HeaderValue {
         match self {
+            Code::Unknown => HeaderValue::from_static("2"),
             Code::DeadlineExceeded => HeaderValue::from_static("4"),
+            Code::PermissionDenied => HeaderValue::from_static("7"),
             Code::ResourceExhausted => HeaderValue::from_static("8"),
             Code::Unimplemented => HeaderValue::from_static("12"),
             Code::Internal => HeaderValue::from_static("13"),
             Code::Unavailable => HeaderValue::from_static("14"),
+            Code::Unauthenticated => HeaderValue::from_static("16"),
+        }
+    }
+
+    /// The code a gRPC client gives a call whose response has the HTTP
+    /// `status` and no gRPC status of its own, by gRPC's mapping (grpc's
+    /// `doc/http-grpc-status-mapping.md`, as grpc-go's client applies it):
+    /// 400 INTERNAL, 401 UNAUTHENTICATED, 403 PERMISSION_DENIED, 404
+    /// UNIMPLEMENTED, 429, 502, 503 and 504 UNAVAILABLE, any other UNKNOWN.
+    /// O(1).
+    ///
+    /// ```
+    /// use http::StatusCode;
+    /// use triage::proxy::status::Code;
+    ///
+    /// assert_eq!(Code::of_http(StatusCode::SERVICE_UNAVAILABLE), Code::Unavailable);
+    /// assert_eq!(Code::of_http(StatusCode::NOT_FOUND), Code::Unimplemented);
+    /// assert_eq!(Code::of_http(StatusCode::ACCEPTED), Code::Unknown);
+    /// ```
+    pub fn of_http(status: StatusCode) -> Code {
+        match status.as_u16() {
+            400 => Code::Internal,
+            401 => Code::Unauthenticated,
+            403 => Code::PermissionDenied,
+            404 => Code::Unimplemented,
+            429 | 502 | 503 | 504 => Code::Unavailable,
+            _ => Code::Unknown,
         }
     }
 }

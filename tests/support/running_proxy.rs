@@ -1,5 +1,8 @@
-//! A proxy on 127.0.0.1 for the keepalive tests, started with or without
+//! A proxy on 127.0.0.1 for the proxy's tests, started with or without
 //! a keepalive and stopped for its tally.
+
+// Each test file that includes it uses what it needs.
+#![allow(dead_code)]
 
 use std::net::SocketAddr;
 use std::time::Duration;
