@@ -135,7 +135,10 @@ pub async fn connect(
 /// The filter role: connects to the upstream and the downstream and runs
 /// `filter` between them until the upstream ends. Returns the stream's
 /// tally. When `stop` is cancelled the filter stops gracefully (see
-/// [`Filter::run`]) and returns what it did until then.
+/// [`Filter::run`]) and returns what it did until then; cancelled while a
+/// connect is under way, it gives that connect up and returns an empty
+/// tally at once (nothing was read), rather than waiting out the connect
+/// timeout.
 ///
 /// # Errors
 ///
@@ -148,8 +151,16 @@ pub async fn filter_between(
     stop: &CancellationToken,
 ) -> Result<Tally, NetError> {
     let timeout = filter.timeouts().connect;
-    let up = connect(upstream, "upstream", timeout).await?;
-    let down = connect(downstream, "downstream", timeout).await?;
+    let connecting = async {
+        let up = connect(upstream, "upstream", timeout).await?;
+        let down = connect(downstream, "downstream", timeout).await?;
+        Ok::<_, NetError>((up, down))
+    };
+    let (up, down) = tokio::select! {
+        biased;
+        () = stop.cancelled() => return Ok(Tally::default()),
+        connected = connecting => connected?,
+    };
     filter
         .run(up, down, stop)
         .await
