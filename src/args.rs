@@ -115,9 +115,9 @@ pub enum Command {
         reading: ReaderArgs,
         /// Replace the reporter's email of every kept message (through a
         /// byte lens: every other byte stays as it was) before forwarding it.
-        /// A kept message with no reporter's email, or whose `reporter` or
-        /// `email` key stands twice, is dropped and counted as `not
-        /// redactable`.
+        /// A kept message with no reporter's email, whose `reporter` or
+        /// `email` key stands twice, or that redacted would be over the 4 MiB
+        /// message limit, is dropped and counted as `not redactable`.
         #[arg(long)]
         redact: bool,
         /// How many tasks judge batches of messages side by side (kept frames

@@ -232,8 +232,9 @@ impl Filter {
     /// the frame gets a new header. Costs a walk of the root and reporter
     /// objects (for repeated keys), a scan to the email and a copy of the
     /// message per kept message, and one buffer per batch. A kept message
-    /// with no reporter's email to redact, or whose reporter or email key
-    /// stands twice, is dropped, never sent as it was: the tally counts it
+    /// with no reporter's email to redact, whose reporter or email key
+    /// stands twice, or that redacted would be longer than the 4 MiB
+    /// message limit, is dropped, never sent as it was: the tally counts it
     /// under its kind (seen, not kept) and in [`Tally::unredactable`], and
     /// the report shows a `not redactable` row.
     pub fn redacting(mut self) -> Filter {

@@ -6,7 +6,7 @@
 use optics_core::json::Duplicates;
 use optics_core::prelude::*;
 
-use crate::frames::header;
+use crate::frames::{header, DEFAULT_MAX_MESSAGE};
 use crate::model::{Issue, Person};
 
 /// What a redacted email becomes.
@@ -38,7 +38,11 @@ impl Redactor {
     /// `reporter` or its `email` stands twice in its object: the byte lens
     /// writes the first, and a parser that takes the last (many do) would
     /// read the email left in the other, so such a message is never
-    /// forwarded half redacted, whatever the judge checked.
+    /// forwarded half redacted, whatever the judge checked; or when the
+    /// redacted message would be longer than [`DEFAULT_MAX_MESSAGE`] (a
+    /// message of the largest size whose email is shorter than
+    /// [`REDACTED_EMAIL`]): gRPC's receivers, the filter's own frame reader
+    /// among them, refuse such a frame, and the rest of their stream with it.
     ///
     /// O(message): the root and reporter objects walked to their ends for
     /// repeated keys (a strict view), one scan to the email and one copy.
@@ -49,7 +53,9 @@ impl Redactor {
         if json.strict(&duplicates).view(email).is_none() {
             return false;
         }
-        if !json.set_into(email, &self.email, &mut self.scratch) {
+        if !json.set_into(email, &self.email, &mut self.scratch)
+            || self.scratch.len() > DEFAULT_MAX_MESSAGE
+        {
             return false;
         }
         let Ok(head) = header(self.scratch.len()) else {
@@ -106,6 +112,30 @@ mod tests {
         let mut out = Vec::new();
         assert!(!redactor.redact_into(b"[1,2]", &mut out));
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_message_redacted_up_to_the_limit_is_redacted_and_one_past_it_is_not() {
+        let mut issue = Issue::generate(&mut Gen::new(3, 7));
+        issue.reporter.email = "a@b".to_owned();
+        let grows = REDACTED_EMAIL.len() - issue.reporter.email.len();
+        // Padded with whitespace before its closing brace to `len` bytes.
+        let padded = |len: usize| {
+            let mut message = issue.to_json();
+            assert_eq!(message.pop(), Some(b'}'));
+            message.resize(len - 1, b' ');
+            message.push(b'}');
+            message
+        };
+        let mut redactor = Redactor::default();
+        let mut out = Vec::new();
+        let fits = padded(DEFAULT_MAX_MESSAGE - grows);
+        assert!(redactor.redact_into(&fits, &mut out));
+        assert_eq!(out.len(), 5 + DEFAULT_MAX_MESSAGE);
+        assert!(verify(&fits, &out[5..]));
+        out.clear();
+        assert!(!redactor.redact_into(&padded(DEFAULT_MAX_MESSAGE - grows + 1), &mut out));
+        assert!(out.is_empty(), "nothing appended");
     }
 
     #[test]

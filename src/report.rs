@@ -187,7 +187,7 @@ pub fn kind_table(tally: &Tally) -> String {
     if tally.unredactable > 0 {
         let _ = writeln!(
             out,
-            "  not redactable{:>10}{:>10}   (kept by the policy, dropped: no reporter's email to redact, or its `reporter` or `email` key given twice; counted in their kinds too)",
+            "  not redactable{:>10}{:>10}   (kept by the policy, dropped: no reporter's email to redact, its `reporter` or `email` key given twice, or redacted past the 4 MiB message limit; counted in their kinds too)",
             tally.unredactable, 0
         );
     }
