@@ -228,9 +228,23 @@ async fn an_error_status_in_the_headers_cancels_the_upstream_call_while_the_clie
         first: None,
     };
     let (got, outcome, tally) = call_still_sending(answer, None).await;
-    assert_eq!(got.status.as_ref().map(|s| s.as_bytes()), Some(&b"5"[..]), "{got:?}");
+    assert_eq!(
+        got.status.as_ref().map(|s| s.as_bytes()),
+        Some(&b"5"[..]),
+        "{got:?}"
+    );
+    assert_eq!(
+        got.message.as_ref().map(|m| m.as_bytes()),
+        Some(&b"gone"[..]),
+        "{got:?}"
+    );
     assert!(got.body.is_empty(), "{got:?}");
-    assert_eq!(tally.calls_ended(CallEnd::UpstreamError), 1, "{:?}", tally.calls);
+    assert_eq!(
+        tally.calls_ended(CallEnd::UpstreamError),
+        1,
+        "{:?}",
+        tally.calls
+    );
     assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
     assert_cancelled_upstream("error status in the headers", &outcome, &tally);
 }
@@ -251,15 +265,24 @@ async fn a_bad_flag_ends_the_call_and_cancels_the_upstream_call_while_the_client
         first: Some(chunk.freeze()),
     };
     let (got, outcome, tally) = call_still_sending(answer, None).await;
-    assert_eq!(got.status.as_ref().map(|s| s.as_bytes()), Some(&b"13"[..]), "{got:?}");
-    assert_eq!(got.body, pool.frame(kept), "the kept message before the bad one");
+    assert_eq!(
+        got.status.as_ref().map(|s| s.as_bytes()),
+        Some(&b"13"[..]),
+        "{got:?}"
+    );
+    assert_eq!(
+        got.body,
+        pool.frame(kept),
+        "the kept message before the bad one"
+    );
     assert_eq!(tally.calls_ended(CallEnd::BadFlag), 1, "{:?}", tally.calls);
     assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
     assert_cancelled_upstream("bad flag", &outcome, &tally);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_deadline_that_passes_mid_stream_cancels_the_upstream_call_while_the_client_still_sends() {
+async fn a_deadline_that_passes_mid_stream_cancels_the_upstream_call_while_the_client_still_sends()
+{
     // The README's table: "nothing before the grpc-timeout passes |
     // DEADLINE_EXCEEDED (4) at the deadline; the upstream call is
     // cancelled". Here the upstream sent a kept message, then nothing.
@@ -271,9 +294,18 @@ async fn a_deadline_that_passes_mid_stream_cancels_the_upstream_call_while_the_c
         first: Some(pool.frame(kept)),
     };
     let (got, outcome, tally) = call_still_sending(answer, Some("300m")).await;
-    assert_eq!(got.status.as_ref().map(|s| s.as_bytes()), Some(&b"4"[..]), "{got:?}");
+    assert_eq!(
+        got.status.as_ref().map(|s| s.as_bytes()),
+        Some(&b"4"[..]),
+        "{got:?}"
+    );
     assert_eq!(got.body, pool.frame(kept), "the kept message");
-    assert_eq!(tally.calls_ended(CallEnd::DeadlineExceeded), 1, "{:?}", tally.calls);
+    assert_eq!(
+        tally.calls_ended(CallEnd::DeadlineExceeded),
+        1,
+        "{:?}",
+        tally.calls
+    );
     assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
     assert_cancelled_upstream("deadline mid-stream", &outcome, &tally);
 }
@@ -289,8 +321,17 @@ async fn a_non_grpc_error_page_cancels_the_upstream_call_while_the_client_still_
         first: Some(Bytes::from_static(b"<html>busy</html>")),
     };
     let (got, outcome, tally) = call_still_sending(answer, None).await;
-    assert_eq!(got.status.as_ref().map(|s| s.as_bytes()), Some(&b"14"[..]), "{got:?}");
-    assert_eq!(tally.calls_ended(CallEnd::UpstreamError), 1, "{:?}", tally.calls);
+    assert_eq!(
+        got.status.as_ref().map(|s| s.as_bytes()),
+        Some(&b"14"[..]),
+        "{got:?}"
+    );
+    assert_eq!(
+        tally.calls_ended(CallEnd::UpstreamError),
+        1,
+        "{:?}",
+        tally.calls
+    );
     assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
     assert_cancelled_upstream("503 text/html with a body", &outcome, &tally);
 }
@@ -311,9 +352,18 @@ async fn status_0_then_a_body_cancels_the_upstream_call_while_the_client_still_s
         first: Some(pool.frame(kept)),
     };
     let (got, outcome, tally) = call_still_sending(answer, None).await;
-    assert_eq!(got.status.as_ref().map(|s| s.as_bytes()), Some(&b"13"[..]), "{got:?}");
+    assert_eq!(
+        got.status.as_ref().map(|s| s.as_bytes()),
+        Some(&b"13"[..]),
+        "{got:?}"
+    );
     assert!(got.body.is_empty(), "{got:?}");
-    assert_eq!(tally.calls_ended(CallEnd::StatusThenBody), 1, "{:?}", tally.calls);
+    assert_eq!(
+        tally.calls_ended(CallEnd::StatusThenBody),
+        1,
+        "{:?}",
+        tally.calls
+    );
     assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
     assert_cancelled_upstream("status 0 then a body", &outcome, &tally);
 }
