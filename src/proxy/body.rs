@@ -42,6 +42,7 @@ use http::HeaderMap;
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 use tokio::time::Sleep;
+use tokio_util::sync::DropGuard;
 
 use super::split::{ChunkSplitter, Cut};
 use super::status::{status_of, status_trailers, upstream_end, Code};
@@ -330,6 +331,10 @@ pub struct JudgedBody {
     /// Where a keepalive runs: the upstream connection's link, to say why
     /// it broke under the call.
     lost_to: Option<(Arc<Link>, Arc<Target>)>,
+    /// Dropped, it cancels the request still going upstream (see
+    /// `ToUpstream`): when the body ends before the upstream's response
+    /// did, or is dropped.
+    cancel_upstream: Option<DropGuard>,
     state: State,
 }
 
@@ -340,6 +345,7 @@ impl JudgedBody {
         judging: Judging,
         deadline: Option<(tokio::time::Instant, Duration)>,
         lost_to: Option<(Arc<Link>, Arc<Target>)>,
+        cancel_upstream: Option<DropGuard>,
     ) -> JudgedBody {
         let inflate = encoding.as_deref().and_then(Inflate::of);
         let split = ChunkSplitter::with_max_message(judging.max_message)
@@ -363,6 +369,7 @@ impl JudgedBody {
             deadline,
             timeout,
             lost_to,
+            cancel_upstream,
             state: State::Streaming,
         }
     }
@@ -474,6 +481,15 @@ impl JudgedBody {
     /// the upstream (which resets its stream if it had not ended) and adds
     /// this call's tally, its end counted, to the proxy's.
     fn end(&mut self, how: CallEnd, trailers: Option<HeaderMap>) {
+        // The upstream's own end (trailers, END_STREAM, a reset) leaves its
+        // request as it is; an end of the proxy's own, before the
+        // upstream's, cancels the upstream call.
+        if self.upstream.as_ref().is_some_and(Body::is_end_stream) {
+            if let Some(guard) = self.cancel_upstream.take() {
+                guard.disarm();
+            }
+        }
+        self.cancel_upstream = None;
         self.upstream = None;
         self.deadline = None;
         self.run = None;
@@ -763,7 +779,14 @@ mod tests {
         };
         let timeout = Duration::from_millis(50);
         let at = tokio::time::Instant::now() + timeout;
-        let mut body = JudgedBody::new(incoming().await, None, judging, Some((at, timeout)), None);
+        let mut body = JudgedBody::new(
+            incoming().await,
+            None,
+            judging,
+            Some((at, timeout)),
+            None,
+            None,
+        );
         // Why the connection broke never comes.
         body.state = State::Lost(Box::pin(std::future::pending()));
         let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())

@@ -133,7 +133,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, DropGuard, WaitForCancellationFutureOwned};
 
 pub use self::body::{Gauges, ProxyBody, Stats};
 use self::body::{JudgedBody, Judging};
@@ -502,6 +502,7 @@ impl Proxy {
             judging: &self.judging,
             end: None,
             handed_over: false,
+            cancel_upstream: None,
         };
         let grpc = is_grpc(request.headers());
         let deadline = request
@@ -511,6 +512,15 @@ impl Proxy {
             .and_then(|value| parse_timeout(value.as_bytes()))
             .map(|timeout| (tokio::time::Instant::now() + timeout, timeout));
         let (mut parts, body) = request.into_parts();
+        // Cancelled when the proxy drops the upstream's response before its
+        // end (it ended the call itself): the request stops, and the
+        // upstream stream is reset, even while the client still sends.
+        let cancel = CancellationToken::new();
+        let body = ToUpstream {
+            body,
+            cancelled: Box::pin(cancel.clone().cancelled_owned()),
+        };
+        count.cancel_upstream = Some(cancel.drop_guard());
         parts.uri = match self.upstream_uri(parts.uri.authority(), parts.uri.path_and_query()) {
             Ok(uri) => uri,
             // Not seen in practice: the parts come from a URI hyper parsed.
@@ -635,6 +645,8 @@ impl Proxy {
                 false if parts.status.is_success() => CallEnd::UpstreamOk,
                 false => CallEnd::UpstreamError,
             });
+            // The request goes on as the client sends it.
+            count.upstream_ends();
             return Ok(Response::from_parts(parts, ProxyBody::Through(body)));
         }
         if let Some(status) = parts.headers.get(GRPC_STATUS) {
@@ -657,7 +669,14 @@ impl Proxy {
             .reduce(|first, next| format!("{first}, {next}"))
             .filter(|encoding| encoding != "identity");
         let lost_to = link.map(|link| (link, self.upstream.clone()));
-        let body = JudgedBody::new(body, encoding, self.judging.clone(), deadline, lost_to);
+        let body = JudgedBody::new(
+            body,
+            encoding,
+            self.judging.clone(),
+            deadline,
+            lost_to,
+            count.cancel_upstream.take(),
+        );
         // The judged body counts the call when it ends.
         count.handed_over = true;
         Ok(Response::from_parts(
@@ -727,6 +746,8 @@ impl Proxy {
         };
         match ended_empty {
             Ok(true) => {
+                // The upstream's own end: the request goes on as it came.
+                count.upstream_ends();
                 count.ended(CallEnd::UpstreamOk);
                 Ok(Response::from_parts(parts, ProxyBody::Empty))
             }
@@ -894,6 +915,48 @@ where
 /// A call being forwarded (boxed: its type is named in the service).
 type ForwardFuture =
     std::pin::Pin<Box<dyn Future<Output = Result<Response<ProxyBody>, hyper::Error>> + Send>>;
+
+/// A call's request body on its way upstream: the client's own, until the
+/// proxy ends the call itself (its guard dropped) while the client still
+/// sends. hyper's client sends the request from a task of its own that
+/// keeps the upstream stream open after the response was dropped; this
+/// body then fails with CANCEL, so that task resets the upstream stream
+/// (RST_STREAM CANCEL) instead of forwarding the rest of the request to a
+/// call that ended.
+pub(crate) struct ToUpstream {
+    body: Incoming,
+    cancelled: std::pin::Pin<Box<WaitForCancellationFutureOwned>>,
+}
+
+impl http_body::Body for ToUpstream {
+    type Data = Bytes;
+    /// The client's own error (its reset, whose reason goes upstream), or
+    /// CANCEL.
+    type Error = Box<dyn StdError + Send + Sync>;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let this = self.get_mut();
+        if this.cancelled.as_mut().poll(cx).is_ready() {
+            return std::task::Poll::Ready(Some(Err(Box::new(h2::Error::from(
+                h2::Reason::CANCEL,
+            )))));
+        }
+        std::pin::Pin::new(&mut this.body)
+            .poll_frame(cx)
+            .map_err(Into::into)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
 
 /// Why a call got no response from the upstream.
 enum Failed {
@@ -1067,7 +1130,7 @@ async fn handshake(target: &Target) -> Result<Upstream, io::Error> {
 /// An open upstream connection: where to send calls, and how it ended.
 #[derive(Clone)]
 struct Upstream {
-    sender: SendRequest<Incoming>,
+    sender: SendRequest<ToUpstream>,
     link: Arc<Link>,
 }
 
@@ -1160,9 +1223,22 @@ struct CallCount<'a> {
     end: Option<CallEnd>,
     /// Whether a judged body counts the call when it ends.
     handed_over: bool,
+    /// Dropped with the call (or handed to its judged body), it cancels
+    /// the request going upstream, which resets the upstream stream where
+    /// the client still sends (see [`ToUpstream`]); disarmed where the
+    /// client gets the upstream's own response, to its end.
+    cancel_upstream: Option<DropGuard>,
 }
 
 impl CallCount<'_> {
+    /// The client gets the upstream's own response, to its end: the request
+    /// goes on as the client sends it.
+    fn upstream_ends(&mut self) {
+        if let Some(guard) = self.cancel_upstream.take() {
+            guard.disarm();
+        }
+    }
+
     /// The call ended as `end`.
     fn ended(&mut self, end: CallEnd) {
         self.end = Some(end);
