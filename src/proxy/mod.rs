@@ -844,6 +844,21 @@ impl Target {
                 ));
             }
         }
+        if authority.host().is_empty() {
+            return Err("expected http://HOST:PORT, with a host".into());
+        }
+        // The http crate reads a port that is not one (`:99999`, `:1a`, an
+        // empty `:`) as no port at all: refused here, never taken for 80.
+        let host_port = authority
+            .as_str()
+            .rsplit_once('@')
+            .map_or(authority.as_str(), |(_, host_port)| host_port);
+        if host_port.len() > authority.host().len() && authority.port_u16().is_none() {
+            return Err(format!(
+                "`{host_port}` has no valid port (a number up to 65535 after the `:`); give \
+                 http://HOST:PORT"
+            ));
+        }
         let addr = format!(
             "{}:{}",
             authority.host(),
