@@ -45,3 +45,35 @@ fn an_upstream_port_that_is_not_a_port_is_a_usage_error_not_port_80() {
         assert!(parse(line).is_ok(), "{upstream}");
     }
 }
+
+/// `downstream --http2` toward a peer that is not gRPC: a TCP server that
+/// closes each connection at once (or the TCP `upstream` role, which sends
+/// bare frames) ends with "downstream: the call ended with Unknown:
+/// transport error" (from the binary) or "... Cancelled: operation was
+/// canceled" (here), which says neither where nor what went wrong, where
+/// a refused connection names the URI and the cause (`cli.rs`).
+#[tokio::test]
+async fn downstream_http2_to_a_peer_that_closes_at_once_says_what_was_wrong() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let uri = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            drop(stream);
+        }
+    });
+    let shutdown = triage::shutdown::Shutdown::manual();
+    let err = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        triage::roles::http2::downstream(&uri, 1, &shutdown),
+    )
+    .await
+    .expect("no hang")
+    .expect_err(&uri);
+    assert_eq!(err.code, triage::exit::EXIT_FAILURE);
+    let text = err.to_string();
+    assert!(text.contains(&uri), "names the URI: {text}");
+    assert!(
+        !text.trim_end().ends_with("transport error"),
+        "says more than `transport error`: {text}"
+    );
+}
