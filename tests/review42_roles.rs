@@ -48,10 +48,9 @@ fn an_upstream_port_that_is_not_a_port_is_a_usage_error_not_port_80() {
 
 /// `downstream --http2` toward a peer that is not gRPC: a TCP server that
 /// closes each connection at once (or the TCP `upstream` role, which sends
-/// bare frames) ends with "downstream: the call ended with Unknown:
-/// transport error" (from the binary) or "... Cancelled: operation was
-/// canceled" (here), which says neither where nor what went wrong, where
-/// a refused connection names the URI and the cause (`cli.rs`).
+/// bare frames). The error names the URI and what went wrong (the status's
+/// cause, not only "transport error"), as a refused connection's does
+/// (`cli.rs`).
 #[tokio::test]
 async fn downstream_http2_to_a_peer_that_closes_at_once_says_what_was_wrong() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -124,9 +124,9 @@ pub async fn downstream(uri: &str, count: u64, shutdown: &Shutdown) -> Result<()
     )?;
     if !received.is_ok() {
         return Err(RunError::failed(format!(
-            "downstream: the call ended with {:?}: {}",
+            "downstream: the call to {uri} ended with {:?}: {}",
             received.status.code(),
-            received.status.message()
+            status_text(&received.status)
         )));
     }
     if check.decoded != frames || check.kept != frames {
@@ -186,4 +186,20 @@ pub async fn proxy(
     // The signal's exit code, whether or not the tally is written.
     let _ = report_out("proxy", format_args!("{text}"));
     Err(stopped(shutdown, "proxy"))
+}
+
+/// A status's message and, after it, each error in its source chain that
+/// says more (a transport error's cause: a connection closed, a protocol
+/// error), so that a failed call says why. O(chain).
+fn status_text(status: &tonic::Status) -> String {
+    let mut text = status.message().to_owned();
+    let mut source = std::error::Error::source(status);
+    while let Some(err) = source {
+        let more = err.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = err.source();
+    }
+    text
 }
