@@ -11,6 +11,7 @@ use bytes::Bytes;
 use futures_core::Stream;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::server::{Grpc, NamedService, ServerStreamingService};
 use tonic::transport::server::TcpIncoming;
@@ -118,6 +119,7 @@ pub struct Upstream {
     ending: Ending,
     initial_metadata: Vec<(String, String)>,
     log: Arc<CallLog>,
+    stop: Option<CancellationToken>,
 }
 
 impl Upstream {
@@ -128,7 +130,18 @@ impl Upstream {
             ending: Ending::Ok,
             initial_metadata: Vec::new(),
             log: Arc::new(CallLog::default()),
+            stop: None,
         }
+    }
+
+    /// The same upstream, ending every call's stream at the next message
+    /// once `stop` is cancelled (a server shutting down), with UNAVAILABLE
+    /// and how many of the issues asked for it sent, so that a graceful
+    /// stop does not wait for a call that asked for more issues than it
+    /// will ever send. One atomic load a message.
+    pub fn stopping_with(mut self, stop: CancellationToken) -> Upstream {
+        self.stop = Some(stop);
+        self
     }
 
     /// The same upstream, ending every call as `ending` says.
@@ -202,6 +215,8 @@ impl ServerStreamingService<SubscribeRequest> for Subscribe {
             end: start.saturating_add(count),
             ending: Some(upstream.ending.clone()),
             log: upstream.log.clone(),
+            stop: upstream.stop.clone(),
+            start,
             done: false,
         });
         *response.metadata_mut() = metadata(&upstream.initial_metadata);
@@ -216,6 +231,10 @@ struct PoolStream {
     end: u64,
     ending: Option<Ending>,
     log: Arc<CallLog>,
+    /// Once cancelled, the stream ends at its next message.
+    stop: Option<CancellationToken>,
+    /// The first issue's number, to say how many were sent.
+    start: u64,
     done: bool,
 }
 
@@ -224,6 +243,20 @@ impl Stream for PoolStream {
 
     fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if !this.done
+            && this
+                .stop
+                .as_ref()
+                .is_some_and(CancellationToken::is_cancelled)
+        {
+            this.finish();
+            let message = format!(
+                "upstream: stopping; the stream ends after {} of the {} issues asked for",
+                this.next - this.start,
+                this.end - this.start
+            );
+            return Poll::Ready(Some(Err(Status::unavailable(message))));
+        }
         if this.next < this.end {
             let message = this.pool.message(this.next);
             this.next += 1;

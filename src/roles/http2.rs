@@ -10,7 +10,7 @@ use crate::exit::RunError;
 use crate::grpc::{self, Upstream};
 use crate::judge::Judge;
 use crate::policy::Policy;
-use crate::proxy::{self, Proxy};
+use crate::proxy::{self, Proxy, DRAIN_TIMEOUT};
 use crate::report;
 use crate::shutdown::Shutdown;
 
@@ -81,13 +81,26 @@ pub async fn upstream(listen: &str, shutdown: &Shutdown) -> Result<(), RunError>
          distinct issues\n",
         pool.distinct()
     ));
-    grpc::serve_upstream(
+    // On a signal every call's stream ends at its next message; one that
+    // is not polled (its client stopped reading) is cut at the drain
+    // timeout, as the proxy cuts its calls.
+    let token = shutdown.token().clone();
+    let serving = grpc::serve_upstream(
         listener,
-        Upstream::new(pool),
-        shutdown.token().clone().cancelled_owned(),
-    )
-    .await
-    .map_err(|err| RunError::failed(format!("upstream: {err}")))?;
+        Upstream::new(pool).stopping_with(token.clone()),
+        token.clone().cancelled_owned(),
+    );
+    let drained = async {
+        token.cancelled().await;
+        tokio::time::sleep(DRAIN_TIMEOUT).await;
+    };
+    tokio::select! {
+        served = serving => served.map_err(|err| RunError::failed(format!("upstream: {err}")))?,
+        () = drained => progress(format_args!(
+            "upstream: calls still open {} s after the signal were cut\n",
+            DRAIN_TIMEOUT.as_secs()
+        )),
+    }
     Err(stopped(shutdown, "upstream"))
 }
 
