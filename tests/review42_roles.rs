@@ -22,6 +22,8 @@ fn an_upstream_port_that_is_not_a_port_is_a_usage_error_not_port_80() {
         "http://127.0.0.1:1a",
         "http://127.0.0.1:",
         "http://:80",
+        "http://user:pw@127.0.0.1:50052",
+        "http://user@127.0.0.1:50052",
     ] {
         let line = ["proxy", "--listen", "127.0.0.1:0", "--upstream", upstream];
         let err = parse(line).expect_err(upstream);

@@ -847,12 +847,15 @@ impl Target {
         if authority.host().is_empty() {
             return Err("expected http://HOST:PORT, with a host".into());
         }
+        // Credentials have no place in HTTP/2's `:authority` (RFC 9113,
+        // 8.3.1), which the proxy sends for a client that gives none, nor in
+        // the lines that name the upstream.
+        if authority.as_str().contains('@') {
+            return Err("credentials (`user@`) are not supported: give http://HOST:PORT".into());
+        }
         // The http crate reads a port that is not one (`:99999`, `:1a`, an
         // empty `:`) as no port at all: refused here, never taken for 80.
-        let host_port = authority
-            .as_str()
-            .rsplit_once('@')
-            .map_or(authority.as_str(), |(_, host_port)| host_port);
+        let host_port = authority.as_str();
         if host_port.len() > authority.host().len() && authority.port_u16().is_none() {
             return Err(format!(
                 "`{host_port}` has no valid port (a number up to 65535 after the `:`); give \
