@@ -2,6 +2,9 @@
 //! tonic will not send, a raw hyper upstream) on 127.0.0.1, started and
 //! stopped inside each test.
 
+#[path = "support/proxy_checks.rs"]
+mod proxy_checks;
+
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -29,6 +32,8 @@ use triage::policy::Policy;
 use triage::pool::Pool;
 use triage::proxy::{CallEnd, Proxy, Tally};
 
+use proxy_checks::{assert_calls, ThenSilent};
+
 const SECOND: Duration = Duration::from_secs(1);
 
 fn pool() -> Arc<Pool> {
@@ -53,13 +58,6 @@ async fn listener() -> (TcpListener, SocketAddr) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     (listener, addr)
-}
-
-/// Asserts that `tally` counted `n` calls, each of them as `end`.
-#[track_caller]
-fn assert_calls(tally: &Tally, end: CallEnd, n: u64) {
-    assert_eq!(tally.calls_ended(end), n, "{end:?}: {:?}", tally.calls);
-    assert_eq!(tally.calls_total(), n, "{:?}", tally.calls);
 }
 
 /// A proxy on 127.0.0.1 in front of `upstream`, until `stop`.
@@ -1227,24 +1225,6 @@ async fn the_tonic_decode_proxy_keeps_the_same_issues() {
     stop.cancel();
     up.await.unwrap().unwrap();
     proxy.await.unwrap().unwrap();
-}
-
-/// A response body: one chunk, then nothing, ever.
-struct ThenSilent(Option<Bytes>);
-
-impl Body for ThenSilent {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut().0.take() {
-            Some(chunk) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
-            None => Poll::Pending,
-        }
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,6 +7,9 @@
 //! the frames a test wrote. The counting allocator sees the whole process:
 //! the tests of this binary run one at a time.
 
+#[path = "support/proxy_checks.rs"]
+mod proxy_checks;
+
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::io::Write as _;
@@ -32,6 +35,8 @@ use triage::judge::Judge;
 use triage::model::Issue;
 use triage::policy::Policy;
 use triage::proxy::{CallEnd, Proxy, Tally};
+
+use proxy_checks::assert_calls;
 
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
@@ -290,13 +295,6 @@ fn encoding(name: &str) -> (&'static str, String) {
     ("x-encoding", name.to_owned())
 }
 
-/// Asserts that `tally` counted one call, ended as `end`.
-#[track_caller]
-fn assert_one_call(tally: &Tally, end: CallEnd) {
-    assert_eq!(tally.calls_ended(end), 1, "{end:?}: {:?}", tally.calls);
-    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
-}
-
 // ---- Bombs and memory ----
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -414,7 +412,7 @@ async fn grpc_web_in_every_form_is_refused_whatever_the_call_asked_for() {
             assert!(message.contains("grpc-web"), "{case}: {message}");
             let tally = running.stop().await;
             assert_eq!(tally.messages, 0, "{case}: nothing judged");
-            assert_one_call(&tally, CallEnd::GrpcWeb);
+            assert_calls(&tally, CallEnd::GrpcWeb, 1);
         }
     }
 }
@@ -441,7 +439,7 @@ async fn a_tonic_client_reads_the_grpc_web_refusal_as_unimplemented() {
     assert!(received.status.message().contains("grpc-web"));
     assert!(received.messages.is_empty());
     let tally = running.stop().await;
-    assert_one_call(&tally, CallEnd::GrpcWeb);
+    assert_calls(&tally, CallEnd::GrpcWeb, 1);
 }
 
 // ---- Encodings the proxy does not read, streams that are not one ----
@@ -489,7 +487,7 @@ async fn ends_at(
     assert_eq!(tally.messages, 10, "{case}");
     assert_eq!(tally.bytes_in, good.len() as u64, "{case}");
     assert_eq!(tally.bytes_out, good.len() as u64, "{case}");
-    assert_one_call(&tally, end);
+    assert_calls(&tally, end, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -631,7 +629,7 @@ async fn bombs_in_a_row_each_cost_at_most_the_limit() {
     let tally = running.stop().await;
     assert_eq!(tally.messages, 20);
     assert_eq!(tally.kept(), 20);
-    assert_one_call(&tally, CallEnd::Compressed);
+    assert_calls(&tally, CallEnd::Compressed, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,6 +6,9 @@
 //! the request ends, saying how each request ended (the client ended it,
 //! or the stream was reset); tonic and hand-made hyper clients.
 
+#[path = "support/proxy_checks.rs"]
+mod proxy_checks;
+
 #[path = "support/running_proxy.rs"]
 mod running_proxy;
 
@@ -34,6 +37,8 @@ use triage::pool::Pool;
 
 use running_proxy::Running;
 use triage::proxy::{CallEnd, Tally};
+
+use proxy_checks::{assert_calls, ThenSilent};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -338,13 +343,7 @@ async fn a_gzip_frame_that_does_not_inflate_after_a_kept_one_in_the_last_data_fr
     assert_eq!(trailers["grpc-status"], "13", "{trailers:?}");
     let message = trailers["grpc-message"].to_str().unwrap();
     assert!(message.contains("does not inflate"), "{message}");
-    assert_eq!(
-        tally.calls_ended(CallEnd::Compressed),
-        1,
-        "{:?}",
-        tally.calls
-    );
-    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    assert_calls(&tally, CallEnd::Compressed, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -385,30 +384,7 @@ async fn an_error_status_in_headers_with_a_content_length_reaches_the_client_as_
         "{:?}",
         received.status
     );
-    assert_eq!(
-        tally.calls_ended(CallEnd::UpstreamError),
-        1,
-        "{:?}",
-        tally.calls
-    );
-    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
-}
-
-/// A body: `first`, then nothing, never ending.
-struct Hang(Option<Bytes>);
-
-impl Body for Hang {
-    type Data = Bytes;
-    type Error = Infallible;
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut().0.take() {
-            Some(b) => Poll::Ready(Some(Ok(Frame::data(b)))),
-            None => Poll::Pending,
-        }
-    }
+    assert_calls(&tally, CallEnd::UpstreamError, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -447,7 +423,9 @@ async fn a_call_after_the_upstreams_graceful_goaway_is_forwarded_not_failed() {
                             let long = request.headers().contains_key("x-long");
                             let body: http_body_util::combinators::BoxBody<Bytes, Infallible> =
                                 if long {
-                                    http_body_util::combinators::BoxBody::new(Hang(Some(frame)))
+                                    http_body_util::combinators::BoxBody::new(ThenSilent(Some(
+                                        frame,
+                                    )))
                                 } else {
                                     http_body_util::combinators::BoxBody::new(Scripted {
                                         chunks: vec![frame].into(),
@@ -600,7 +578,7 @@ async fn answering_upstream(
                                 .map_err(|e| format!("{e:?}"));
                             let _ = ended.send(outcome);
                         });
-                        let mut response = Response::new(Hang(answer.first));
+                        let mut response = Response::new(ThenSilent(answer.first));
                         *response.status_mut() = answer.status;
                         for (name, value) in &answer.headers {
                             response
@@ -725,13 +703,7 @@ async fn an_error_status_in_the_headers_cancels_the_upstream_call_while_the_clie
         "{got:?}"
     );
     assert!(got.body.is_empty(), "{got:?}");
-    assert_eq!(
-        tally.calls_ended(CallEnd::UpstreamError),
-        1,
-        "{:?}",
-        tally.calls
-    );
-    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    assert_calls(&tally, CallEnd::UpstreamError, 1);
     assert_cancelled_upstream("error status in the headers", &outcome, &tally);
 }
 
@@ -786,13 +758,7 @@ async fn a_deadline_that_passes_mid_stream_cancels_the_upstream_call_while_the_c
         "{got:?}"
     );
     assert_eq!(got.body, pool.frame(kept), "the kept message");
-    assert_eq!(
-        tally.calls_ended(CallEnd::DeadlineExceeded),
-        1,
-        "{:?}",
-        tally.calls
-    );
-    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    assert_calls(&tally, CallEnd::DeadlineExceeded, 1);
     assert_cancelled_upstream("deadline mid-stream", &outcome, &tally);
 }
 
@@ -812,13 +778,7 @@ async fn a_non_grpc_error_page_cancels_the_upstream_call_while_the_client_still_
         Some(&b"14"[..]),
         "{got:?}"
     );
-    assert_eq!(
-        tally.calls_ended(CallEnd::UpstreamError),
-        1,
-        "{:?}",
-        tally.calls
-    );
-    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    assert_calls(&tally, CallEnd::UpstreamError, 1);
     assert_cancelled_upstream("503 text/html with a body", &outcome, &tally);
 }
 
@@ -844,12 +804,6 @@ async fn status_0_then_a_body_cancels_the_upstream_call_while_the_client_still_s
         "{got:?}"
     );
     assert!(got.body.is_empty(), "{got:?}");
-    assert_eq!(
-        tally.calls_ended(CallEnd::StatusThenBody),
-        1,
-        "{:?}",
-        tally.calls
-    );
-    assert_eq!(tally.calls_total(), 1, "{:?}", tally.calls);
+    assert_calls(&tally, CallEnd::StatusThenBody, 1);
     assert_cancelled_upstream("status 0 then a body", &outcome, &tally);
 }
