@@ -103,8 +103,9 @@
 //! - **Limits:** h2c only (no TLS, no HTTP/1.1: a client that sends it
 //!   gets `505 HTTP Version Not Supported` and a line that says so), one
 //!   upstream with no path prefix ([`parse_upstream`] refuses one), no
-//!   retries (but of a call the upstream never received), no load balancing; `grpc-timeout` is forwarded unchanged (the
-//!   proxy adds no time of its own worth counting).
+//!   retries (but of a call the upstream never received), no load
+//!   balancing; `grpc-timeout` is forwarded unchanged (the proxy adds no
+//!   time of its own worth counting).
 
 pub mod body;
 mod run;
