@@ -32,7 +32,7 @@ use triage::policy::Policy;
 use triage::pool::Pool;
 use triage::proxy::{CallEnd, Proxy, Tally};
 
-use proxy_checks::{assert_calls, ThenSilent};
+use proxy_checks::{assert_calls, compressed_frame, ThenSilent};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -997,31 +997,6 @@ async fn a_compressed_frame_under_an_encoding_the_proxy_cannot_read_is_never_for
     let tally = running.stop().await;
     assert_calls(&tally, CallEnd::Compressed, 1);
     stop.cancel();
-}
-
-/// `message` compressed as `encoding` (`gzip` or `deflate`), framed with
-/// flag 1.
-fn compressed_frame(encoding: &str, message: &[u8]) -> Bytes {
-    use std::io::Write as _;
-    let compressed = match encoding {
-        "gzip" => {
-            let mut encoder =
-                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-            encoder.write_all(message).unwrap();
-            encoder.finish().unwrap()
-        }
-        _ => {
-            let mut encoder =
-                flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
-            encoder.write_all(message).unwrap();
-            encoder.finish().unwrap()
-        }
-    };
-    let mut frame = BytesMut::with_capacity(5 + compressed.len());
-    frame.extend_from_slice(&[1]);
-    frame.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
-    frame.extend_from_slice(&compressed);
-    frame.freeze()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -38,7 +38,7 @@ use triage::pool::Pool;
 use running_proxy::Running;
 use triage::proxy::{CallEnd, Tally};
 
-use proxy_checks::{assert_calls, ThenSilent};
+use proxy_checks::{assert_calls, compressed_frame, ThenSilent};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -174,19 +174,6 @@ async fn raw_call(addr: SocketAddr) -> (http::response::Parts, Bytes, Option<Hea
     response
 }
 
-/// `message` gzip-compressed, framed with flag 1.
-fn gzip_frame(message: &[u8]) -> Bytes {
-    use std::io::Write as _;
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    encoder.write_all(message).unwrap();
-    let compressed = encoder.finish().unwrap();
-    let mut frame = BytesMut::new();
-    frame.extend_from_slice(&[1]);
-    frame.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
-    frame.extend_from_slice(&compressed);
-    frame.freeze()
-}
-
 // ---- The tests ----
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -312,8 +299,8 @@ async fn a_gzip_frame_that_does_not_inflate_after_a_kept_one_in_the_last_data_fr
     // `compressed frame`.
     let pool = pool();
     let kept = (0..256).find(|&i| keeps(&pool.message(i))).unwrap();
-    let good = gzip_frame(&pool.message(kept));
-    let whole = gzip_frame(b"{}");
+    let good = compressed_frame("gzip", &pool.message(kept));
+    let whole = compressed_frame("gzip", b"{}");
     let mut cut = BytesMut::from(&whole[..whole.len() - 3]);
     cut[1..5].copy_from_slice(&((whole.len() - 8) as u32).to_be_bytes());
     let mut chunk = BytesMut::from(&good[..]);

@@ -1,5 +1,6 @@
-//! What the proxy's tests check again and again: the calls a tally counted,
-//! and an upstream response body that sends one chunk and then nothing.
+//! What the proxy's tests use again and again: the calls a tally counted,
+//! an upstream response body that sends one chunk and then nothing, and a
+//! compressed frame.
 
 // Each test file that includes it uses what it needs.
 #![allow(dead_code)]
@@ -8,7 +9,7 @@ use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use http_body::{Body, Frame};
 use triage::proxy::{CallEnd, Tally};
 
@@ -35,4 +36,29 @@ impl Body for ThenSilent {
             None => Poll::Pending,
         }
     }
+}
+
+/// `message` compressed as `encoding` (`gzip` or `deflate`), framed with
+/// flag 1.
+pub fn compressed_frame(encoding: &str, message: &[u8]) -> Bytes {
+    use std::io::Write as _;
+    let compressed = match encoding {
+        "gzip" => {
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            encoder.write_all(message).unwrap();
+            encoder.finish().unwrap()
+        }
+        _ => {
+            let mut encoder =
+                flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+            encoder.write_all(message).unwrap();
+            encoder.finish().unwrap()
+        }
+    };
+    let mut frame = BytesMut::with_capacity(5 + compressed.len());
+    frame.extend_from_slice(&[1]);
+    frame.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
+    frame.extend_from_slice(&compressed);
+    frame.freeze()
 }
