@@ -5,7 +5,6 @@
 #[path = "support/proxy_checks.rs"]
 mod proxy_checks;
 
-use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -32,7 +31,7 @@ use triage::policy::Policy;
 use triage::pool::Pool;
 use triage::proxy::{CallEnd, Proxy, Tally};
 
-use proxy_checks::{assert_calls, compressed_frame, ThenSilent};
+use proxy_checks::{assert_calls, compressed_frame, ok_trailers, End, Scripted, ThenSilent};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -562,45 +561,6 @@ async fn a_slow_client_holds_the_upstream_back_and_the_proxy_holds_little() {
 
 // ---- A raw upstream, for what tonic will not send ----
 
-/// A response body: chunks as given, then trailers or a reset.
-struct Scripted {
-    chunks: VecDeque<Bytes>,
-    end: End,
-}
-
-#[derive(Clone)]
-enum End {
-    Trailers(HeaderMap),
-    Reset(h2::Reason),
-    Nothing,
-}
-
-impl Body for Scripted {
-    type Data = Bytes;
-    type Error = h2::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, h2::Error>>> {
-        let this = self.get_mut();
-        if let Some(chunk) = this.chunks.pop_front() {
-            return Poll::Ready(Some(Ok(Frame::data(chunk))));
-        }
-        match std::mem::replace(&mut this.end, End::Nothing) {
-            End::Trailers(trailers) => Poll::Ready(Some(Ok(Frame::trailers(trailers)))),
-            End::Reset(reason) => Poll::Ready(Some(Err(h2::Error::from(reason)))),
-            End::Nothing => Poll::Ready(None),
-        }
-    }
-
-    /// True for no chunks and no trailers: hyper then ends the stream with
-    /// the response's HEADERS (a trailers-only response, in gRPC).
-    fn is_end_stream(&self) -> bool {
-        self.chunks.is_empty() && matches!(self.end, End::Nothing)
-    }
-}
-
 /// What the raw upstream answers to every call.
 #[derive(Clone)]
 struct Script {
@@ -609,12 +569,6 @@ struct Script {
     chunk: usize,
     end: End,
     delay: Duration,
-}
-
-fn ok_trailers() -> HeaderMap {
-    let mut trailers = HeaderMap::new();
-    trailers.insert("grpc-status", HeaderValue::from_static("0"));
-    trailers
 }
 
 /// Serves `script` over h2c on 127.0.0.1 until `stop`.

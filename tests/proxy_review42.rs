@@ -12,7 +12,6 @@ mod proxy_checks;
 #[path = "support/running_proxy.rs"]
 mod running_proxy;
 
-use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -38,7 +37,7 @@ use triage::pool::Pool;
 use running_proxy::Running;
 use triage::proxy::{CallEnd, Tally};
 
-use proxy_checks::{assert_calls, compressed_frame, ThenSilent};
+use proxy_checks::{assert_calls, compressed_frame, ok_trailers, End, Scripted, ThenSilent};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -65,32 +64,6 @@ struct Script {
     trailers: Option<HeaderMap>,
 }
 
-struct Scripted {
-    chunks: VecDeque<Bytes>,
-    trailers: Option<HeaderMap>,
-}
-
-impl Body for Scripted {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        let this = self.get_mut();
-        if let Some(chunk) = this.chunks.pop_front() {
-            return Poll::Ready(Some(Ok(Frame::data(chunk))));
-        }
-        Poll::Ready(this.trailers.take().map(|t| Ok(Frame::trailers(t))))
-    }
-
-    /// hyper asks after each DATA frame: true puts END_STREAM on it.
-    fn is_end_stream(&self) -> bool {
-        self.chunks.is_empty() && self.trailers.is_none()
-    }
-}
-
 /// Serves `script` over h2c on 127.0.0.1 until `stop`.
 async fn upstream(script: Script, stop: CancellationToken) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -109,7 +82,7 @@ async fn upstream(script: Script, stop: CancellationToken) -> SocketAddr {
                         let _ = request.into_body().collect().await;
                         let mut response = Response::new(Scripted {
                             chunks: script.chunks.into(),
-                            trailers: script.trailers,
+                            end: End::trailers_or_nothing(script.trailers),
                         });
                         *response.status_mut() = script.status;
                         for (name, value) in &script.headers {
@@ -127,12 +100,6 @@ async fn upstream(script: Script, stop: CancellationToken) -> SocketAddr {
         }
     });
     addr
-}
-
-fn ok_trailers() -> HeaderMap {
-    let mut trailers = HeaderMap::new();
-    trailers.insert("grpc-status", HeaderValue::from_static("0"));
-    trailers
 }
 
 /// A tonic `Subscribe` call to `addr`, as the demo's subscriber makes it.
@@ -408,16 +375,17 @@ async fn a_call_after_the_upstreams_graceful_goaway_is_forwarded_not_failed() {
                         let frame = frame.clone();
                         async move {
                             let long = request.headers().contains_key("x-long");
-                            let body: http_body_util::combinators::BoxBody<Bytes, Infallible> =
+                            let body: http_body_util::combinators::BoxBody<Bytes, h2::Error> =
                                 if long {
-                                    http_body_util::combinators::BoxBody::new(ThenSilent(Some(
-                                        frame,
-                                    )))
+                                    ThenSilent(Some(frame))
+                                        .map_err(|never| match never {})
+                                        .boxed()
                                 } else {
-                                    http_body_util::combinators::BoxBody::new(Scripted {
+                                    Scripted {
                                         chunks: vec![frame].into(),
-                                        trailers: Some(ok_trailers()),
-                                    })
+                                        end: End::Trailers(ok_trailers()),
+                                    }
+                                    .boxed()
                                 };
                             let mut response = Response::new(body);
                             response.headers_mut().insert(

@@ -1,15 +1,17 @@
 //! What the proxy's tests use again and again: the calls a tally counted,
-//! an upstream response body that sends one chunk and then nothing, and a
-//! compressed frame.
+//! upstream response bodies (scripted chunks and an end; one chunk and then
+//! nothing), OK trailers, and a compressed frame.
 
 // Each test file that includes it uses what it needs.
 #![allow(dead_code)]
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, HeaderValue};
 use http_body::{Body, Frame};
 use triage::proxy::{CallEnd, Tally};
 
@@ -36,6 +38,62 @@ impl Body for ThenSilent {
             None => Poll::Pending,
         }
     }
+}
+
+/// A response body: chunks as given, each one DATA frame, then trailers, a
+/// reset or nothing.
+pub struct Scripted {
+    pub chunks: VecDeque<Bytes>,
+    pub end: End,
+}
+
+/// How a [`Scripted`] body ends.
+#[derive(Clone)]
+pub enum End {
+    Trailers(HeaderMap),
+    Reset(h2::Reason),
+    Nothing,
+}
+
+impl End {
+    /// `trailers`, or nothing.
+    pub fn trailers_or_nothing(trailers: Option<HeaderMap>) -> End {
+        trailers.map_or(End::Nothing, End::Trailers)
+    }
+}
+
+impl Body for Scripted {
+    type Data = Bytes;
+    type Error = h2::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, h2::Error>>> {
+        let this = self.get_mut();
+        if let Some(chunk) = this.chunks.pop_front() {
+            return Poll::Ready(Some(Ok(Frame::data(chunk))));
+        }
+        match std::mem::replace(&mut this.end, End::Nothing) {
+            End::Trailers(trailers) => Poll::Ready(Some(Ok(Frame::trailers(trailers)))),
+            End::Reset(reason) => Poll::Ready(Some(Err(h2::Error::from(reason)))),
+            End::Nothing => Poll::Ready(None),
+        }
+    }
+
+    /// True once no chunk and no trailers are left: hyper then puts
+    /// END_STREAM on the last DATA frame, or on the response's HEADERS where
+    /// there is none (a trailers-only response, in gRPC).
+    fn is_end_stream(&self) -> bool {
+        self.chunks.is_empty() && matches!(self.end, End::Nothing)
+    }
+}
+
+/// Trailers with `grpc-status: 0`.
+pub fn ok_trailers() -> HeaderMap {
+    let mut trailers = HeaderMap::new();
+    trailers.insert("grpc-status", HeaderValue::from_static("0"));
+    trailers
 }
 
 /// `message` compressed as `encoding` (`gzip` or `deflate`), framed with
