@@ -280,27 +280,46 @@ pub struct KeepaliveArgs {
     /// toward them give 5m or more, or loosen their keepalive enforcement.
     #[arg(long, value_name = "TIME", default_value = "off", value_parser = parse_timeout)]
     keepalive: Timeout,
-    /// With --keepalive: how long to wait for a PING's ack before taking
-    /// the peer for dead.
-    #[arg(long, value_name = "TIME", default_value = "20s", value_parser = parse_duration, requires = "keepalive")]
-    keepalive_timeout: Duration,
+    /// With --keepalive TIME (not `off`): how long to wait for a PING's
+    /// ack before taking the peer for dead. Default: 20s.
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, requires = "keepalive")]
+    keepalive_timeout: Option<Duration>,
 }
+
+/// How long the proxy waits for a keepalive PING's ack when
+/// `--keepalive-timeout` is not given.
+pub const DEFAULT_KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(20);
 
 impl KeepaliveArgs {
     /// The interval and the timeout, or `None` when keepalive is off.
     pub fn get(self) -> Option<(Duration, Duration)> {
-        self.keepalive
-            .0
-            .map(|interval| (interval, self.keepalive_timeout))
+        self.keepalive.0.map(|interval| {
+            let timeout = self.keepalive_timeout.unwrap_or(DEFAULT_KEEPALIVE_TIMEOUT);
+            (interval, timeout)
+        })
+    }
+
+    /// Refuses `--keepalive-timeout` with `--keepalive off`, which would
+    /// ignore it: a usage error that names both. (clap's `requires` takes
+    /// `--keepalive off` as present.)
+    fn check(&self) -> Result<(), clap::Error> {
+        match (self.keepalive, self.keepalive_timeout) {
+            (Timeout(None), Some(_)) => Err(Cli::command().error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--keepalive-timeout applies only when --keepalive is a time, not with \
+                 `--keepalive off`",
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
 impl Default for KeepaliveArgs {
-    /// Off, with the 20 s timeout it would have.
+    /// Off (its timeout, were it on, [`DEFAULT_KEEPALIVE_TIMEOUT`]).
     fn default() -> KeepaliveArgs {
         KeepaliveArgs {
             keepalive: Timeout(None),
-            keepalive_timeout: Duration::from_secs(20),
+            keepalive_timeout: None,
         }
     }
 }
@@ -372,6 +391,9 @@ where
     let cli = Cli::try_parse_from(program.chain(args.into_iter().map(Into::into)))?;
     if let Some(Command::Filter { reading, .. } | Command::Proxy { reading, .. }) = &cli.command {
         reading.check()?;
+    }
+    if let Some(Command::Proxy { keepalive, .. }) = &cli.command {
+        keepalive.check()?;
     }
     Ok(cli.command.unwrap_or(Command::Demo {
         count: cli.count,

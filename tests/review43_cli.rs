@@ -1,0 +1,55 @@
+//! The command line with bad or contradictory input: options that a
+//! combination would ignore, values the role cannot use, through
+//! `triage::args::parse` (what the example binary calls).
+
+use triage::args::{parse, Command};
+use triage::exit::EXIT_USAGE;
+
+/// The command line's words for a line of text.
+fn args(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
+/// Parses `line`, which must be a usage error (exit code 2) whose text says
+/// each of `says`; returns that text.
+fn usage_error(line: &str, says: &[&str]) -> String {
+    let err = parse(args(line)).expect_err(line);
+    assert_eq!(err.exit_code(), i32::from(EXIT_USAGE), "{line}: {err}");
+    let text = err.to_string();
+    for want in says {
+        assert!(text.contains(want), "{line}: {text}");
+    }
+    text
+}
+
+#[test]
+fn a_keepalive_timeout_with_keepalive_off_is_a_usage_error_naming_both() {
+    let base = "proxy --listen 127.0.0.1:0 --upstream http://127.0.0.1:1";
+    for options in [
+        "--keepalive off --keepalive-timeout 5s",
+        "--keepalive-timeout 5s --keepalive off",
+    ] {
+        usage_error(
+            &format!("{base} {options}"),
+            &["--keepalive-timeout", "--keepalive off"],
+        );
+    }
+    // Off with no timeout, and a timeout with a keepalive, still parse.
+    for (options, want) in [
+        ("--keepalive off", None),
+        ("--keepalive 1m", Some((60, 20))),
+        ("--keepalive 1m --keepalive-timeout 5s", Some((60, 5))),
+    ] {
+        let line = format!("{base} {options}");
+        match parse(args(&line)) {
+            Ok(Command::Proxy { keepalive, .. }) => assert_eq!(
+                keepalive
+                    .get()
+                    .map(|(interval, timeout)| (interval.as_secs(), timeout.as_secs())),
+                want,
+                "{line}"
+            ),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
