@@ -148,8 +148,9 @@ pub enum Command {
         /// Be a gRPC client over HTTP/2 (tonic), calling --connect.
         #[arg(long, requires = "connect")]
         http2: bool,
-        /// With --http2: the server (or proxy) to call, http://HOST:PORT.
-        #[arg(long, value_name = "URI", requires = "http2")]
+        /// With --http2: the server (or proxy) to call, http://HOST:PORT
+        /// (no TLS, no path), checked as the proxy checks its --upstream.
+        #[arg(long, value_name = "URI", value_parser = parse_upstream, requires = "http2")]
         connect: Option<String>,
         /// With --http2: how many issues to ask for (a bare TCP downstream
         /// reads what the filter sends).
@@ -473,7 +474,9 @@ fn parse_duration(value: &str) -> Result<Duration, String> {
 }
 
 /// The proxy's upstream, `http://HOST:PORT`, checked as the proxy checks it
-/// ([`crate::proxy::parse_upstream`]).
+/// ([`crate::proxy::parse_upstream`]); the HTTP/2 downstream's `--connect`
+/// too, which tonic would otherwise call over plain h2c whatever its scheme,
+/// on port 80 for a port that is not one, and without its path.
 fn parse_upstream(value: &str) -> Result<String, String> {
     crate::proxy::parse_upstream(value).map(|_| value.to_owned())
 }

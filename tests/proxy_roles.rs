@@ -40,7 +40,7 @@ async fn the_roles_run_alone_and_stop_on_their_signal() {
             let _ = proxy_signal.await;
         },
     ));
-    // grpc_filter subscribe --connect ...
+    // grpc_filter downstream --http2 --connect ...
     let received = grpc::subscribe(&proxy_uri, 3000).await.unwrap();
     assert!(received.is_ok(), "{:?}", received.status);
 

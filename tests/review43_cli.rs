@@ -53,3 +53,41 @@ fn a_keepalive_timeout_with_keepalive_off_is_a_usage_error_naming_both() {
         }
     }
 }
+
+#[test]
+fn a_downstream_connect_uri_it_cannot_call_is_a_usage_error_naming_the_flag() {
+    for (uri, want) in [
+        ("nope", "expected http://HOST:PORT"),
+        ("https://127.0.0.1:1", "TLS is not supported"),
+        (
+            "http://127.0.0.1:1/prefix",
+            "a path (`/prefix`) is not supported",
+        ),
+        ("http://127.0.0.1:99999", "has no valid port"),
+        (
+            "http://user@127.0.0.1:1",
+            "credentials (`user@`) are not supported",
+        ),
+    ] {
+        let line = format!("downstream --http2 --connect {uri}");
+        usage_error(
+            &line,
+            &[
+                &format!("invalid value '{uri}' for '--connect <URI>'"),
+                want,
+            ],
+        );
+    }
+    // What it can call is taken as given.
+    for uri in ["http://127.0.0.1:1", "http://localhost:50051/"] {
+        let line = format!("downstream --http2 --connect {uri} --count 5");
+        match parse(args(&line)) {
+            Ok(Command::Downstream {
+                connect: Some(got),
+                count: 5,
+                ..
+            }) => assert_eq!(got, uri),
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+}
