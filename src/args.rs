@@ -227,8 +227,9 @@ pub struct ReaderArgs {
 
 impl ReaderArgs {
     /// Refuses `--trust-input` or `--validate-kept` with a reader other than
-    /// `optics`, which would ignore them: a usage error that names both.
-    fn check(&self) -> Result<(), clap::Error> {
+    /// `optics`, which would ignore them: what a usage error says, naming
+    /// both.
+    fn check(&self) -> Result<(), String> {
         let flag = match (self.trust_input, self.validate_kept) {
             (true, _) => "--trust-input",
             (_, true) => "--validate-kept",
@@ -241,9 +242,8 @@ impl ReaderArgs {
             .reader
             .to_possible_value()
             .map_or_else(|| format!("{:?}", self.reader), |v| v.get_name().to_owned());
-        Err(Cli::command().error(
-            clap::error::ErrorKind::ArgumentConflict,
-            format!("{flag} applies to `--reader optics` only, not to `--reader {reader}`"),
+        Err(format!(
+            "{flag} applies to `--reader optics` only, not to `--reader {reader}`"
         ))
     }
 
@@ -301,15 +301,13 @@ impl KeepaliveArgs {
     }
 
     /// Refuses `--keepalive-timeout` with `--keepalive off`, which would
-    /// ignore it: a usage error that names both. (clap's `requires` takes
-    /// `--keepalive off` as present.)
-    fn check(&self) -> Result<(), clap::Error> {
+    /// ignore it: what a usage error says, naming both. (clap's `requires`
+    /// takes `--keepalive off` as present.)
+    fn check(&self) -> Result<(), String> {
         match (self.keepalive, self.keepalive_timeout) {
-            (Timeout(None), Some(_)) => Err(Cli::command().error(
-                clap::error::ErrorKind::ArgumentConflict,
-                "--keepalive-timeout applies only when --keepalive is a time, not with \
-                 `--keepalive off`",
-            )),
+            (Timeout(None), Some(_)) => Err("--keepalive-timeout applies only when --keepalive \
+                                             is a time, not with `--keepalive off`"
+                .to_owned()),
             _ => Ok(()),
         }
     }
@@ -390,17 +388,37 @@ where
 {
     let program = std::iter::once(std::ffi::OsString::from("grpc_filter"));
     let cli = Cli::try_parse_from(program.chain(args.into_iter().map(Into::into)))?;
-    if let Some(Command::Filter { reading, .. } | Command::Proxy { reading, .. }) = &cli.command {
-        reading.check()?;
-    }
-    if let Some(Command::Proxy { keepalive, .. }) = &cli.command {
-        keepalive.check()?;
+    // What clap cannot say: options that the value of another would ignore.
+    let checked = match &cli.command {
+        Some(Command::Filter { reading, .. }) => reading.check().map_err(|m| ("filter", m)),
+        Some(Command::Proxy {
+            reading, keepalive, ..
+        }) => reading
+            .check()
+            .and_then(|()| keepalive.check())
+            .map_err(|m| ("proxy", m)),
+        _ => Ok(()),
+    };
+    if let Err((subcommand, message)) = checked {
+        return Err(conflict(subcommand, message));
     }
     Ok(cli.command.unwrap_or(Command::Demo {
         count: cli.count,
         http2: cli.http2,
         rounds: cli.rounds,
     }))
+}
+
+/// A usage error of `subcommand`, as clap's own conflicts are: its message,
+/// then the subcommand's usage (not the demo's), exit code 2.
+fn conflict(subcommand: &str, message: String) -> clap::Error {
+    let kind = clap::error::ErrorKind::ArgumentConflict;
+    let mut cli = Cli::command().bin_name("grpc_filter");
+    cli.build();
+    match cli.find_subcommand_mut(subcommand) {
+        Some(sub) => sub.error(kind, message),
+        None => cli.error(kind, message),
+    }
 }
 
 /// A count of messages: digits, `_` allowed between them (`200_000`).

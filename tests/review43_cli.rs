@@ -91,3 +91,27 @@ fn a_downstream_connect_uri_it_cannot_call_is_a_usage_error_naming_the_flag() {
         }
     }
 }
+
+#[test]
+fn a_conflict_clap_cannot_see_shows_the_subcommand_s_usage() {
+    for (line, usage) in [
+        (
+            "proxy --listen a:1 --upstream http://b:2 --keepalive off --keepalive-timeout 1s",
+            "Usage: grpc_filter proxy ",
+        ),
+        (
+            "proxy --listen a:1 --upstream http://b:2 --reader decode --trust-input",
+            "Usage: grpc_filter proxy ",
+        ),
+        (
+            "filter --upstream a:1 --downstream b:2 --reader forward-all --validate-kept",
+            "Usage: grpc_filter filter ",
+        ),
+    ] {
+        let text = usage_error(line, &[usage, "--help"]);
+        assert!(
+            !text.contains("grpc_filter [OPTIONS] [N]"),
+            "{line}: {text}"
+        );
+    }
+}
