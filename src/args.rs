@@ -324,7 +324,7 @@ impl Default for KeepaliveArgs {
 }
 
 /// The filter's bounds on its waits, each a duration (`500ms`, `30s`,
-/// `2m`) or `off`.
+/// `2m`, at most 365 days) or `off`.
 #[derive(Args, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeoutArgs {
     /// How long connecting to the upstream or the downstream may take.
@@ -458,36 +458,43 @@ fn parse_judges(value: &str) -> Result<usize, String> {
     }
 }
 
+/// The longest time any of the command line's timeouts or intervals takes:
+/// 365 days. Longer ones are refused rather than taken, as hyper adds the
+/// keepalive interval to an `Instant`, which panics past its range.
+pub const MAX_TIME: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
 /// A timeout: a whole number with a unit (`ms`, `s`, `m`), or `off` for
 /// none.
 fn parse_timeout(value: &str) -> Result<Timeout, String> {
     if value == "off" {
         return Ok(Timeout(None));
     }
+    parse_time(value, "500ms, 30s or 2m (or `off`)").map(|time| Timeout(Some(time)))
+}
+
+/// A duration as [`parse_timeout`] reads it, where `off` makes no sense.
+fn parse_duration(value: &str) -> Result<Duration, String> {
+    parse_time(value, "500ms, 20s or 1m")
+}
+
+/// A whole number with a unit (`ms`, `s`, `m`), more than zero and at most
+/// [`MAX_TIME`]; the error gives `examples` of what is expected.
+fn parse_time(value: &str, examples: &str) -> Result<Duration, String> {
     let digits = value.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let unit = &value[digits.len()..];
     let amount = digits.parse::<u64>().ok().filter(|_| !digits.is_empty());
     let duration = match (amount, unit) {
         (Some(n), "ms") => Some(Duration::from_millis(n)),
         (Some(n), "s") => Some(Duration::from_secs(n)),
-        (Some(n), "m") => n.checked_mul(60).map(Duration::from_secs),
+        (Some(n), "m") => Some(n.checked_mul(60).map_or(Duration::MAX, Duration::from_secs)),
         _ => None,
     };
     match duration {
-        Some(duration) if !duration.is_zero() => Ok(Timeout(Some(duration))),
-        _ => Err(format!(
-            "expects a time such as 500ms, 30s or 2m (or `off`), got `{value}`"
+        Some(duration) if duration > MAX_TIME => Err(format!(
+            "expects a time of at most 525600m (365 days), got `{value}`"
         )),
-    }
-}
-
-/// A duration as [`parse_timeout`] reads it, where `off` makes no sense.
-fn parse_duration(value: &str) -> Result<Duration, String> {
-    match parse_timeout(value) {
-        Ok(Timeout(Some(duration))) => Ok(duration),
-        _ => Err(format!(
-            "expects a time such as 500ms, 20s or 1m, got `{value}`"
-        )),
+        Some(duration) if !duration.is_zero() => Ok(duration),
+        _ => Err(format!("expects a time such as {examples}, got `{value}`")),
     }
 }
 

@@ -115,3 +115,50 @@ fn a_conflict_clap_cannot_see_shows_the_subcommand_s_usage() {
         );
     }
 }
+
+#[test]
+fn a_time_past_365_days_is_a_usage_error_not_a_panic_later() {
+    // hyper added such a keepalive interval to an Instant, and the proxy's
+    // connection task panicked on the first client.
+    let proxy = "proxy --listen 127.0.0.1:0 --upstream http://127.0.0.1:1";
+    let filter = "filter --upstream a:1 --downstream b:2";
+    for (line, flag) in [
+        (
+            format!("{proxy} --keepalive 18446744073709551615s"),
+            "--keepalive <TIME>",
+        ),
+        (format!("{proxy} --keepalive 525601m"), "--keepalive <TIME>"),
+        (
+            format!("{proxy} --keepalive 1m --keepalive-timeout 99999999999999999m"),
+            "--keepalive-timeout <TIME>",
+        ),
+        (
+            format!("{filter} --idle-timeout 31536000001ms"),
+            "--idle-timeout <TIME>",
+        ),
+        (
+            format!("{filter} --connect-timeout 31536001s"),
+            "--connect-timeout <TIME>",
+        ),
+        (
+            "upstream --listen a:1 --write-timeout 9999999999m".to_owned(),
+            "--write-timeout <TIME>",
+        ),
+    ] {
+        usage_error(
+            &line,
+            &[flag, "expects a time of at most 525600m (365 days)"],
+        );
+    }
+    // 365 days itself is taken.
+    let line = format!("{proxy} --keepalive 525600m --keepalive-timeout 31536000s");
+    match parse(args(&line)) {
+        Ok(Command::Proxy { keepalive, .. }) => {
+            let (interval, timeout) = keepalive.get().unwrap();
+            assert_eq!(interval, std::time::Duration::from_secs(365 * 86_400));
+            assert_eq!(timeout, std::time::Duration::from_secs(365 * 86_400));
+        }
+        other => panic!("{line}: {other:?}"),
+    }
+    assert!(parse(args(&format!("{filter} --write-timeout 525600m"))).is_ok());
+}
