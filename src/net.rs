@@ -188,7 +188,7 @@ pub async fn receive_one(
     };
     let received = receive(stream, verify, stop)
         .await
-        .map_err(NetError::Downstream)?;
+        .map_err(|err| NetError::Downstream { peer, err })?;
     Ok((peer, received))
 }
 
@@ -340,8 +340,13 @@ pub enum NetError {
     /// The filter stopped early; the error holds its tally so far (boxed:
     /// a tally is a hundred-odd bytes).
     Filter(Box<FilterError>),
-    /// The downstream could not read or split what it received.
-    Downstream(FrameError),
+    /// The downstream could not read or split what it received from `peer`.
+    Downstream {
+        /// The connection's peer (the filter).
+        peer: SocketAddr,
+        /// What went wrong, with the frame and its byte offset.
+        err: FrameError,
+    },
     /// A role's task panicked (a bug).
     Panicked(&'static str),
     /// What the downstream should have received could not be worked out:
@@ -367,7 +372,9 @@ impl fmt::Display for NetError {
         match self {
             NetError::Io { context, err } => write!(f, "{context}: {err}"),
             NetError::Filter(err) => write!(f, "filter: {err}"),
-            NetError::Downstream(err) => write!(f, "downstream: {err}"),
+            NetError::Downstream { peer, err } => {
+                write!(f, "downstream: reading from {peer}: {err}")
+            }
             NetError::Panicked(role) => write!(f, "the {role} task panicked"),
             NetError::Check(why) => write!(f, "downstream check: {why}"),
             NetError::Stopped(tally) => write!(
@@ -387,7 +394,7 @@ impl Error for NetError {
         match self {
             NetError::Io { err, .. } => err.source(),
             NetError::Filter(err) => err.source(),
-            NetError::Downstream(err) => err.source(),
+            NetError::Downstream { err, .. } => err.source(),
             NetError::Panicked(_) | NetError::Check(_) | NetError::Stopped(_) => None,
         }
     }

@@ -162,3 +162,47 @@ fn a_time_past_365_days_is_a_usage_error_not_a_panic_later() {
     }
     assert!(parse(args(&format!("{filter} --write-timeout 525600m"))).is_ok());
 }
+
+#[tokio::test]
+async fn the_tcp_downstream_names_the_peer_whose_frames_it_cannot_read() {
+    use tokio::io::AsyncWriteExt;
+    use triage::downstream::Verify;
+    use triage::net::{receive_one, NetError};
+
+    let stop = tokio_util::sync::CancellationToken::new();
+    // A good frame, then a flag that is neither 0 nor 1; and a frame cut short.
+    let mut good = Vec::new();
+    triage::roles::generate(1, &mut good).unwrap();
+    let bad_flag = [&good[..], b"\x07\x00\x00\x00\x02{}"].concat();
+    let cut = good[..good.len() - 3].to_vec();
+    for (sent, says) in [
+        (
+            bad_flag,
+            format!(
+                "frame flag 0x07 is neither 0 nor 1 (frame 1 at byte {})",
+                good.len()
+            ),
+        ),
+        (cut, "stream ended inside a frame".to_owned()),
+    ] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let peer = tokio::spawn(async move {
+            let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let local = stream.local_addr().unwrap();
+            stream.write_all(&sent).await.unwrap();
+            stream.shutdown().await.unwrap();
+            local
+        });
+        let verify = Verify::Decode(triage::policy::Policy::default());
+        let err = receive_one(&listener, &verify, &stop).await.unwrap_err();
+        let local = peer.await.unwrap();
+        assert!(matches!(err, NetError::Downstream { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("downstream: reading from {local}: ")),
+            "{text}"
+        );
+        assert!(text.contains(&says), "{text}");
+    }
+}
