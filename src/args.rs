@@ -185,7 +185,7 @@ pub enum Command {
         #[arg(value_name = "N", value_parser = parse_count)]
         count: u64,
         /// The file, or `-` for stdout.
-        #[arg(value_name = "FILE")]
+        #[arg(value_name = "FILE", value_parser = clap::builder::NonEmptyStringValueParser::new())]
         file: String,
     },
     /// Reads gRPC frames from FILE (or stdin for `-`) and judges every message
@@ -196,7 +196,7 @@ pub enum Command {
     /// saying which frame and where.
     Judge {
         /// The file, or `-` for stdin.
-        #[arg(value_name = "FILE")]
+        #[arg(value_name = "FILE", value_parser = clap::builder::NonEmptyStringValueParser::new())]
         file: String,
     },
 }

@@ -206,3 +206,16 @@ async fn the_tcp_downstream_names_the_peer_whose_frames_it_cannot_read() {
         assert!(text.contains(&says), "{text}");
     }
 }
+
+#[test]
+fn an_empty_file_name_is_a_usage_error_naming_file() {
+    for line in [vec!["generate", "3", ""], vec!["judge", ""]] {
+        let err = parse(line.clone()).expect_err(&line.join(" "));
+        assert_eq!(err.exit_code(), i32::from(EXIT_USAGE), "{line:?}: {err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("a value is required for '<FILE>' but none was supplied"),
+            "{line:?}: {text}"
+        );
+    }
+}
