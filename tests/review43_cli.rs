@@ -219,3 +219,37 @@ fn an_empty_file_name_is_a_usage_error_naming_file() {
         );
     }
 }
+
+/// The example binary, beside this test's own executable (built by
+/// `cargo build --examples`).
+fn grpc_filter() -> std::path::PathBuf {
+    let deps = std::env::current_exe().unwrap();
+    let debug = deps.parent().unwrap().parent().unwrap();
+    let exe = debug.join("examples").join("grpc_filter");
+    assert!(
+        exe.exists(),
+        "{} is built by cargo build --examples",
+        exe.display()
+    );
+    exe
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn generate_to_a_stdout_it_cannot_write_names_stdout() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = std::process::Command::new(grpc_filter())
+        .args(["generate", "10", "-"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("generate: writing stdout: No space left on device"),
+        "{stderr}"
+    );
+}

@@ -40,9 +40,11 @@ pub fn generate(count: u64, out: &mut impl Write) -> io::Result<u64> {
 ///
 /// # Errors
 ///
-/// A [`RunError`] naming the file when it cannot be created or written.
+/// A [`RunError`] naming the file (`stdout` for `-`) when it cannot be
+/// created or written.
 pub fn generate_file(count: u64, file: &str) -> Result<(), RunError> {
-    let fail = |err: io::Error| RunError::failed(format!("generate: writing {file}: {err}"));
+    let name = if file == "-" { "stdout" } else { file };
+    let fail = |err: io::Error| RunError::failed(format!("generate: writing {name}: {err}"));
     if file == "-" {
         let stdout = io::stdout();
         let mut out = BufWriter::new(stdout.lock());
