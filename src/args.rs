@@ -105,10 +105,10 @@ pub enum Command {
     /// tally so far.
     Filter {
         /// The upstream to connect to: HOST:PORT.
-        #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
+        #[arg(long, value_name = "ADDR", value_parser = parse_peer_addr)]
         upstream: String,
         /// The downstream to connect to: HOST:PORT.
-        #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
+        #[arg(long, value_name = "ADDR", value_parser = parse_peer_addr)]
         downstream: String,
         /// How messages are judged.
         #[command(flatten)]
@@ -518,6 +518,22 @@ fn parse_addr(value: &str) -> Result<String, String> {
             "expects an address HOST:PORT, e.g. 127.0.0.1:7000, got `{value}`"
         ))
     }
+}
+
+/// An address to connect to, `HOST:PORT`: as [`parse_addr`], with a port
+/// other than 0, which nothing listens on.
+fn parse_peer_addr(value: &str) -> Result<String, String> {
+    let addr = parse_addr(value)?;
+    if addr
+        .rsplit_once(':')
+        .is_some_and(|(_, port)| port.parse() == Ok(0u16))
+    {
+        return Err(format!(
+            "expects an address to connect to, HOST:PORT with a port from 1 to 65535, got \
+             `{value}`"
+        ));
+    }
+    Ok(addr)
 }
 
 #[cfg(test)]

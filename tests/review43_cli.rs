@@ -253,3 +253,36 @@ fn generate_to_a_stdout_it_cannot_write_names_stdout() {
         "{stderr}"
     );
 }
+
+#[test]
+fn port_0_to_connect_to_is_a_usage_error() {
+    for (line, says) in [
+        (
+            "filter --upstream 127.0.0.1:0 --downstream 127.0.0.1:2",
+            "invalid value '127.0.0.1:0' for '--upstream <ADDR>': expects an address to connect \
+             to, HOST:PORT with a port from 1 to 65535",
+        ),
+        (
+            "filter --upstream 127.0.0.1:1 --downstream localhost:00",
+            "invalid value 'localhost:00' for '--downstream <ADDR>'",
+        ),
+        (
+            "proxy --listen 127.0.0.1:0 --upstream http://127.0.0.1:0",
+            "invalid value 'http://127.0.0.1:0' for '--upstream <URI>': `127.0.0.1:0` has port 0",
+        ),
+        (
+            "downstream --http2 --connect http://localhost:0/",
+            "invalid value 'http://localhost:0/' for '--connect <URI>': `localhost:0` has port 0",
+        ),
+    ] {
+        usage_error(line, &[says]);
+    }
+    // Port 0 to listen on still means any free port.
+    for line in [
+        "upstream --listen 127.0.0.1:0",
+        "downstream --listen 127.0.0.1:0",
+        "proxy --listen 127.0.0.1:0 --upstream http://127.0.0.1:1",
+    ] {
+        assert!(parse(args(line)).is_ok(), "{line}");
+    }
+}

@@ -800,10 +800,10 @@ impl Proxy {
 }
 
 /// Parses `upstream` and checks that the proxy can forward to it:
-/// `http://HOST[:PORT]` (h2c; the port defaults to 80), with no path but
-/// `/`, since calls go to the client's own path. The command line's
-/// `--upstream` runs this, so a bad value is a usage error that names the
-/// flag. O(length of `upstream`); connects to nothing.
+/// `http://HOST[:PORT]` (h2c; the port defaults to 80, and 0 is refused),
+/// with no path but `/`, since calls go to the client's own path. The
+/// command line's `--upstream` runs this, so a bad value is a usage error
+/// that names the flag. O(length of `upstream`); connects to nothing.
 ///
 /// # Errors
 ///
@@ -860,6 +860,12 @@ impl Target {
         if host_port.len() > authority.host().len() && authority.port_u16().is_none() {
             return Err(format!(
                 "`{host_port}` has no valid port (a number up to 65535 after the `:`); give \
+                 http://HOST:PORT"
+            ));
+        }
+        if authority.port_u16() == Some(0) {
+            return Err(format!(
+                "`{host_port}` has port 0, which nothing can be reached on; give \
                  http://HOST:PORT"
             ));
         }
