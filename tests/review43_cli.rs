@@ -286,3 +286,52 @@ fn port_0_to_connect_to_is_a_usage_error() {
         assert!(parse(args(line)).is_ok(), "{line}");
     }
 }
+
+/// Serves `frames` once on a listener of its own and takes whatever comes
+/// on another, both on 127.0.0.1: an upstream and a downstream for one run
+/// of the filter. Returns their addresses.
+async fn one_stream_peers(frames: Vec<u8>) -> (std::net::SocketAddr, std::net::SocketAddr) {
+    use tokio::io::AsyncWriteExt;
+    let up = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let down = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addrs = (up.local_addr().unwrap(), down.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut stream, _) = up.accept().await.unwrap();
+        stream.write_all(&frames).await.unwrap();
+        stream.shutdown().await.unwrap();
+    });
+    tokio::spawn(async move {
+        let (mut stream, _) = down.accept().await.unwrap();
+        tokio::io::copy(&mut stream, &mut tokio::io::sink())
+            .await
+            .unwrap();
+    });
+    addrs
+}
+
+#[tokio::test]
+async fn the_filter_s_tally_says_it_redacted() {
+    let mut frames = Vec::new();
+    triage::roles::generate(50, &mut frames).unwrap();
+    for (redact, heading) in [
+        (
+            true,
+            "filter (optics, redacting reporters' emails): 50 messages",
+        ),
+        (false, "filter (optics): 50 messages"),
+    ] {
+        let (up, down) = one_stream_peers(frames.clone()).await;
+        let mut command = std::process::Command::new(grpc_filter());
+        command.args(["filter", "--upstream", &up.to_string()]);
+        command.args(["--downstream", &down.to_string()]);
+        if redact {
+            command.arg("--redact");
+        }
+        let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.starts_with(heading), "{stdout}");
+    }
+}

@@ -182,7 +182,8 @@ fn report_served(done: Result<Result<net::Sent, NetError>, tokio::task::JoinErro
 
 /// The filter role: connects to the upstream and the downstream, runs
 /// `filter` between them until the upstream ends or a signal stops it
-/// gracefully, and prints the tally.
+/// gracefully, and prints the tally, headed by its reader (and whether it
+/// redacts).
 ///
 /// # Errors
 ///
@@ -194,7 +195,10 @@ pub async fn filter(
     filter: &Filter,
     shutdown: &Shutdown,
 ) -> Result<(), RunError> {
-    let name = format!("filter ({})", filter.reader());
+    let name = match filter.redacts() {
+        true => format!("filter ({}, redacting reporters' emails)", filter.reader()),
+        false => format!("filter ({})", filter.reader()),
+    };
     let start = Instant::now();
     match net::filter_between(filter, upstream, downstream, shutdown.token()).await {
         Ok(tally) if shutdown.is_stopping() => {
