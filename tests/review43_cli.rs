@@ -4,6 +4,7 @@
 
 use triage::args::{parse, Command};
 use triage::exit::EXIT_USAGE;
+use triage::judge::Judge;
 
 /// The command line's words for a line of text.
 fn args(line: &str) -> Vec<&str> {
@@ -333,5 +334,44 @@ async fn the_filter_s_tally_says_it_redacted() {
         assert_eq!(out.status.code(), Some(0), "{out:?}");
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.starts_with(heading), "{stdout}");
+    }
+}
+
+#[tokio::test]
+async fn a_proxy_whose_upstream_is_its_own_address_is_refused() {
+    let shutdown = triage::shutdown::Shutdown::manual();
+    // A port free a moment ago.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    for (listen, upstream) in [
+        (
+            format!("127.0.0.1:{port}"),
+            format!("http://127.0.0.1:{port}"),
+        ),
+        (
+            format!("127.0.0.1:{port}"),
+            format!("http://localhost:{port}"),
+        ),
+        (
+            format!("0.0.0.0:{port}"),
+            format!("http://127.0.0.1:{port}"),
+        ),
+    ] {
+        let run = triage::roles::http2::proxy(&listen, &upstream, Judge::Optics, None, &shutdown);
+        let err = tokio::time::timeout(std::time::Duration::from_secs(10), run)
+            .await
+            .expect("refused at once, not served")
+            .unwrap_err();
+        assert_eq!(err.code, EXIT_USAGE, "{listen} {upstream}: {err}");
+        assert!(
+            err.message.starts_with(&format!(
+                "proxy: --upstream {upstream} is the proxy's own --listen address"
+            )),
+            "{}",
+            err.message
+        );
     }
 }

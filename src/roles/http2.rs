@@ -2,11 +2,12 @@
 //! proxy → tonic client), the tonic upstream and downstream alone, and the
 //! proxy between any gRPC client and server.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{bind, pool_for, progress, report_out, stopped, warm_up_count, Scoreboard};
-use crate::exit::RunError;
+use crate::exit::{RunError, EXIT_USAGE};
 use crate::grpc::{self, Upstream};
 use crate::judge::Judge;
 use crate::policy::Policy;
@@ -161,7 +162,8 @@ pub async fn downstream(uri: &str, count: u64, shutdown: &Shutdown) -> Result<()
 /// # Errors
 ///
 /// A [`RunError`] for a bad upstream address, a port it cannot listen on,
-/// a failed server, or after a signal (its exit code).
+/// an upstream that is the proxy's own address (exit code 2), a failed
+/// server, or after a signal (its exit code).
 pub async fn proxy(
     listen: &str,
     upstream: &str,
@@ -178,6 +180,16 @@ pub async fn proxy(
     let addr = listener
         .local_addr()
         .map_err(|err| RunError::failed(format!("proxy: reading the bound address: {err}")))?;
+    if forwards_to(upstream, addr).await {
+        return Err(RunError {
+            code: EXIT_USAGE,
+            message: format!(
+                "proxy: --upstream {upstream} is the proxy's own --listen address ({addr}): \
+                 every call would be forwarded back to the proxy, over a new connection each \
+                 time"
+            ),
+        });
+    }
     let pings = match keepalive {
         Some((interval, timeout)) => format!(
             "; keepalive: a PING after {} ms quiet, {} ms for its ack",
@@ -199,6 +211,37 @@ pub async fn proxy(
     // The signal's exit code, whether or not the tally is written.
     let _ = report_out("proxy", format_args!("{text}"));
     Err(stopped(shutdown, "proxy"))
+}
+
+/// Whether `upstream` (`http://HOST:PORT`) resolves to the socket the proxy
+/// listens on, `local`: the same address, or, when the proxy listens on
+/// every address, a loopback or unspecified one with its port. A name that
+/// does not resolve now is not taken for it (the proxy says so per call).
+async fn forwards_to(upstream: &str, local: SocketAddr) -> bool {
+    let Some(authority) = proxy::parse_upstream(upstream)
+        .ok()
+        .and_then(|uri| uri.authority().cloned())
+    else {
+        return false;
+    };
+    let port = authority.port_u16().unwrap_or(80);
+    if port != local.port() {
+        return false;
+    }
+    let Ok(mut addrs) =
+        tokio::net::lookup_host((authority.host().trim_matches(['[', ']']), port)).await
+    else {
+        return false;
+    };
+    addrs.any(|addr| match (local.ip(), addr.ip()) {
+        (own, ip) if own == ip => true,
+        // An IPv6 socket on `::` takes IPv4 connections too (Linux's default).
+        (IpAddr::V4(own), IpAddr::V4(ip)) => {
+            own.is_unspecified() && (ip.is_loopback() || ip.is_unspecified())
+        }
+        (IpAddr::V6(own), ip) => own.is_unspecified() && (ip.is_loopback() || ip.is_unspecified()),
+        (IpAddr::V4(_), IpAddr::V6(_)) => false,
+    })
 }
 
 /// A status's message and, after it, each error in its source chain that
