@@ -213,10 +213,15 @@ pub async fn proxy(
     Err(stopped(shutdown, "proxy"))
 }
 
+/// How long the proxy's start waits to resolve its upstream's name for
+/// [`forwards_to`]: past it, the name is not taken for the proxy's own.
+const LOOP_CHECK_LOOKUP: Duration = Duration::from_secs(2);
+
 /// Whether `upstream` (`http://HOST:PORT`) resolves to the socket the proxy
 /// listens on, `local`: the same address, or, when the proxy listens on
 /// every address, a loopback or unspecified one with its port. A name that
-/// does not resolve now is not taken for it (the proxy says so per call).
+/// does not resolve now, or within [`LOOP_CHECK_LOOKUP`], is not taken for
+/// it (the proxy says so per call).
 async fn forwards_to(upstream: &str, local: SocketAddr) -> bool {
     let Some(authority) = proxy::parse_upstream(upstream)
         .ok()
@@ -228,9 +233,9 @@ async fn forwards_to(upstream: &str, local: SocketAddr) -> bool {
     if port != local.port() {
         return false;
     }
-    let Ok(mut addrs) =
-        tokio::net::lookup_host((authority.host().trim_matches(['[', ']']), port)).await
-    else {
+    // A resolver that does not answer soon must not hold the proxy's start.
+    let lookup = tokio::net::lookup_host((authority.host().trim_matches(['[', ']']), port));
+    let Ok(Ok(mut addrs)) = tokio::time::timeout(LOOP_CHECK_LOOKUP, lookup).await else {
         return false;
     };
     addrs.any(|addr| match (local.ip(), addr.ip()) {
