@@ -1,7 +1,9 @@
 //! The readers the filter can judge a message with, behind one signature, and
-//! both readers side by side over a whole stream ([`judge_bytes`]).
+//! both readers side by side over a whole stream ([`judge_stream`],
+//! [`judge_bytes`]).
 
 use std::fmt;
+use std::io::{self, Read};
 use std::time::Instant;
 
 use bytes::BytesMut;
@@ -12,7 +14,7 @@ use serde_json::error::Category;
 use tokio_util::codec::Decoder;
 
 use crate::checked;
-use crate::frames::{FrameDecoder, FrameError};
+use crate::frames::{FrameDecoder, FrameError, READ_SIZE};
 use crate::model::Issue;
 use crate::policy::{Flaw, Policy, Verdict};
 use crate::tally::Tally;
@@ -268,7 +270,9 @@ pub struct Judged {
 }
 
 /// Splits `wire` into frames and judges each message with both readers
-/// against `policy`. Costs one optics read and one full decode per message.
+/// against `policy`: [`judge_stream`] over bytes already in memory. Costs
+/// one optics read and one full decode per message, and a copy of the
+/// bytes, a read at a time, into the decoder's buffer.
 ///
 /// ```
 /// use bytes::BytesMut;
@@ -282,16 +286,42 @@ pub struct Judged {
 /// assert_eq!(judged.optics.messages, 1);
 /// assert!(judged.disagreements.is_empty() && judged.error.is_none());
 /// ```
-pub fn judge_bytes(mut wire: BytesMut, policy: &Policy) -> Judged {
+pub fn judge_bytes(wire: BytesMut, policy: &Policy) -> Judged {
+    judge_stream(&wire[..], policy)
+}
+
+/// Reads frames from `input` as they come, [`READ_SIZE`] bytes a read, and
+/// judges each message with both readers against `policy`, as
+/// [`judge_bytes`] does. Memory stays under one frame (at most
+/// [`DEFAULT_MAX_MESSAGE`](crate::frames::DEFAULT_MAX_MESSAGE) and its header) and a read,
+/// however long the stream; the disagreements are kept, one small record
+/// each. A read that fails ends the stream with the error, after the
+/// frames before it were judged ([`FrameError::Io`] between frames,
+/// [`FrameError::ReadFailed`] inside one).
+pub fn judge_stream(mut input: impl Read, policy: &Policy) -> Judged {
     let mut decoder = FrameDecoder::new();
     let mut judged = Judged::default();
+    let mut wire = BytesMut::new();
+    let mut ended = false;
     loop {
         // Where the next frame starts, before the decoder hands it out.
         let index = decoder.frames_decoded();
         let offset = decoder.bytes_consumed();
-        let frame = match decoder.decode_eof(&mut wire) {
+        let next = if ended {
+            decoder.decode_eof(&mut wire)
+        } else {
+            decoder.decode(&mut wire)
+        };
+        let frame = match next {
             Ok(Some(frame)) => frame,
-            Ok(None) => break,
+            Ok(None) if ended => break,
+            Ok(None) => {
+                if let Err(err) = read_some(&mut input, &decoder, &mut wire, &mut ended) {
+                    judged.error = Some(decoder.read_failed(&wire, err));
+                    break;
+                }
+                continue;
+            }
             Err(err) => {
                 judged.error = Some(err);
                 break;
@@ -320,4 +350,27 @@ pub fn judge_bytes(mut wire: BytesMut, policy: &Policy) -> Judged {
         }
     }
     judged
+}
+
+/// One read of up to [`READ_SIZE`] bytes from `input` onto the end of
+/// `wire`, room made as `decoder` asks; sets `ended` at the input's end.
+/// A read interrupted by a signal is made again.
+fn read_some(
+    input: &mut impl Read,
+    decoder: &FrameDecoder,
+    wire: &mut BytesMut,
+    ended: &mut bool,
+) -> io::Result<()> {
+    decoder.make_room(wire, READ_SIZE);
+    let held = wire.len();
+    wire.resize(held + READ_SIZE, 0);
+    let read = loop {
+        match input.read(&mut wire[held..]) {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            other => break other,
+        }
+    };
+    wire.truncate(held + *read.as_ref().unwrap_or(&0));
+    *ended = matches!(read, Ok(0));
+    read.map(|_| ())
 }

@@ -2,14 +2,14 @@
 //! `judge FILE` judges a file of frames with both readers.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 
 use bytes::BytesMut;
 
 use crate::exit::{RunError, EXIT_FAILURE};
 use crate::frames::encode;
 use crate::generate::{Gen, Generate};
-use crate::judge::{judge_bytes, Judged};
+use crate::judge::{judge_stream, Judged};
 use crate::model::Issue;
 use crate::policy::Policy;
 use crate::pool::{MESSAGE_SIZE, SEED};
@@ -61,25 +61,24 @@ pub fn generate_file(count: u64, file: &str) -> Result<(), RunError> {
     }
 }
 
-/// `judge FILE`: reads FILE (or stdin for `-`) whole, judges it with
-/// [`judge_bytes`] and writes both tables and the disagreements to `out`.
+/// `judge FILE`: reads FILE (or stdin for `-`) as it comes, judges it with
+/// [`judge_stream`] (memory for one frame and a read, however long the
+/// input) and writes both tables and the disagreements to `out`.
 ///
 /// # Errors
 ///
-/// A [`RunError`] ([`EXIT_FAILURE`]) when the file cannot be read, the
-/// stream has a framing error, or the readers disagree on any message; the
-/// message says which frame, and where.
+/// A [`RunError`] ([`EXIT_FAILURE`]) when the file cannot be opened or
+/// read, the stream has a framing error, or the readers disagree on any
+/// message; the message says which frame, and where.
 pub fn judge_file(file: &str, out: &mut impl Write) -> Result<Judged, RunError> {
-    let mut bytes = Vec::new();
-    let read = if file == "-" {
-        io::stdin().lock().read_to_end(&mut bytes)
-    } else {
-        File::open(file).and_then(|mut f| f.read_to_end(&mut bytes))
-    };
     let name = if file == "-" { "stdin" } else { file };
-    read.map_err(|err| RunError::failed(format!("judge: reading {name}: {err}")))?;
-
-    let judged = judge_bytes(BytesMut::from(&bytes[..]), &Policy::default());
+    let judged = if file == "-" {
+        judge_stream(io::stdin().lock(), &Policy::default())
+    } else {
+        let input = File::open(file)
+            .map_err(|err| RunError::failed(format!("judge: reading {name}: {err}")))?;
+        judge_stream(input, &Policy::default())
+    };
     out.write_all(report::judged(name, &judged).as_bytes())
         .map_err(|err| RunError::failed(format!("judge: writing the report: {err}")))?;
 
