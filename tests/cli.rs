@@ -635,3 +635,17 @@ fn an_option_a_role_would_not_use_is_a_usage_error() {
         assert!(parse(args(line)).is_ok(), "{line}");
     }
 }
+
+#[test]
+fn judge_names_a_directory_before_any_report() {
+    let dir = std::env::temp_dir();
+    let name = dir.to_str().unwrap();
+    let mut out = Vec::new();
+    let err = judge_file(name, &mut out).unwrap_err();
+    assert_eq!(err.code, EXIT_FAILURE);
+    assert_eq!(
+        err.message,
+        format!("judge: reading {name}: a directory, not a file of frames")
+    );
+    assert!(out.is_empty(), "{}", String::from_utf8_lossy(&out));
+}

@@ -77,6 +77,13 @@ pub fn judge_file(file: &str, out: &mut impl Write) -> Result<Judged, RunError> 
     } else {
         let input = File::open(file)
             .map_err(|err| RunError::failed(format!("judge: reading {name}: {err}")))?;
+        // Opened, a directory fails only at its first read, which would
+        // come after an empty report.
+        if input.metadata().is_ok_and(|meta| meta.is_dir()) {
+            return Err(RunError::failed(format!(
+                "judge: reading {name}: a directory, not a file of frames"
+            )));
+        }
         judge_stream(input, &Policy::default())
     };
     out.write_all(report::judged(name, &judged).as_bytes())
