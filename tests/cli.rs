@@ -649,3 +649,21 @@ fn judge_names_a_directory_before_any_report() {
     );
     assert!(out.is_empty(), "{}", String::from_utf8_lossy(&out));
 }
+
+#[test]
+fn judge_counts_the_frames_before_a_framing_error_in_words() {
+    let mut one = Vec::new();
+    generate(1, &mut one).unwrap();
+    for (frames, want) in [
+        (&[][..], "; no frame came before it"),
+        (&one[..], "; the frame before it was judged"),
+    ] {
+        let mut wire = frames.to_vec();
+        // A frame whose flag byte is neither 0 nor 1.
+        wire.extend_from_slice(&[7, 0, 0, 0, 2, b'{', b'}']);
+        let file = TempFile::new("counted");
+        fs::write(&file.0, &wire).unwrap();
+        let err = judge_file(file.path(), &mut Vec::new()).unwrap_err();
+        assert!(err.message.ends_with(want), "{}", err.message);
+    }
+}

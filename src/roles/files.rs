@@ -93,8 +93,12 @@ pub fn judge_file(file: &str, out: &mut impl Write) -> Result<Judged, RunError> 
         return Err(RunError {
             code: EXIT_FAILURE,
             message: format!(
-                "judge: {name}: {err}; the {} frames before it were judged",
-                judged.optics.messages
+                "judge: {name}: {err}; {}",
+                match judged.optics.messages {
+                    0 => "no frame came before it".to_owned(),
+                    1 => "the frame before it was judged".to_owned(),
+                    n => format!("the {n} frames before it were judged"),
+                }
             ),
         });
     }
