@@ -652,3 +652,98 @@ fn a_write_past_a_field_serde_writes_with_a_function_refuses() {
     // Reads past it are as they were.
     assert_eq!(json.read(HoldsBumped::bumped.then(Bumped::x)), Some(1));
 }
+
+/// Seven flatten levels on one object: one more than the byte reader
+/// follows (`SERDE_ATTRIBUTES.md`).
+mod levels {
+    use optics_core::prelude::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
+    pub struct L7 {
+        pub z: u32,
+        pub list: Vec<u32>,
+    }
+    /// One flatten level: `$outer` holds `$inner` flattened.
+    macro_rules! level {
+        ($($outer:ident > $inner:ident),*) => {$(
+            #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
+            pub struct $outer {
+                #[serde(flatten)]
+                pub n: $inner,
+            }
+        )*};
+    }
+    level!(
+        L6 > L7,
+        L5 > L6,
+        L4 > L5,
+        L3 > L4,
+        L2 > L3,
+        L1 > L2,
+        L0 > L1
+    );
+}
+
+#[test]
+fn a_write_past_more_flatten_levels_than_the_reader_follows_refuses() {
+    use levels::*;
+    let bytes = br#"{"z":5,"list":[1,2]}"#;
+    let decoded = serde_json::from_slice::<L0>(bytes).unwrap();
+    let json = Json::<L0>::new(bytes);
+    // The paths, nested both ways.
+    let to_l7 = L0::n
+        .then(L1::n)
+        .then(L2::n)
+        .then(L3::n)
+        .then(L4::n)
+        .then(L5::n)
+        .then(L6::n);
+    let z = to_l7.then(L7::z);
+    let z_right =
+        L0::n.then(L1::n.then(L2::n.then(L3::n.then(L4::n.then(L5::n.then(L6::n.then(L7::z)))))));
+    let list = to_l7.then(L7::list).then(each());
+    let list_right =
+        L0::n.then(L1::n.then(
+            L2::n.then(L3::n.then(L4::n.then(L5::n.then(L6::n.then(L7::list.then(each())))))),
+        ));
+    assert_eq!(z.preview(&decoded), Some(&5));
+    assert_eq!(list.iter(&decoded).count(), 2);
+    // The reader misses there, as documented; a write of every focus does
+    // not copy the document as if it had none: serde's value has foci, and
+    // the document unchanged is not what `set_all` gives on it.
+    assert_eq!(json.read(z), None);
+    assert_eq!(json.read_each(list).count(), 0);
+    assert_eq!(json.set(z, &9), None);
+    assert_eq!(json.set(z_right, &9), None);
+    assert_eq!(json.modify(z, |z| z + 1), None);
+    assert_eq!(json.set_all(z, &9), None);
+    assert_eq!(json.set_all(z_right, &9), None);
+    assert_eq!(json.modify_all(z, |z| z + 1), None);
+    assert_eq!(json.set_all(list, &9), None);
+    assert_eq!(json.set_all(list_right, &9), None);
+    assert_eq!(json.modify_all(list, |n| n + 1), None);
+    assert_eq!(json.modify_all(list_right, |n| n + 1), None);
+    let mut out = b"old".to_vec();
+    assert!(!json.set_all_into(list, &9, &mut out));
+    assert!(out.is_empty());
+    let duplicates = optics_core::json::Duplicates::new();
+    let strict = optics_core::json::Strict::<L0>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.set_all(list, &9), None);
+    assert_eq!(strict.set_all(z_right, &9), None);
+    assert!(!duplicates.met());
+    // One level fewer is written.
+    let l1 = br#"{"z":5,"list":[1,2]}"#;
+    let six = L1::n
+        .then(L2::n)
+        .then(L3::n)
+        .then(L4::n)
+        .then(L5::n)
+        .then(L6::n)
+        .then(L7::list)
+        .then(each());
+    assert_eq!(
+        Json::<L1>::new(l1).set_all(six, &9).unwrap(),
+        br#"{"z":5,"list":[9,9]}"#
+    );
+}

@@ -98,6 +98,15 @@ pub trait JsonTraverse: Optic {
 pub trait PassedAbsent {
     /// Whether the walk so far went on past such a field or map.
     fn passed_absent(&self) -> bool;
+
+    /// Whether the walk so far met a focus that holds more flatten and
+    /// internal-tag levels on one object than a spot does (see
+    /// `SERDE_ATTRIBUTES.md`): every read past it misses, so the foci it
+    /// gave need not be all the path's, and a write of every focus refuses.
+    #[inline]
+    fn past_capacity(&self) -> bool {
+        false
+    }
 }
 
 impl PassedAbsent for EachFoci<'_> {
@@ -120,6 +129,13 @@ impl<A: JsonTraverse, B: JsonTraverse> PassedAbsent for ThenFoci<'_, A, B> {
         self.passed_absent
             || self.outer.passed_absent()
             || self.inner.as_ref().is_some_and(PassedAbsent::passed_absent)
+    }
+
+    #[inline]
+    fn past_capacity(&self) -> bool {
+        self.past_capacity
+            || self.outer.past_capacity()
+            || self.inner.as_ref().is_some_and(PassedAbsent::past_capacity)
     }
 }
 
@@ -534,6 +550,9 @@ pub struct ThenFoci<'a, A: JsonTraverse, B: JsonTraverse> {
     /// [`PassedAbsent`]): `first` found one absent, or a walk of `second`
     /// done with went on past one.
     passed_absent: bool,
+    /// Whether `first` found a focus past a spot's capacity, or a walk of
+    /// `second` done with met one (see [`PassedAbsent::past_capacity`]).
+    past_capacity: bool,
 }
 
 impl<'a, A, B> Iterator for ThenFoci<'a, A, B>
@@ -551,8 +570,13 @@ where
             }
             if let Some(done) = &self.inner {
                 self.passed_absent |= done.passed_absent();
+                self.past_capacity |= done.past_capacity();
             }
-            match self.outer.next()? {
+            let found = self.outer.next()?;
+            if let Located::At(spot) = &found {
+                self.past_capacity |= spot.hides_past_capacity();
+            }
+            match found {
                 Located::At(spot) if self.enter => {
                     self.inner = Some(self.second.foci_entered_at(spot))
                 }
@@ -609,6 +633,7 @@ where
             second: then.second().clone(),
             enter,
             passed_absent: false,
+            past_capacity: false,
         }
     }
 }

@@ -63,8 +63,10 @@
 //! flattened (it is those members as a whole: write the payload, or the
 //! members inside), a focus that is not one JSON value (a flattened field's
 //! or an internally tagged payload's members under `some()`, `at(i)`,
-//! `key(k)`), and an adjacently
-//! tagged newtype variant whose content is missing. A write of every focus
+//! `key(k)`), an adjacently tagged newtype variant whose content is
+//! missing, and a focus past more flatten and internal-tag levels on one
+//! object than a read follows (six: reads miss there, but serde's value has
+//! the focus). A write of every focus
 //! ([`Json::set_all`], [`Json::modify_all`]) refuses as a whole where one of
 //! its foci refuses: the value-side `set_all` writes that focus, so the
 //! document unchanged would not be what it gives.
@@ -90,7 +92,7 @@ use serde::Serialize;
 
 use super::enum_tag::locate_variant;
 use super::field_write::{write_json, FieldWrite, VariantFieldWrite};
-use super::iter::{JsonElements, JsonTraverse, JsonTraverseThrough};
+use super::iter::{JsonElements, JsonTraverse, JsonTraverseThrough, PassedAbsent};
 use super::locate::spot::Form;
 use super::scan::{self, skip_ws};
 use super::{Encoding, FieldJson, Found, Json, JsonDecode, JsonOptic, Located, Spot, VariantJson};
@@ -351,8 +353,15 @@ where
 {
     #[inline]
     fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
-        for found in self.first().foci_at(at) {
+        let mut foci = self.first().foci_at(at);
+        for found in foci.by_ref() {
             if let Located::At(inner) = found {
+                // Past more flatten and internal-tag levels than a spot
+                // holds, the foci further on are not found: the write
+                // refuses rather than leave them as they are.
+                if inner.hides_past_capacity() {
+                    return each(Slot::new(Place::Refused, found));
+                }
                 let more = if A::WRITES_THROUGH {
                     self.second().slots_at(inner, each)
                 } else {
@@ -366,6 +375,9 @@ where
                     return false;
                 }
             }
+        }
+        if foci.past_capacity() {
+            return each(Slot::new(Place::Refused, Located::Miss));
         }
         true
     }
