@@ -54,7 +54,10 @@ pub trait Reader<S> {
     /// `Default` of a type of the user's), the default's foci are not in the
     /// bytes: the fold answers `None` if it passed one before its answer
     /// (`try_read` of such a path says `PastAbsent`). The field itself, as
-    /// the focus, folds its default.
+    /// the focus, folds its default. It answers `None` too if it passed,
+    /// before its answer, more flatten and internal-tag levels on one object
+    /// than a byte read follows (six: reads miss there, and `try_read` says
+    /// `TooManyLevels`).
     fn fold_while<O, B, F>(&self, optic: O, init: B, f: F) -> Option<B>
     where
         O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,
@@ -121,20 +124,22 @@ pub trait Reader<S> {
 
 /// [`Reader::fold_while`] over foci read one at a time: `None` at the first
 /// that did not decode, or where the walk went on past a field serde fills
-/// in ([`PassedAbsent`]) before the answer.
+/// in, or past more flatten and internal-tag levels than a read follows
+/// ([`PassedAbsent`]), before the answer.
 pub(crate) fn fold_read<I, A, B, F>(mut foci: I, init: B, mut f: F) -> Option<B>
 where
     I: Iterator<Item = Option<A>> + PassedAbsent,
     F: FnMut(B, &A) -> ControlFlow<B, B>,
 {
+    let answers = |foci: &I| !foci.passed_absent() && !foci.past_capacity();
     let mut acc = init;
     while let Some(focus) = foci.next() {
         match f(acc, &focus?) {
             ControlFlow::Continue(next) => acc = next,
-            ControlFlow::Break(done) => return (!foci.passed_absent()).then_some(done),
+            ControlFlow::Break(done) => return answers(&foci).then_some(done),
         }
     }
-    (!foci.passed_absent()).then_some(acc)
+    answers(&foci).then_some(acc)
 }
 
 impl<S> Reader<S> for &S {

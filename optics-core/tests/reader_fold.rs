@@ -295,3 +295,63 @@ fn an_answer_before_the_field_serde_fills_in_stands() {
     assert_eq!(entered.any(inner, is_root), Some(true));
     assert_eq!(entered.fold(inner, 0, |n, _| n + 1), None);
 }
+
+/// Seven internally tagged levels on one object: one more than the byte
+/// reader follows (`SERDE_ATTRIBUTES.md`).
+mod levels {
+    use optics_core::prelude::*;
+    use serde::Deserialize;
+
+    #[derive(Optics, Deserialize, Debug)]
+    pub struct Leaf {
+        pub list: Vec<u32>,
+    }
+    /// One internal-tag level: `$outer`'s variant `A` holds `$inner`.
+    macro_rules! level {
+        ($($outer:ident($tag:literal) > $inner:ident),*) => {$(
+            #[derive(Optics, Deserialize, Debug)]
+            #[serde(tag = $tag)]
+            pub enum $outer {
+                A($inner),
+            }
+        )*};
+    }
+    level!(
+        T7("t7") > Leaf,
+        T6("t6") > T7,
+        T5("t5") > T6,
+        T4("t4") > T5,
+        T3("t3") > T4,
+        T2("t2") > T3,
+        T1("t1") > T2
+    );
+}
+
+/// Past more flatten and internal-tag levels than the byte reader follows,
+/// a read misses; a fold over foci past them cannot answer, where it
+/// answered as if there were none.
+#[test]
+fn a_fold_past_more_levels_than_the_reader_follows_cannot_answer() {
+    use levels::*;
+    let bytes = br#"{"t1":"A","t2":"A","t3":"A","t4":"A","t5":"A","t6":"A","t7":"A","list":[1,2]}"#;
+    let list = T1::a
+        .then(T2::a)
+        .then(T3::a)
+        .then(T4::a)
+        .then(T5::a)
+        .then(T6::a)
+        .then(T7::a)
+        .then(Leaf::list)
+        .then(each());
+    let value: T1 = serde_json::from_slice(bytes).unwrap();
+    assert_eq!((&value).any(list, |n| *n == 1), Some(true));
+    let json = Json::<T1>::new(bytes);
+    assert_eq!(json.read_each(list).count(), 0);
+    assert_eq!(json.any(list, |n| *n == 1), None);
+    assert_eq!(json.all(list, |n| *n != 1), None);
+    assert_eq!(json.fold(list, 0, |n, _| n + 1), None);
+    let duplicates = Duplicates::new();
+    let strict = Strict::<T1>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.any(list, |n| *n == 1), None);
+    assert!(!duplicates.met());
+}

@@ -809,6 +809,11 @@ impl<O: JsonTraverse> PassedAbsent for ReadEach<'_, O> {
     fn passed_absent(&self) -> bool {
         self.foci.passed_absent()
     }
+
+    #[inline]
+    fn past_capacity(&self) -> bool {
+        self.foci.past_capacity()
+    }
 }
 
 impl<'a, O: JsonTraverseDecode<'a>> Iterator for ReadEach<'a, O> {
@@ -989,6 +994,14 @@ impl<O: JsonTraverse> PassedAbsent for StrictReadEach<'_, '_, O> {
             .foci
             .as_ref()
             .is_some_and(PassedAbsent::passed_absent)
+    }
+
+    #[inline]
+    fn past_capacity(&self) -> bool {
+        self.watched
+            .foci
+            .as_ref()
+            .is_some_and(PassedAbsent::past_capacity)
     }
 }
 
