@@ -183,7 +183,7 @@ impl<'a, T: ?Sized> Json<'a, T> {
     }
 
     /// The bytes this view covers, as given (a view made by [`Json::view`] is
-    /// trimmed of whitespace).
+    /// trimmed of whitespace). O(1).
     #[inline]
     pub const fn bytes(&self) -> &'a [u8] {
         self.bytes
@@ -209,10 +209,13 @@ impl<'a, T: ?Sized> Json<'a, T> {
     /// then cost no walk over the rest of that field's value, and no byte
     /// after what they read is looked at. Costs one scan of the bytes in
     /// front of the focus; `None` where the focus is absent or what is in
-    /// front of it is malformed. A focus followed by 1 KiB or more of the
-    /// document is walked to its end once here (the reads under it walk an
-    /// object open only below that size), and is then `None` where it is
-    /// malformed, as for [`Json::view`].
+    /// front of it is malformed. A focus that runs on for 1 KiB or more
+    /// (to the end of the bytes the lookup found it in) is walked to its
+    /// end once here (the reads under it walk an object open only below
+    /// that size), and is then `None` where that walk finds no end
+    /// (brackets that never close), as [`Entered::json`] is; the walk
+    /// counts brackets and does not validate, so a focus malformed inside
+    /// may still be entered where [`Json::view`] misses.
     ///
     /// ```
     /// use optics_core::prelude::*;
@@ -259,7 +262,9 @@ impl<'a, T: ?Sized> Json<'a, T> {
         locate::read(&optic, self.bytes)
     }
 
-    /// Decodes the bytes as a `T` with its `Deserialize`: the whole value.
+    /// Decodes the bytes as a `T` with its `Deserialize`: the whole value,
+    /// as [`decode`](fn@decode) reads it; `None` where they do not decode
+    /// as a `T`. O(n), allocating what `T`'s `Deserialize` allocates.
     pub fn decode(self) -> Option<T>
     where
         T: Deserialize<'a> + Sized,
@@ -268,7 +273,9 @@ impl<'a, T: ?Sized> Json<'a, T> {
     }
 
     /// Decodes the bytes as some other type `A`, for a view whose type differs
-    /// from how it is read (`Json<String>` read as `&str`).
+    /// from how it is read (`Json<String>` read as `&str`), as
+    /// [`decode`](fn@decode) reads it; `None` where they do not decode as an
+    /// `A`. O(n), allocating what `A`'s `Deserialize` allocates.
     pub fn read_as<A: Deserialize<'a>>(self) -> Option<A> {
         decode(self.bytes)
     }
@@ -351,13 +358,13 @@ pub struct Duplicates {
 }
 
 impl Duplicates {
-    /// No duplicate met yet.
+    /// No duplicate met yet. O(1).
     pub const fn new() -> Self {
         Duplicates { met: Cell::new(0) }
     }
 
     /// Whether a strict read met a key given twice on its path (its read
-    /// returned nothing).
+    /// returned nothing). O(1).
     pub fn met(&self) -> bool {
         self.met.get() != 0
     }
@@ -399,6 +406,7 @@ impl Duplicates {
     }
 
     /// Forgets what was met, to judge the next message with the same flag.
+    /// O(1).
     pub fn clear(&self) {
         self.met.set(0);
     }
@@ -572,20 +580,23 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
         Ok(Strict::validated(bytes, duplicates)?.view(optic))
     }
 
-    /// The view, read trustingly from here on.
+    /// The view, read trustingly from here on. O(1).
     #[inline]
     pub const fn json(self) -> Json<'a, T> {
         self.json
     }
 
-    /// The bytes this view covers.
+    /// The bytes this view covers. O(1).
     #[inline]
     pub const fn bytes(self) -> &'a [u8] {
         self.json.bytes
     }
 
     /// The focus's bytes, as [`Json::view`] finds them, as a strict view;
-    /// `None` also where a key on the path stands twice (recorded).
+    /// `None` also where a key on the path stands twice (recorded). Costs a
+    /// walk of each object on the path to its end (one walk per object
+    /// under 1 KiB for views of one validation: see [`Strict`]); nothing
+    /// allocated.
     #[inline]
     pub fn view<O>(self, optic: O) -> Option<Strict<'a, 'd, O::Focus>>
     where
@@ -602,7 +613,8 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     }
 
     /// The focus, decoded as [`Json::read`] decodes it; `None` also where a
-    /// key on the path stands twice (recorded).
+    /// key on the path stands twice (recorded). Costs what [`Strict::view`]
+    /// costs, and the decode allocates what [`Json::read`]'s does.
     #[inline]
     pub fn read<O>(self, optic: O) -> Option<O::Focus>
     where
@@ -696,7 +708,8 @@ impl<'a, T: ?Sized> From<&'a bytes::Bytes> for Json<'a, T> {
 /// does. Used for every leaf, so a leaf is read exactly as a full decode reads
 /// it. A plain string, a small non-negative integer, a bool or `null` is read
 /// without setting up serde_json (the visitor gets the call serde_json would
-/// make); anything else goes to serde_json.
+/// make); anything else goes to serde_json. O(n), allocating what `T`'s
+/// `Deserialize` allocates; `None` where the bytes do not decode as a `T`.
 #[inline]
 pub fn decode<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Option<T> {
     leaf::decode(bytes)
