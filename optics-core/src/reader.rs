@@ -6,7 +6,10 @@ use crate::json::{Json, JsonDecode, JsonTraverseDecode, PassedAbsent};
 use crate::optic::{Preview, Traverse};
 
 /// Something an optic from `S` can read an owned leaf from: a decoded value
-/// (`&S`) or its JSON bytes ([`Json<S>`](Json)).
+/// (`&S`), its JSON bytes ([`Json<S>`](Json)), a focus entered in them
+/// ([`Entered`](crate::json::Entered)) or a strict view of them
+/// ([`Strict`](crate::json::Strict)). A read through it costs the reader's
+/// own read: a `preview` and a clone on a value, [`Json::read`] on bytes.
 ///
 /// Code that decides from a few leaves takes `impl Reader<S>` and never names
 /// the format it reads:
