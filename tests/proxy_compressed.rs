@@ -7,6 +7,9 @@
 //! the frames a test wrote. The counting allocator sees the whole process:
 //! the tests of this binary run one at a time.
 
+#[path = "../optics-core/tests/support/scale.rs"]
+mod scale;
+
 #[path = "support/proxy_checks.rs"]
 mod proxy_checks;
 
@@ -737,7 +740,7 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::scale::scaled(64), ..ProptestConfig::default() })]
 
     /// Each message goes twice in one call, as it is and compressed (flag
     /// 1), through a real proxy: both frames are kept or both dropped, as

@@ -141,6 +141,11 @@ pub mod json;
 pub mod optic;
 pub mod prelude;
 mod reader;
+// The unit property tests' case counts, multiplied by `PROPTEST_SCALE` as
+// the integration suites' are.
+#[cfg(test)]
+#[path = "../tests/support/scale.rs"]
+mod scale;
 
 pub use json::Json;
 pub use optic::{

@@ -3,6 +3,9 @@
 //! traversals, each run on a thread with a small stack so that recursion on
 //! depth would overflow it.
 
+#[path = "support/scale.rs"]
+mod scale;
+
 mod model;
 
 use std::time::{Duration, Instant};
@@ -562,7 +565,7 @@ fn edited(bytes: &[u8], kind: u8, a: usize, b: usize, c: usize) -> Vec<u8> {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::test_runner::Config::with_cases(256))]
+    #![proptest_config(proptest::test_runner::Config::with_cases(crate::scale::scaled(256)))]
 
     #[test]
     fn edited_documents_through_every_entry_point(
@@ -591,7 +594,7 @@ proptest::proptest! {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::test_runner::Config::with_cases(16))]
+    #![proptest_config(proptest::test_runner::Config::with_cases(crate::scale::scaled(16)))]
 
     #[test]
     fn every_cut_of_a_document(issue in issue()) {

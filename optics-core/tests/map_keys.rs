@@ -6,6 +6,9 @@
 //! as the key type does; a trusting one visits every member. The oracle is
 //! serde_json: the whole model decoded, the same optic run on the value.
 
+#[path = "support/scale.rs"]
+mod scale;
+
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -310,7 +313,7 @@ macro_rules! compare {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1024))]
+    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(1024)))]
 
     /// Over maps whose keys have several spellings, byte traversals and
     /// lookups read what serde_json reads: a strict traversal the members

@@ -6,6 +6,9 @@
 //! The one documented exception: a path past a field the document leaves
 //! out, which has no foci on bytes.
 
+#[path = "support/scale.rs"]
+mod scale;
+
 mod model;
 
 use std::ops::ControlFlow;
@@ -70,7 +73,7 @@ macro_rules! folds_agree {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(128)))]
 
     #[test]
     fn every_reader_folds_what_the_value_holds(issue in issue()) {

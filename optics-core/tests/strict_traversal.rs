@@ -6,6 +6,9 @@
 //! last of a repeated key, however the key is spelled; keys told apart as
 //! the key type reads them: `keys_a_type_reads_alike_from_two_texts_keep_one_member`).
 
+#[path = "support/scale.rs"]
+mod scale;
+
 use std::collections::{BTreeMap, HashMap};
 
 use optics_core::json::{Duplicates, Json, Strict};
@@ -150,7 +153,7 @@ fn write_doc(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(512)))]
 
     #[test]
     fn strict_traversals_read_as_serde_json((items, counts, items_twice, counts_first) in doc()) {

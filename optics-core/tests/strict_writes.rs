@@ -4,6 +4,9 @@
 //! stands twice, it refuses and records the duplicate, where the trusting
 //! write changes one member and leaves the other.
 
+#[path = "support/scale.rs"]
+mod scale;
+
 mod model;
 
 use model::*;
@@ -112,7 +115,7 @@ fn repeated(text: &str, after: &str, key: &str, value: &str) -> Option<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(128)))]
 
     #[test]
     fn strict_writes_write_as_trusting_ones_where_no_key_repeats(issue in issue()) {
@@ -509,7 +512,7 @@ macro_rules! every_reader_sees {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(512)))]
 
     #[test]
     fn what_a_strict_write_writes_every_reader_reads(

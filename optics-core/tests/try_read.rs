@@ -4,6 +4,9 @@
 //! model, or no focus in the decoded value. `Unread` (serde_json reads a
 //! focus the byte read missed) never happens.
 
+#[path = "support/scale.rs"]
+mod scale;
+
 mod model;
 
 use model::*;
@@ -124,7 +127,7 @@ fn edited(bytes: &[u8], kind: u8, a: usize, b: usize, c: usize) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(512)))]
 
     #[test]
     fn every_miss_is_explained_as_serde_json_reads_the_bytes(

@@ -1,6 +1,8 @@
 //! How many cases a property runs: as written, or more for a campaign.
-//! Also compiled into the root crate's property tests (`#[path]`), so that
-//! one `PROPTEST_SCALE` deepens every suite of the workspace.
+//! Also compiled into optics-core's unit tests and the root crate's
+//! property tests (`#[path]`), so that one `PROPTEST_SCALE` deepens every
+//! suite of the workspace (`tests/property_scale.rs` checks that each one
+//! goes through it).
 
 /// `n` property cases, times `PROPTEST_SCALE` when it is set: the suites
 /// run as written in CI, and as deep as asked for a campaign

@@ -1620,7 +1620,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1024))]
+        #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(1024)))]
 
         /// The backward pass over any bytes passes only blocks the exact
         /// step passes, and leaves the walk where the exact step does.

@@ -688,7 +688,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(4000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(4000)))]
 
         #[test]
         fn members_find_walks_as_members_do_on_edited_bytes(

@@ -132,7 +132,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(2000)))]
 
         #[test]
         fn number_end_agrees_with_the_byte_walk(

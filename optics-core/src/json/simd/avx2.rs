@@ -197,7 +197,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(2000)))]
 
         #[test]
         fn avx2_kernel_agrees_with_scalar(

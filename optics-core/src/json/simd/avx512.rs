@@ -188,7 +188,7 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(2000)))]
 
         #[test]
         fn avx512_kernel_agrees_with_scalar(

@@ -655,7 +655,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(2000)))]
 
         #[test]
         fn prefix_xor_is_running_parity(x: u64) {
@@ -745,7 +745,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(5000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(5000)))]
 
         #[test]
         fn block_end_agrees_with_the_loop((open, close, depth) in brackets()) {
@@ -845,7 +845,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #![proptest_config(ProptestConfig::with_cases(crate::scale::scaled(3000)))]
 
         #[test]
         fn key_colons_agree_with_scalar((pair, len, first, last) in key_pair()) {
