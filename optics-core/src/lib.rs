@@ -12,9 +12,12 @@
 //! element of a list or map: a traversal ([`Traverse::iter`],
 //! [`TraverseMut::set_all`]; [`Json::iter`], [`Json::set_all`] on bytes).
 //!
-//! `use optics_core::prelude::*;` is the one import a user needs (see
-//! [`prelude`]). The optic types themselves live in [`optic`](mod@optic), the byte
-//! reading in [`json`] (its scanner in [`json::scan`]).
+//! `use optics_core::prelude::*;` brings the derive, the optics, their
+//! traits and [`Json`] (see [`prelude`]); strict mode's [`json::Strict`]
+//! and [`json::Duplicates`], [`json::ReadError`] and [`json::Entered`] are
+//! imported from [`json`]. The optic types themselves live in
+//! [`optic`](mod@optic), the byte reading in [`json`] (its scanner in
+//! [`json::scan`]).
 //!
 //! ```
 //! use optics_core::prelude::*;
