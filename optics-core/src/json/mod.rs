@@ -111,8 +111,10 @@ pub use write::{JsonWrite, Slot, Splice};
 pub enum Found<'a> {
     /// The focus's bytes, trimmed.
     At(&'a [u8]),
-    /// A struct field that the object does not have: serde fills it in (a
-    /// default, or `None` for an `Option`), so `read` may still give a value.
+    /// A struct field that the object does not have, or a field past the
+    /// end of a well-formed array that a tuple struct (or a struct written
+    /// as a sequence) is read from: serde fills it in (a default, or `None`
+    /// for an `Option`), so `read` may still give a value.
     Absent,
     /// No focus: another variant, an index past the end, malformed bytes.
     Miss,
