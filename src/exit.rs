@@ -7,6 +7,10 @@
 //! | 2 | a bad argument (clap's code for usage errors) |
 //! | 130 | stopped by SIGINT (Ctrl-C) after a graceful stop, or at once on a second signal |
 //! | 143 | stopped by SIGTERM, likewise |
+//!
+//! `generate` and `judge` install no signal handler: SIGINT or SIGTERM
+//! ends them at once, which a shell reports as 130 or 143 (128 + the
+//! signal) and a parent process sees as the signal, with no exit code.
 
 use std::fmt;
 
