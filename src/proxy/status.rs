@@ -30,16 +30,20 @@ pub enum Code {
     DeadlineExceeded = 4,
     /// 7: HTTP 403.
     PermissionDenied = 7,
-    /// 8: a message over the size limit.
+    /// 8: a message over the size limit, or a compressed one that inflates
+    /// past it.
     ResourceExhausted = 8,
     /// 12: the upstream answered grpc-web, which the proxy does not judge;
     /// or HTTP 404.
     Unimplemented = 12,
     /// 13: the upstream's response broke the protocol (a compressed frame
-    /// without a negotiated encoding, a bad flag, a stream that ends inside
-    /// a frame); or HTTP 400.
+    /// without a negotiated encoding or under one the proxy does not read,
+    /// one that does not inflate, a bad flag, a stream that ends inside a
+    /// frame, `grpc-status: 0` in the headers and then a body); or HTTP 400.
     Internal = 13,
-    /// 14: the upstream cannot be reached; or HTTP 429, 502, 503, 504.
+    /// 14: the upstream cannot be reached, or its connection was lost under
+    /// the call (a keepalive PING left unanswered included); or HTTP 429,
+    /// 502, 503, 504.
     Unavailable = 14,
     /// 16: HTTP 401.
     Unauthenticated = 16,
