@@ -1193,6 +1193,34 @@ async fn an_upstream_connection_lost_mid_call_gives_unavailable_after_the_kept_m
     upstream.await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_connection_lost_before_the_response_headers_says_so() {
+    let (listener, addr) = listener().await;
+    // Takes the call and never answers it; its connection is dropped.
+    let upstream = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        let service = service_fn(|request: Request<Incoming>| async move {
+            let _ = request.into_body().collect().await;
+            std::future::pending::<Result<Response<http_body_util::Empty<Bytes>>, Infallible>>()
+                .await
+        });
+        let connection = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+            .serve_connection(TokioIo::new(stream), service);
+        let _ = tokio::time::timeout(Duration::from_millis(500), connection).await;
+    });
+    let running = start_proxy(addr, Judge::Optics).await;
+    let received = tokio::time::timeout(10 * SECOND, call(&running.uri(), subscribe(5, 0)))
+        .await
+        .expect("the call ends");
+    // The same status and words as a connection lost mid-call (README's
+    // table), counted the same way.
+    assert_upstream_lost(&received);
+    assert!(received.messages.is_empty());
+    let tally = running.stop().await;
+    assert_calls(&tally, CallEnd::ConnectionLost, 1);
+    upstream.await.unwrap();
+}
+
 /// The call ended as one whose upstream connection was lost: UNAVAILABLE,
 /// saying so.
 fn assert_upstream_lost(received: &grpc::Received) {

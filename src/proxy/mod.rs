@@ -601,7 +601,15 @@ impl Proxy {
                     Failed::Connect(_) => CallEnd::Unreachable,
                     Failed::Call(_) => CallEnd::ConnectionLost,
                 };
-                let message = format!("proxy: upstream {}: {err}", self.upstream.addr);
+                // A lost connection says so, as it does after the response
+                // headers (the judged body's own message).
+                let message = match err {
+                    Failed::Connect(_) => format!("proxy: upstream {}: {err}", self.upstream.addr),
+                    Failed::Call(_) => format!(
+                        "proxy: upstream connection lost: upstream {}: {err}",
+                        self.upstream.addr
+                    ),
+                };
                 let message = match (&err, &link) {
                     (Failed::Call(err), Some(link)) => {
                         link.clone().lost(&self.upstream, err, message).await
