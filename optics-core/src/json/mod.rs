@@ -251,8 +251,10 @@ impl<'a, T: ?Sized> Json<'a, T> {
 
     /// The focus, decoded from its own bytes only, exactly as a full decode
     /// would decode it (a missing defaulted or `Option` field included).
-    /// Allocates only what the leaf's own `Deserialize` allocates: nothing for
-    /// numbers (128-bit integers included), bools, borrowed strings, and
+    /// Costs one scan of the bytes in front of the focus, as
+    /// [`Json::view`], and the decode of the focus's bytes. Allocates only
+    /// what the leaf's own `Deserialize` allocates: nothing for numbers
+    /// (128-bit integers included), bools, borrowed strings, and
     /// enums and `char`s written without escapes. A unit variant's name or a
     /// `char` written with an escape (`"\u00e9"`) is unescaped by serde_json
     /// into its scratch buffer: one allocation.
