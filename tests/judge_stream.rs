@@ -15,6 +15,16 @@ use triage::pool::{Pool, MESSAGE_SIZE, SEED};
 #[global_allocator]
 static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
 
+/// The tests of this binary one at a time: the counting allocator's peak
+/// is the process's.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// The pool's frames, one after another, `count` of them, handed out `step`
 /// bytes a read; then, with `fail`, a read error instead of the end.
 struct Frames {
@@ -80,6 +90,7 @@ fn summary(judged: &Judged) -> String {
 
 #[test]
 fn a_long_stream_is_judged_in_the_memory_of_a_read_and_a_frame() {
+    let _one = one_at_a_time();
     let pool = pool();
     // About 26 MB of frames, in reads of at most 40,000 bytes.
     let count = 6_000;
@@ -103,6 +114,7 @@ fn a_long_stream_is_judged_in_the_memory_of_a_read_and_a_frame() {
 
 #[test]
 fn reads_of_any_size_judge_as_the_bytes_judged_whole() {
+    let _one = one_at_a_time();
     let pool = pool();
     let mut whole = BytesMut::new();
     for i in 0..40 {
@@ -144,6 +156,7 @@ impl Read for Steps<'_> {
 
 #[test]
 fn a_read_that_fails_names_the_frame_it_failed_in() {
+    let _one = one_at_a_time();
     let pool = pool();
     // Between frames: the error as it came, after the three frames.
     let mut between = Frames::new(&pool, 3, 1_000);
