@@ -69,6 +69,10 @@ fn a_downstream_connect_uri_it_cannot_call_is_a_usage_error_naming_the_flag() {
             "http://user@127.0.0.1:1",
             "credentials (`user@`) are not supported",
         ),
+        (
+            "http://127.0.0.1:1#v1",
+            "a fragment (`#v1`) is not supported",
+        ),
     ] {
         let line = format!("downstream --http2 --connect {uri}");
         usage_error(

@@ -809,9 +809,10 @@ impl Proxy {
 
 /// Parses `upstream` and checks that the proxy can forward to it:
 /// `http://HOST[:PORT]` (h2c; the port defaults to 80, and 0 is refused),
-/// with no path but `/`, since calls go to the client's own path. The
-/// command line's `--upstream` runs this, so a bad value is a usage error
-/// that names the flag. O(length of `upstream`); connects to nothing.
+/// with no path but `/` and no fragment, since calls go to the client's own
+/// path. The command line's `--upstream` runs this, so a bad value is a
+/// usage error that names the flag. O(length of `upstream`); connects to
+/// nothing.
 ///
 /// # Errors
 ///
@@ -823,8 +824,15 @@ impl Proxy {
 /// assert!(parse_upstream("http://127.0.0.1:50052").is_ok());
 /// assert!(parse_upstream("https://127.0.0.1:50052").unwrap_err().contains("TLS"));
 /// assert!(parse_upstream("http://127.0.0.1:50052/v1").unwrap_err().contains("path"));
+/// assert!(parse_upstream("http://127.0.0.1:50052#v1").unwrap_err().contains("fragment"));
 /// ```
 pub fn parse_upstream(upstream: &str) -> Result<Uri, String> {
+    // The http crate drops a fragment without a word: refused, as a path is.
+    if let Some((_, fragment)) = upstream.split_once('#') {
+        return Err(format!(
+            "a fragment (`#{fragment}`) is not supported: give http://HOST:PORT"
+        ));
+    }
     let uri: Uri = upstream
         .parse()
         .map_err(|err| format!("expected http://HOST:PORT: {err}"))?;
