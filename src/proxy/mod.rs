@@ -162,6 +162,11 @@ pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// their tasks to end and add their counts to the tally.
 pub const CUT_GRACE: Duration = Duration::from_secs(1);
 
+/// How long a shutdown gives a client connection that carried no call to
+/// end by itself (a live client acks the GOAWAY's PING within a round
+/// trip, and hyper closes it then) before closing it.
+pub const IDLE_CLOSE_GRACE: Duration = Duration::from_secs(1);
+
 /// The flow-control window of one call from the upstream: what h2 may hold
 /// of a call's response that the proxy has not read yet.
 pub const UPSTREAM_STREAM_WINDOW: u32 = 1024 * 1024;
@@ -359,12 +364,14 @@ impl Proxy {
     }
 
     /// Serves h2c on `listener` until `shutdown` completes, then stops
-    /// accepting, asks every connection to finish (GOAWAY), waits for the
-    /// calls in flight (at most the drain timeout, then cuts them) and
-    /// returns the tally of every call, the cut ones included (their tasks
-    /// get at most [`CUT_GRACE`] to end after the cut). Each connection runs
-    /// in its own task, on whatever runtime this runs on (multi-thread or
-    /// not).
+    /// accepting, asks every connection to finish (GOAWAY), closes those
+    /// that carried no call within [`IDLE_CLOSE_GRACE`] (a client that
+    /// never finished its preface, or that made no call and never reads,
+    /// is not waited for), waits for the calls in flight (at most the drain
+    /// timeout, then cuts them) and returns the tally of every call, the
+    /// cut ones included (their tasks get at most [`CUT_GRACE`] to end
+    /// after the cut). Each connection runs in its own task, on whatever
+    /// runtime this runs on (multi-thread or not).
     ///
     /// # Errors
     ///
@@ -453,9 +460,14 @@ impl Proxy {
                 slot: std::sync::Mutex::new(Slot::Empty),
             });
             let proxy = Arc::new(self);
+            // Whether the client made a call on this connection: one that
+            // made none has nothing to drain when the proxy stops.
+            let called = Arc::new(AtomicBool::new(false));
             let service = {
                 let proxy = proxy.clone();
+                let called = called.clone();
                 service_fn(move |request| -> ForwardFuture {
+                    called.store(true, Ordering::Release);
                     let proxy = proxy.clone();
                     let upstream = upstream.clone();
                     Box::pin(async move { proxy.forward(&upstream, request).await })
@@ -485,7 +497,25 @@ impl Proxy {
                 _ = conn.as_mut() => {}
                 () = stop.cancelled() => {
                     conn.as_mut().graceful_shutdown();
-                    let _ = conn.await;
+                    // hyper shuts a connection down only once its handshake
+                    // is done (the client's whole preface read), and h2 then
+                    // waits for the ack of the PING it sends with its GOAWAY:
+                    // a client that never sends the rest of its preface, or
+                    // never reads, would hold the stop up to the drain
+                    // timeout with no call to drain. So a connection that
+                    // carried no call gets `IDLE_CLOSE_GRACE` (a call sent
+                    // before the client saw the GOAWAY still counts), then
+                    // is closed. One that carried a call drains as it is.
+                    let quiet = async {
+                        tokio::time::sleep(IDLE_CLOSE_GRACE).await;
+                        if called.load(Ordering::Acquire) {
+                            std::future::pending::<()>().await;
+                        }
+                    };
+                    tokio::select! {
+                        _ = conn.as_mut() => {}
+                        () = quiet => {}
+                    }
                 }
             }
         })
