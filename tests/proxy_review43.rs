@@ -1,21 +1,39 @@
 //! Review 43: hostile or broken clients, with real peers on 127.0.0.1: a
-//! tonic upstream, the proxy, and hand-made clients (hyper's, or raw TCP
+//! tonic upstream or a hand-made hyper one, the proxy, and hand-made
+//! clients (hyper's, h2's over a socket that stops reading, raw TCP
 //! bytes).
 
+#[path = "support/running_proxy.rs"]
+mod running_proxy;
+
+// Live heap bytes, for the memory a client that never reads costs.
+#[global_allocator]
+static GLOBAL: alloc_counter::Counting = alloc_counter::Counting;
+
+use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use http::{HeaderMap, Request};
+use http::{HeaderMap, HeaderValue, Request, Response};
+use http_body::{Body, Frame};
 use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 use triage::grpc::{self, Upstream};
+use triage::policy::Policy;
 use triage::pool::Pool;
-use triage::proxy::CallEnd;
+use triage::proxy::{CallEnd, CLIENT_SEND_BUFFER, MAX_FRAME_SIZE, UPSTREAM_CONNECTION_WINDOW};
+
+use running_proxy::Running;
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -155,4 +173,174 @@ async fn clients_that_never_finish_their_handshake_do_not_hold_up_the_stop() {
         assert!(read.is_ok(), "the proxy closed the connection");
     }
     stop.cancel();
+}
+
+/// A response body: the same chunk, one DATA frame each, for ever.
+struct Forever(Bytes);
+
+impl Body for Forever {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Poll::Ready(Some(Ok(Frame::data(self.0.clone()))))
+    }
+}
+
+/// An h2c upstream on 127.0.0.1 that answers every call `200`,
+/// `application/grpc`, and `chunk` for ever (the same bytes each time: it
+/// allocates nothing per chunk).
+async fn endless_upstream(chunk: Bytes) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let chunk = chunk.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |_: Request<Incoming>| {
+                    let mut response = Response::new(Forever(chunk.clone()));
+                    response
+                        .headers_mut()
+                        .insert("content-type", HeaderValue::from_static("application/grpc"));
+                    async move { Ok::<_, Infallible>(response) }
+                });
+                let _ = hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                    .max_frame_size(MAX_FRAME_SIZE)
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+/// A client's socket that stops reading when told to (a client that never
+/// reads what it asked for, or a frozen one): the proxy's writes then fill
+/// the socket's buffers and wait.
+struct StopsReading {
+    stream: TcpStream,
+    stopped: Arc<AtomicBool>,
+}
+
+impl AsyncRead for StopsReading {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.stopped.load(Ordering::SeqCst) {
+            return Poll::Pending;
+        }
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for StopsReading {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// Whether the policy keeps `message` (decoded with serde_json).
+fn keeps(message: &[u8]) -> bool {
+    serde_json::from_slice::<triage::model::Issue>(message)
+        .is_ok_and(|issue| Policy::default().keep(&issue.detail))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_sparse_kept_messages_costs_the_proxy_a_bounded_amount() {
+    // h2 holds what waits for a client's flow-control window up to
+    // `CLIENT_SEND_BUFFER` a call, counting the bytes of the kept frames
+    // it was handed. Those were views of the upstream's DATA chunks, and a
+    // view keeps its whole chunk alive: where the policy keeps one message
+    // in a chunk of 60 KiB, a client that asks for huge windows and stops
+    // reading its socket had the proxy hold some 80 chunks a call (5 MB,
+    // not 256 KiB), and as many calls as it opens.
+    let pool = Pool::generate(7, 7, 256).expect("messages frame");
+    let kept = (0..256)
+        .filter(|&i| keeps(&pool.message(i)))
+        .min_by_key(|&i| pool.frame(i).len())
+        .expect("the policy keeps some");
+    let dropped = (0..256)
+        .find(|&i| !keeps(&pool.message(i)))
+        .expect("the policy drops some");
+    let mut chunk = BytesMut::from(&pool.frame(kept)[..]);
+    while chunk.len() + pool.frame(dropped).len() < 60 * 1024 {
+        chunk.extend_from_slice(&pool.frame(dropped));
+    }
+    assert!(
+        pool.frame(kept).len() * 10 < chunk.len(),
+        "one kept message in ten"
+    );
+    let up = endless_upstream(chunk.freeze()).await;
+    let running = Running::start(up, None).await;
+    let addr = running.addr;
+    let before = alloc_counter::live_bytes();
+
+    const CALLS: u64 = 12;
+    let stopped = Arc::new(AtomicBool::new(false));
+    let socket = StopsReading {
+        stream: TcpStream::connect(addr).await.unwrap(),
+        stopped: stopped.clone(),
+    };
+    let (mut client, connection) = h2::client::Builder::new()
+        .initial_window_size(i32::MAX as u32)
+        .initial_connection_window_size(i32::MAX as u32)
+        .handshake::<_, Bytes>(socket)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut calls = Vec::new();
+    for _ in 0..CALLS {
+        let request = Request::post(format!("http://{addr}{}", grpc::SUBSCRIBE))
+            .header("content-type", "application/grpc+json")
+            .header("te", "trailers")
+            .body(())
+            .unwrap();
+        client = client.ready().await.unwrap();
+        let (response, mut send) = client.send_request(request, false).unwrap();
+        send.send_data(subscribe_body(1), true).unwrap();
+        calls.push((response, send));
+    }
+    stopped.store(true, Ordering::SeqCst);
+    // Until the proxy takes no more chunks from the upstream (10 s at most).
+    let mut last = running.proxy.stats().chunks_in;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let now = running.proxy.stats().chunks_in;
+        if now == last && now > CALLS * 4 {
+            break;
+        }
+        last = now;
+    }
+    let held = alloc_counter::live_bytes().saturating_sub(before);
+    // Per call: what h2 holds for the client, twice over at most (a view
+    // is at least half its chunk), and a chunk the body holds; per
+    // connection: the upstream's window in h2; and 4 MiB for the rest
+    // (the connections' own buffers, the upstream's side).
+    let bound = CALLS * (2 * CLIENT_SEND_BUFFER as u64 + 2 * u64::from(MAX_FRAME_SIZE))
+        + u64::from(UPSTREAM_CONNECTION_WINDOW)
+        + 4 * 1024 * 1024;
+    assert!(
+        held < bound,
+        "{CALLS} calls of a client that stopped reading hold {held} bytes (bound {bound}); {:?}",
+        running.proxy.stats()
+    );
+    drop(calls);
+    running.stop().await;
 }

@@ -9,8 +9,10 @@
 //! ```
 //!
 //! Kept frames that lie next to each other in a chunk go out as one slice of
-//! it (forward-all sends each chunk whole); a frame that straddled chunks
-//! goes out as the buffer it was assembled in. Nothing is re-encoded.
+//! it, or as a copy where they are less than half of it (a slice keeps its
+//! whole chunk alive while it waits in h2 for the client; see `out_of`);
+//! forward-all sends each chunk whole; a frame that straddled chunks goes
+//! out as the buffer it was assembled in. Nothing is re-encoded.
 //!
 //! A frame the upstream compressed (flag 1) under a `grpc-encoding` of
 //! `gzip` or `deflate` is inflated into a buffer of the body's, which never
@@ -186,6 +188,24 @@ fn judge(
         *inflated = Vec::new();
     }
     result
+}
+
+/// The bytes of `run`, kept frames next to each other in `chunk`, to send:
+/// a view of the chunk where they make up half of it at least, a copy of
+/// their own where they are less. h2 holds what waits for the client's
+/// window up to [`CLIENT_SEND_BUFFER`](super::CLIENT_SEND_BUFFER) a call,
+/// counted in the bytes handed to it, and a view keeps its whole chunk
+/// alive: views of one small kept message a chunk would have a client
+/// that stops reading hold a chunk a message, a hundred times what h2
+/// counts. So what a call has waiting in h2 holds at most twice what h2
+/// counts. O(1) for a view; a copy costs O(`run`) and one allocation.
+#[inline]
+fn out_of(chunk: &Bytes, run: std::ops::Range<usize>) -> Bytes {
+    if run.len() * 2 < chunk.len() {
+        Bytes::copy_from_slice(&chunk[run])
+    } else {
+        chunk.slice(run)
+    }
 }
 
 /// The most of its inflation buffer a call keeps between compressed
@@ -403,14 +423,14 @@ impl JudgedBody {
                     self.tally.count(verdict, range.len());
                     if !verdict.keep {
                         if let Some(run) = self.run.take() {
-                            break Ok(Some(chunk.slice(run)));
+                            break Ok(Some(out_of(chunk, run)));
                         }
                         continue;
                     }
                     match &mut self.run {
                         Some(run) if run.end == range.start => run.end = range.end,
                         Some(run) => {
-                            let out = chunk.slice(run.clone());
+                            let out = out_of(chunk, run.clone());
                             *run = range;
                             break Ok(Some(out));
                         }
@@ -438,13 +458,13 @@ impl JudgedBody {
                         break Ok(Some(frame));
                     }
                 }
-                Ok(None) => break Ok(self.run.take().map(|run| self.split.chunk().slice(run))),
+                Ok(None) => break Ok(self.run.take().map(|run| out_of(self.split.chunk(), run))),
                 Err(err) => {
                     // The kept frames before the bad one go out first; the
                     // splitter reports the error again on the next call
                     // (it stays on the bad frame).
                     if let Some(run) = self.run.take() {
-                        break Ok(Some(self.split.chunk().slice(run)));
+                        break Ok(Some(out_of(self.split.chunk(), run)));
                     }
                     let (code, end, message) = status_of(&err, self.encoding.as_deref());
                     break Err((end, status_trailers(code, &message)));
@@ -464,7 +484,7 @@ impl JudgedBody {
         match self.run.take() {
             Some(run) => {
                 self.pending = Some(end);
-                Ok(Some(self.split.chunk().slice(run)))
+                Ok(Some(out_of(self.split.chunk(), run)))
             }
             None => Err(end),
         }
