@@ -344,3 +344,89 @@ async fn a_client_that_never_reads_sparse_kept_messages_costs_the_proxy_a_bounde
     drop(calls);
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_that_never_send_the_whole_preface_are_closed_in_time() {
+    // hyper waits for a client's preface for ever, and pings (with a
+    // keepalive) only once it came: a client that connects and sends
+    // nothing, or part of the preface, held its descriptor and task for
+    // as long as it stayed connected, keepalive or not (a peer that died
+    // there, or any number of idle sockets, until the proxy ran out of
+    // descriptors). And one byte, `P`, was taken for the preface, so an
+    // HTTP/1.1 request whose first segment was that one byte got HTTP/2
+    // frames, not the `505` that says what the proxy speaks.
+    let stop = CancellationToken::new();
+    let up = upstream(stop.clone()).await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let timeout = Duration::from_millis(300);
+    let proxy = triage::proxy::Proxy::new(
+        &format!("http://{up}"),
+        triage::judge::Judge::Optics,
+        Policy::default(),
+    )
+    .unwrap()
+    .with_keepalive(Duration::from_millis(200), Duration::from_millis(200))
+    .with_preface_timeout(timeout);
+    let stopping = CancellationToken::new();
+    let serving = tokio::spawn({
+        let proxy = proxy.clone();
+        let stopping = stopping.clone();
+        async move {
+            proxy
+                .serve(listener, stopping.cancelled_owned())
+                .await
+                .unwrap()
+        }
+    });
+    let started = Instant::now();
+    let mut quiet = Vec::new();
+    for sent in [&b""[..], &PREFACE[..1], &PREFACE[..20]] {
+        let mut client = TcpStream::connect(addr).await.unwrap();
+        client.write_all(sent).await.unwrap();
+        quiet.push(client);
+    }
+    // An HTTP/1.1 request sent one byte first.
+    let mut http1 = TcpStream::connect(addr).await.unwrap();
+    http1.write_all(b"P").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    http1
+        .write_all(b"OST / HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(5 * SECOND, http1.read_to_end(&mut answer))
+        .await
+        .expect("the proxy answers and closes")
+        .unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 505 "),
+        "an HTTP/1.1 client gets a 505: {answer:?}"
+    );
+    // Each quiet client is closed once the preface timeout passed.
+    for mut client in quiet {
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(5 * SECOND, client.read_to_end(&mut rest)).await;
+        assert!(read.is_ok(), "the proxy closed the quiet connection");
+    }
+    assert!(started.elapsed() >= timeout);
+    // A client that sends its preface at once is served as ever.
+    let (status, _, _, trailers) = call_with(addr, 3, &[]).await;
+    assert_eq!(status, http::StatusCode::OK);
+    assert_eq!(trailers.unwrap()["grpc-status"], "0");
+    stopping.cancel();
+    let tally = tokio::time::timeout(15 * SECOND, serving)
+        .await
+        .expect("the proxy stops")
+        .unwrap();
+    assert_eq!(
+        tally.calls_ended(CallEnd::UpstreamOk),
+        1,
+        "{:?}",
+        tally.calls
+    );
+    assert_eq!(tally.calls_ended(CallEnd::Http1), 1, "{:?}", tally.calls);
+    assert_eq!(tally.calls_total(), 2, "{:?}", tally.calls);
+    stop.cancel();
+}

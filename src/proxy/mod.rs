@@ -101,9 +101,10 @@
 //!   are cancelled upstream. Off by default: grpc servers by default close
 //!   a connection that pings more often than every 5 minutes.
 //! - **Limits:** h2c only (no TLS, no HTTP/1.1: a client that sends it
-//!   gets `505 HTTP Version Not Supported` and a line that says so), one
-//!   upstream with no path prefix ([`parse_upstream`] refuses one), no
-//!   retries (but of a call the upstream never received), no load
+//!   gets `505 HTTP Version Not Supported` and a line that says so; one
+//!   that has not sent the whole preface within [`PREFACE_TIMEOUT`] is
+//!   closed), one upstream with no path prefix ([`parse_upstream`] refuses
+//!   one), no retries (but of a call the upstream never received), no load
 //!   balancing; `grpc-timeout` is forwarded unchanged (the proxy adds no
 //!   time of its own worth counting).
 
@@ -162,6 +163,11 @@ pub const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// their tasks to end and add their counts to the tally.
 pub const CUT_GRACE: Duration = Duration::from_secs(1);
 
+/// How long a client may take, from its connection, to send the whole
+/// HTTP/2 preface (24 bytes, which an h2c client sends at once); one that
+/// has not is closed. grpc-go's server allows 120 s, TLS included.
+pub const PREFACE_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// How long a shutdown gives a client connection that carried no call to
 /// end by itself (a live client acks the GOAWAY's PING within a round
 /// trip, and hyper closes it then) before closing it.
@@ -203,6 +209,7 @@ pub struct Proxy {
     upstream: Arc<Target>,
     judging: Judging,
     drain_timeout: Duration,
+    preface_timeout: Duration,
 }
 
 /// The upstream's scheme and authority, the address to connect to, how
@@ -260,6 +267,7 @@ impl Proxy {
                 cutting: Arc::new(AtomicBool::new(false)),
             },
             drain_timeout: DRAIN_TIMEOUT,
+            preface_timeout: PREFACE_TIMEOUT,
         })
     }
 
@@ -343,6 +351,14 @@ impl Proxy {
     /// shuts down.
     pub fn with_drain_timeout(mut self, timeout: Duration) -> Proxy {
         self.drain_timeout = timeout;
+        self
+    }
+
+    /// The same proxy, closing a client connection whose HTTP/2 preface has
+    /// not all come `timeout` after it connected, instead of
+    /// [`PREFACE_TIMEOUT`].
+    pub fn with_preface_timeout(mut self, timeout: Duration) -> Proxy {
+        self.preface_timeout = timeout;
         self
     }
 
@@ -438,14 +454,17 @@ impl Proxy {
         Box::pin(async move {
             let _ = stream.set_nodelay(true);
             // A client that speaks HTTP/1.1 gets an answer it can read, not
-            // HTTP/2 frames and a reset.
+            // HTTP/2 frames and a reset. One that sends nothing, or part of
+            // the preface and no more (hyper would wait for the rest for
+            // ever, keepalive or not: it pings only once the handshake is
+            // done), is closed after the preface timeout.
             let speaks = tokio::select! {
-                speaks = speaks_http2(&stream) => speaks,
+                speaks = tokio::time::timeout(self.preface_timeout, speaks_http2(&stream)) => speaks,
                 () = stop.cancelled() => return,
             };
             match speaks {
-                Ok(true) => {}
-                Ok(false) => {
+                Ok(Ok(true)) => {}
+                Ok(Ok(false)) => {
                     self.judging.count_call(CallEnd::Http1);
                     tokio::select! {
                         () = answer_http1(&mut stream) => {}
@@ -453,7 +472,7 @@ impl Proxy {
                     }
                     return;
                 }
-                Err(_) => return,
+                Ok(Err(_)) | Err(_) => return,
             }
             let upstream = Arc::new(UpstreamConnection {
                 target: self.upstream.clone(),
@@ -1122,14 +1141,25 @@ impl UpstreamConnection {
 /// What an HTTP/2 client sends first (RFC 9113, 3.4).
 const HTTP2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/// Whether the first bytes a client sent (as many as have arrived, one at
-/// least) begin HTTP/2's preface. Reads nothing off the socket. An error
-/// for a client that closed before sending anything.
+/// Whether a client sent HTTP/2's preface: true once all of it arrived,
+/// false as soon as what arrived is not its start (`P` alone could still
+/// be `POST`, so the rest is waited for). Reads nothing off the socket. An
+/// error for a client that closed before sending anything. While part of
+/// the preface has come, the socket stays readable, so the rest is looked
+/// for after a pause that doubles, from 1 ms to 100 ms.
 async fn speaks_http2(stream: &TcpStream) -> io::Result<bool> {
     let mut first = [0; HTTP2_PREFACE.len()];
-    match stream.peek(&mut first).await? {
-        0 => Err(io::ErrorKind::UnexpectedEof.into()),
-        n => Ok(HTTP2_PREFACE.starts_with(&first[..n])),
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match stream.peek(&mut first).await? {
+            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+            n if !HTTP2_PREFACE.starts_with(&first[..n]) => return Ok(false),
+            n if n == HTTP2_PREFACE.len() => return Ok(true),
+            _ => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+        }
     }
 }
 
