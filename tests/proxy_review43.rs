@@ -329,11 +329,11 @@ async fn a_client_that_never_reads_sparse_kept_messages_costs_the_proxy_a_bounde
         last = now;
     }
     let held = alloc_counter::live_bytes().saturating_sub(before);
-    // Per call: what h2 holds for the client, twice over at most (a view
-    // is at least half its chunk), and a chunk the body holds; per
+    // Per call: what h2 holds for the client, eight times over at most (a
+    // view is at least an eighth of its chunk), and a chunk the body holds; per
     // connection: the upstream's window in h2; and 4 MiB for the rest
     // (the connections' own buffers, the upstream's side).
-    let bound = CALLS * (2 * CLIENT_SEND_BUFFER as u64 + 2 * u64::from(MAX_FRAME_SIZE))
+    let bound = CALLS * (8 * CLIENT_SEND_BUFFER as u64 + 2 * u64::from(MAX_FRAME_SIZE))
         + u64::from(UPSTREAM_CONNECTION_WINDOW)
         + 4 * 1024 * 1024;
     assert!(
