@@ -31,7 +31,9 @@ use triage::policy::Policy;
 use triage::pool::Pool;
 use triage::proxy::{CallEnd, Proxy, Tally};
 
-use proxy_checks::{assert_calls, compressed_frame, ok_trailers, End, Scripted, ThenSilent};
+use proxy_checks::{
+    assert_calls, compressed_frame, h2c_client, ok_trailers, End, Scripted, ThenSilent,
+};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -369,7 +371,7 @@ async fn concurrent_raw_calls(
     calls: usize,
     headers: &'static [(&'static str, &'static str)],
 ) -> Vec<(Duration, String, String)> {
-    let sender = h2_client(addr).await;
+    let sender = h2c_client(addr).await;
     let started = Instant::now();
     let calls: Vec<_> = (0..calls)
         .map(|_| {
@@ -773,22 +775,8 @@ async fn raw_call_with(
     headers: &[(&'static str, &'static str)],
     message: &[u8],
 ) -> (http::response::Parts, Bytes, HeaderMap) {
-    let sender = h2_client(addr).await;
+    let sender = h2c_client(addr).await;
     raw_call_on(sender, addr, headers, message).await
-}
-
-/// An h2c client connection to `addr`, made by hand with hyper (no client
-/// library's codec or deadline in the way), its connection task spawned.
-async fn h2_client(
-    addr: SocketAddr,
-) -> hyper::client::conn::http2::SendRequest<http_body_util::Full<Bytes>> {
-    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
-        .handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    sender
 }
 
 /// One hand-made call on an open connection: `message` as one gRPC frame.
@@ -1110,7 +1098,7 @@ async fn a_call_that_is_not_grpc_passes_through_untouched() {
     let addr = raw_upstream(script, stop.clone()).await;
     let running = start_proxy(addr, Judge::Optics).await;
 
-    let mut sender = h2_client(running.addr).await;
+    let mut sender = h2c_client(running.addr).await;
     // Not a gRPC frame at all: judging it would fail the call.
     let payload = Bytes::from_static(b"\x07{\"not\":\"grpc\",\"flag\":7}");
     let request = Request::post(format!("{}/api/issues?x=1", running.uri()))
@@ -1330,7 +1318,7 @@ async fn seen_upstream(
     path: &str,
     seen: &std::sync::Mutex<Vec<http::request::Parts>>,
 ) -> http::request::Parts {
-    let mut sender = h2_client(addr).await;
+    let mut sender = h2c_client(addr).await;
     let mut body = BytesMut::new();
     triage::frames::encode(b"{}", &mut body).unwrap();
     let mut request = Request::post(format!("http://{authority}{path}"));
@@ -1526,7 +1514,7 @@ async fn a_call_that_is_not_grpc_to_a_dead_upstream_gets_502_saying_why() {
     let (closed, addr) = listener().await;
     drop(closed);
     let running = start_proxy(addr, Judge::Optics).await;
-    let mut sender = h2_client(running.addr).await;
+    let mut sender = h2c_client(running.addr).await;
     let request = Request::post(format!("{}/api/issues", running.uri()))
         .header("content-type", "application/json")
         .body(http_body_util::Full::new(Bytes::from_static(b"{}")))

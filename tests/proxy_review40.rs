@@ -6,9 +6,12 @@
 
 #[path = "support/frozen_pump.rs"]
 mod frozen_pump;
+#[path = "support/proxy_checks.rs"]
+mod proxy_checks;
 #[path = "support/running_proxy.rs"]
 mod running_proxy;
 use frozen_pump::pump;
+use proxy_checks::h2c_client;
 use running_proxy::Running;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -297,23 +300,7 @@ type Sender = hyper::client::conn::http2::SendRequest<http_body_util::Full<Bytes
 
 /// An h2c client connection to `addr` (no keepalive of its own).
 async fn connect(addr: SocketAddr) -> Sender {
-    connect_with(addr).await
-}
-
-/// [`connect`] for requests with a body of type `B`.
-async fn connect_with<B>(addr: SocketAddr) -> hyper::client::conn::http2::SendRequest<B>
-where
-    B: Body<Data = Bytes> + Send + Unpin + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    let stream = TcpStream::connect(addr).await.unwrap();
-    stream.set_nodelay(true).unwrap();
-    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
-        .handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    sender
+    h2c_client(addr).await
 }
 
 /// Starts a call with `content_type` on `sender`; its response, in a task.
@@ -846,7 +833,7 @@ async fn a_frozen_client_still_sending_has_its_calls_counted_as_cancelled() {
     let mut upstream = Upstream::start().await;
     let running = proxy(upstream.addr, true).await;
     let relay = Relay::start(running.addr).await;
-    let client = connect_with::<Fed>(relay.addr).await;
+    let client = h2c_client::<Fed>(relay.addr).await;
     let open_call = |client: &hyper::client::conn::http2::SendRequest<Fed>| {
         let (feed, fed) = mpsc::unbounded_channel();
         let mut first = BytesMut::new();

@@ -3,6 +3,8 @@
 //! clients (hyper's, h2's over a socket that stops reading, raw TCP
 //! bytes).
 
+#[path = "support/proxy_checks.rs"]
+mod proxy_checks;
 #[path = "support/running_proxy.rs"]
 mod running_proxy;
 
@@ -33,6 +35,7 @@ use triage::policy::Policy;
 use triage::pool::Pool;
 use triage::proxy::{CallEnd, CLIENT_SEND_BUFFER, MAX_FRAME_SIZE, UPSTREAM_CONNECTION_WINDOW};
 
+use proxy_checks::h2c_client;
 use running_proxy::Running;
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -57,19 +60,6 @@ fn subscribe_body(count: u64) -> Bytes {
     body.freeze()
 }
 
-/// A hyper h2c client connection to `addr`.
-async fn client(
-    addr: SocketAddr,
-) -> hyper::client::conn::http2::SendRequest<http_body_util::Full<Bytes>> {
-    let stream = TcpStream::connect(addr).await.unwrap();
-    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
-        .handshake(TokioIo::new(stream))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    sender
-}
-
 /// A `Subscribe` call with `headers` added, read to its end: status, body
 /// and trailers.
 async fn call_with(
@@ -77,7 +67,7 @@ async fn call_with(
     count: u64,
     headers: &[(&str, &str)],
 ) -> (http::StatusCode, HeaderMap, Bytes, Option<HeaderMap>) {
-    let mut sender = client(addr).await;
+    let mut sender = h2c_client(addr).await;
     let mut request = Request::post(format!("http://{addr}{}", grpc::SUBSCRIBE))
         .header("content-type", "application/grpc+json")
         .header("te", "trailers");

@@ -1,18 +1,22 @@
 //! What the proxy's tests use again and again: the calls a tally counted,
 //! upstream response bodies (scripted chunks and an end; one chunk and then
-//! nothing), OK trailers, and a compressed frame.
+//! nothing), OK trailers, a compressed frame, and an h2c client made by
+//! hand.
 
 // Each test file that includes it uses what it needs.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, HeaderValue};
 use http_body::{Body, Frame};
+use hyper::client::conn::http2::SendRequest;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use triage::proxy::{CallEnd, Tally};
 
 /// Asserts that `tally` counted `n` calls, each of them as `end`.
@@ -119,4 +123,22 @@ pub fn compressed_frame(encoding: &str, message: &[u8]) -> Bytes {
     frame.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
     frame.extend_from_slice(&compressed);
     frame.freeze()
+}
+
+/// An h2c client connection to `addr`, made by hand with hyper (no client
+/// library's codec, deadline or keepalive in the way), for requests with a
+/// body of type `B`; its connection task spawned.
+pub async fn h2c_client<B>(addr: SocketAddr) -> SendRequest<B>
+where
+    B: Body<Data = Bytes> + Send + Unpin + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.set_nodelay(true).unwrap();
+    let (sender, connection) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    sender
 }
