@@ -653,37 +653,8 @@ fn a_write_past_a_field_serde_writes_with_a_function_refuses() {
     assert_eq!(json.read(HoldsBumped::bumped.then(Bumped::x)), Some(1));
 }
 
-/// Seven flatten levels on one object: one more than the byte reader
-/// follows (`SERDE_ATTRIBUTES.md`).
-mod levels {
-    use optics_core::prelude::*;
-    use serde::{Deserialize, Serialize};
-
-    #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
-    pub struct L7 {
-        pub z: u32,
-        pub list: Vec<u32>,
-    }
-    /// One flatten level: `$outer` holds `$inner` flattened.
-    macro_rules! level {
-        ($($outer:ident > $inner:ident),*) => {$(
-            #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
-            pub struct $outer {
-                #[serde(flatten)]
-                pub n: $inner,
-            }
-        )*};
-    }
-    level!(
-        L6 > L7,
-        L5 > L6,
-        L4 > L5,
-        L3 > L4,
-        L2 > L3,
-        L1 > L2,
-        L0 > L1
-    );
-}
+#[path = "support/levels.rs"]
+mod levels;
 
 #[test]
 fn a_write_past_more_flatten_levels_than_the_reader_follows_refuses() {
