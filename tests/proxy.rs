@@ -32,7 +32,8 @@ use triage::pool::Pool;
 use triage::proxy::{CallEnd, Proxy, Tally};
 
 use proxy_checks::{
-    assert_calls, compressed_frame, h2c_client, ok_trailers, End, Scripted, ThenSilent,
+    answer_to_close, assert_calls, compressed_frame, h2c_client, ok_trailers, End, Scripted,
+    ThenSilent,
 };
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -1537,7 +1538,7 @@ async fn a_call_that_is_not_grpc_to_a_dead_upstream_gets_502_saying_why() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_http1_request_gets_505_saying_h2c_only_and_the_proxy_stays_up() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     let pool = pool();
     let running = start(Upstream::new(pool.clone()), Judge::Optics).await;
     for request in [
@@ -1550,12 +1551,7 @@ async fn an_http1_request_gets_505_saying_h2c_only_and_the_proxy_stays_up() {
     ] {
         let mut tcp = tokio::net::TcpStream::connect(running.addr).await.unwrap();
         tcp.write_all(request).await.unwrap();
-        let mut answer = Vec::new();
-        tokio::time::timeout(5 * SECOND, tcp.read_to_end(&mut answer))
-            .await
-            .expect("the proxy answers and closes")
-            .unwrap();
-        let answer = String::from_utf8_lossy(&answer);
+        let answer = answer_to_close(&mut tcp).await;
         assert!(
             answer.starts_with("HTTP/1.1 505 HTTP Version Not Supported\r\n"),
             "{answer:?}"

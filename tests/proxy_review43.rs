@@ -35,7 +35,7 @@ use triage::policy::Policy;
 use triage::pool::Pool;
 use triage::proxy::{CallEnd, CLIENT_SEND_BUFFER, MAX_FRAME_SIZE, UPSTREAM_CONNECTION_WINDOW};
 
-use proxy_checks::h2c_client;
+use proxy_checks::{answer_to_close, h2c_client};
 use running_proxy::Running;
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -104,25 +104,14 @@ async fn clients_that_never_finish_their_handshake_do_not_hold_up_the_stop() {
     // scanner, a frozen peer) held the stop for the whole drain timeout.
     let stop = CancellationToken::new();
     let up = upstream(stop.clone()).await;
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let proxy = triage::proxy::Proxy::new(
         &format!("http://{up}"),
         triage::judge::Judge::Optics,
         triage::policy::Policy::default(),
     )
     .unwrap();
-    let stopping = CancellationToken::new();
-    let serving = tokio::spawn({
-        let proxy = proxy.clone();
-        let stopping = stopping.clone();
-        async move {
-            proxy
-                .serve(listener, stopping.cancelled_owned())
-                .await
-                .unwrap()
-        }
-    });
+    let running = Running::serve(proxy).await;
+    let addr = running.addr;
     let mut clients = Vec::new();
     for sent in [
         &PREFACE[..10],
@@ -139,11 +128,7 @@ async fn clients_that_never_finish_their_handshake_do_not_hold_up_the_stop() {
     assert_eq!(trailers.unwrap()["grpc-status"], "0");
     tokio::time::sleep(Duration::from_millis(100)).await;
     let started = Instant::now();
-    stopping.cancel();
-    let tally = tokio::time::timeout(15 * SECOND, serving)
-        .await
-        .expect("the proxy stops")
-        .unwrap();
+    let tally = running.stop().await;
     let took = started.elapsed();
     assert!(
         took < triage::proxy::IDLE_CLOSE_GRACE + SECOND,
@@ -347,8 +332,6 @@ async fn clients_that_never_send_the_whole_preface_are_closed_in_time() {
     // frames, not the `505` that says what the proxy speaks.
     let stop = CancellationToken::new();
     let up = upstream(stop.clone()).await;
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let timeout = Duration::from_millis(300);
     let proxy = triage::proxy::Proxy::new(
         &format!("http://{up}"),
@@ -358,17 +341,8 @@ async fn clients_that_never_send_the_whole_preface_are_closed_in_time() {
     .unwrap()
     .with_keepalive(Duration::from_millis(200), Duration::from_millis(200))
     .with_preface_timeout(timeout);
-    let stopping = CancellationToken::new();
-    let serving = tokio::spawn({
-        let proxy = proxy.clone();
-        let stopping = stopping.clone();
-        async move {
-            proxy
-                .serve(listener, stopping.cancelled_owned())
-                .await
-                .unwrap()
-        }
-    });
+    let running = Running::serve(proxy).await;
+    let addr = running.addr;
     let started = Instant::now();
     let mut quiet = Vec::new();
     for sent in [&b""[..], &PREFACE[..1], &PREFACE[..20]] {
@@ -384,12 +358,7 @@ async fn clients_that_never_send_the_whole_preface_are_closed_in_time() {
         .write_all(b"OST / HTTP/1.1\r\nhost: x\r\n\r\n")
         .await
         .unwrap();
-    let mut answer = Vec::new();
-    tokio::time::timeout(5 * SECOND, http1.read_to_end(&mut answer))
-        .await
-        .expect("the proxy answers and closes")
-        .unwrap();
-    let answer = String::from_utf8_lossy(&answer);
+    let answer = answer_to_close(&mut http1).await;
     assert!(
         answer.starts_with("HTTP/1.1 505 "),
         "an HTTP/1.1 client gets a 505: {answer:?}"
@@ -405,11 +374,7 @@ async fn clients_that_never_send_the_whole_preface_are_closed_in_time() {
     let (status, _, _, trailers) = call_with(addr, 3, &[]).await;
     assert_eq!(status, http::StatusCode::OK);
     assert_eq!(trailers.unwrap()["grpc-status"], "0");
-    stopping.cancel();
-    let tally = tokio::time::timeout(15 * SECOND, serving)
-        .await
-        .expect("the proxy stops")
-        .unwrap();
+    let tally = running.stop().await;
     assert_eq!(
         tally.calls_ended(CallEnd::UpstreamOk),
         1,

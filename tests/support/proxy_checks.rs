@@ -1,7 +1,7 @@
 //! What the proxy's tests use again and again: the calls a tally counted,
 //! upstream response bodies (scripted chunks and an end; one chunk and then
-//! nothing), OK trailers, a compressed frame, and an h2c client made by
-//! hand.
+//! nothing), OK trailers, a compressed frame, an h2c client made by hand,
+//! and what the proxy answers a socket before it closes it.
 
 // Each test file that includes it uses what it needs.
 #![allow(dead_code)]
@@ -11,6 +11,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, HeaderValue};
@@ -141,4 +142,16 @@ where
         .unwrap();
     tokio::spawn(connection);
     sender
+}
+
+/// What the proxy writes to `tcp` until it closes it (within 5 s), as text:
+/// its answer to a client that does not speak HTTP/2.
+pub async fn answer_to_close(tcp: &mut tokio::net::TcpStream) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut answer))
+        .await
+        .expect("the proxy answers and closes")
+        .unwrap();
+    String::from_utf8_lossy(&answer).into_owned()
 }

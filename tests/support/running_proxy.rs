@@ -26,8 +26,6 @@ impl Running {
     /// A proxy to `upstream`, pinging both sides with `keepalive`
     /// (interval, timeout) when given.
     pub async fn start(upstream: SocketAddr, keepalive: Option<(Duration, Duration)>) -> Running {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
         let mut proxy = Proxy::new(
             &format!("http://{upstream}"),
             Judge::Optics,
@@ -38,6 +36,13 @@ impl Running {
         if let Some((interval, timeout)) = keepalive {
             proxy = proxy.with_keepalive(interval, timeout);
         }
+        Running::serve(proxy).await
+    }
+
+    /// `proxy`, as it was built, serving on a port of its own.
+    pub async fn serve(proxy: Proxy) -> Running {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
         let stop = CancellationToken::new();
         let task = tokio::spawn({
             let proxy = proxy.clone();
