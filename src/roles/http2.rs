@@ -219,9 +219,11 @@ const LOOP_CHECK_LOOKUP: Duration = Duration::from_secs(2);
 
 /// Whether `upstream` (`http://HOST:PORT`) resolves to the socket the proxy
 /// listens on, `local`: the same address, or, when the proxy listens on
-/// every address, a loopback or unspecified one with its port. A name that
+/// every address, one of this machine's own with its port (loopback,
+/// unspecified, or an interface's address such as its LAN one). A name that
 /// does not resolve now, or within [`LOOP_CHECK_LOOKUP`], is not taken for
-/// it (the proxy says so per call).
+/// it (the proxy says so per call). Costs the lookup and, per address
+/// resolved, at most one bind of a UDP socket, once at the proxy's start.
 async fn forwards_to(upstream: &str, local: SocketAddr) -> bool {
     let Some(authority) = proxy::parse_upstream(upstream)
         .ok()
@@ -241,12 +243,20 @@ async fn forwards_to(upstream: &str, local: SocketAddr) -> bool {
     addrs.any(|addr| match (local.ip(), addr.ip()) {
         (own, ip) if own == ip => true,
         // An IPv6 socket on `::` takes IPv4 connections too (Linux's default).
-        (IpAddr::V4(own), IpAddr::V4(ip)) => {
-            own.is_unspecified() && (ip.is_loopback() || ip.is_unspecified())
-        }
-        (IpAddr::V6(own), ip) => own.is_unspecified() && (ip.is_loopback() || ip.is_unspecified()),
+        (IpAddr::V4(own), ip @ IpAddr::V4(_)) => own.is_unspecified() && is_own_address(ip),
+        (IpAddr::V6(own), ip) => own.is_unspecified() && is_own_address(ip),
         (IpAddr::V4(_), IpAddr::V6(_)) => false,
     })
+}
+
+/// Whether `ip` reaches this machine itself: loopback, unspecified, or the
+/// address of one of its interfaces, which is what a socket can be bound to
+/// (tried with a UDP socket on a port the system picks, closed at once).
+/// A multicast address can be bound to as well but is no host's own.
+fn is_own_address(ip: IpAddr) -> bool {
+    ip.is_loopback()
+        || ip.is_unspecified()
+        || (!ip.is_multicast() && std::net::UdpSocket::bind((ip, 0)).is_ok())
 }
 
 /// A status's message and, after it, each error in its source chain that
