@@ -584,18 +584,22 @@ pub fn ratio_medians(rounds: &[Vec<(Judge, f64)>]) -> Option<String> {
     Some(out)
 }
 
-/// Both readers' tables and the disagreements, as `judge FILE` prints them.
+/// Both readers' tables and the disagreements, as `judge FILE` prints them;
+/// one line instead when no frame was judged (an empty input, or a framing
+/// error in the first frame, which the caller reports).
 pub fn judged(name: &str, judged: &Judged) -> String {
+    if judged.optics.messages == 0 {
+        return match judged.error {
+            None => format!("{name}: empty, no frames to judge\n"),
+            Some(_) => format!("{name}: no frame judged\n"),
+        };
+    }
     let mut text = String::new();
     for (reader, tally) in [
         (Judge::Optics, &judged.optics),
         (Judge::Decode, &judged.decode),
     ] {
-        let per_message = if tally.messages == 0 {
-            0.0
-        } else {
-            tally.judging.as_secs_f64() * 1e6 / tally.messages as f64
-        };
+        let per_message = tally.judging.as_secs_f64() * 1e6 / tally.messages as f64;
         let _ = writeln!(
             text,
             "{name}, {}: {} messages, {:.1} MB; judging took {per_message:.1} µs per message",

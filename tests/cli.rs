@@ -663,7 +663,26 @@ fn judge_counts_the_frames_before_a_framing_error_in_words() {
         wire.extend_from_slice(&[7, 0, 0, 0, 2, b'{', b'}']);
         let file = TempFile::new("counted");
         fs::write(&file.0, &wire).unwrap();
-        let err = judge_file(file.path(), &mut Vec::new()).unwrap_err();
+        let mut out = Vec::new();
+        let err = judge_file(file.path(), &mut out).unwrap_err();
         assert!(err.message.ends_with(want), "{}", err.message);
+        if frames.is_empty() {
+            // No tables of zeros before the error.
+            let text = String::from_utf8(out).unwrap();
+            assert_eq!(text, format!("{}: no frame judged\n", file.path()));
+        }
     }
+}
+
+#[test]
+fn judge_of_an_empty_input_says_so_instead_of_tables_of_zeros() {
+    let file = TempFile::new("empty");
+    fs::write(&file.0, b"").unwrap();
+    let mut out = Vec::new();
+    let judged = judge_file(file.path(), &mut out).unwrap();
+    assert_eq!(judged.optics.messages, 0);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        format!("{}: empty, no frames to judge\n", file.path())
+    );
 }
