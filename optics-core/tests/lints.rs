@@ -39,6 +39,20 @@ pub enum Detail {
     },
 }
 
+/// Variants that share a postfix, allowed here: the kind enum the derive
+/// generates has the same names, and must not need an `allow` of its own.
+/// Private, as clippy lints only an enum outside the crate's API.
+#[allow(clippy::enum_variant_names)]
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+enum Stage {
+    /// The first.
+    FirstStage,
+    /// The second.
+    SecondStage(u8),
+    /// The last.
+    LastStage,
+}
+
 /// A failed request.
 #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
@@ -158,4 +172,10 @@ fn reads_under_strict_lints() {
 
     let private = PrivateStruct { used: 1, unused: 2 };
     assert_eq!(PrivateStruct::used.get(&private) + private.unused, 3);
+
+    assert_eq!(
+        Json::<Stage>::new(br#"{"SecondStage":4}"#).read(Stage::kind),
+        Some(StageKind::SecondStage)
+    );
+    assert_eq!(Stage::first_stage.preview(&Stage::FirstStage), Some(&()));
 }

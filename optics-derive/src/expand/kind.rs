@@ -51,8 +51,10 @@ pub fn kind_enum(input: &Input, variants: &[Variant]) -> TokenStream {
             ::core::cmp::PartialOrd, ::core::cmp::Ord,
         )]
         // Named after the enum and its variants: where they are not camel
-        // case, rustc warns at the user's enum already, which may allow it.
-        #[allow(non_camel_case_types)]
+        // case, or share a prefix or postfix, rustc or clippy warns at the
+        // user's enum already, which may allow it; an `allow` there does not
+        // reach this enum.
+        #[allow(non_camel_case_types, clippy::enum_variant_names)]
         #vis enum #kind_type {
             #(#[doc = #variant_docs] #names,)*
         }
