@@ -358,3 +358,98 @@ fn a_fold_past_more_levels_than_the_reader_follows_cannot_answer() {
     assert_eq!(strict.any(list, |n| *n == 1), None);
     assert!(!duplicates.met());
 }
+
+#[path = "support/levels.rs"]
+mod flatten_levels;
+
+/// A fold through an `optic!` name whose path goes past more flatten
+/// levels than the byte reader follows, against serde's value: the name's
+/// lookup misses there, and the fold answered as over no foci.
+#[test]
+fn a_fold_through_a_name_past_more_levels_than_the_reader_follows_cannot_answer() {
+    use flatten_levels::*;
+    let bytes = br#"{"z":5,"list":[1,2]}"#;
+    let value: L0 = serde_json::from_slice(bytes).unwrap();
+    let json = Json::<L0>::new(bytes);
+    let elements = LIST.then(each());
+    let nested = L0::n.then(LIST_FROM_L1).then(each());
+    let nested_right = L0::n.then(LIST_FROM_L1.then(each()));
+    let through_name = LIST_THROUGH_NAME.then(each());
+    let past_name = TO_L7.then(L7::list).then(each());
+    let is_one = |n: &u32| *n == 1;
+    assert_eq!((&value).any(elements, is_one), Some(true));
+    assert_eq!((&value).fold(nested, 0, |n, _| n + 1), Some(2));
+    assert_eq!(json.read_each(elements).count(), 0);
+    // The oracle's answer, or none.
+    for on_bytes in [
+        json.any(elements, is_one),
+        json.all(elements, |n| !is_one(n)).map(|all| !all),
+        json.any(nested, is_one),
+        json.any(nested_right, is_one),
+        json.any(through_name, is_one),
+        json.any(past_name, is_one),
+        // The name alone: its focus, the list.
+        json.any(LIST, |list| list.contains(&1)),
+        json.any(LIST.then(at(0)), is_one),
+    ] {
+        assert_eq!(on_bytes, None);
+    }
+    assert_eq!(json.fold(elements, 0, |n, _| n + 1), None);
+    assert_eq!(json.fold(LIST, 0, |n, _| n + 1), None);
+    let duplicates = Duplicates::new();
+    let strict = Strict::<L0>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.any(elements, is_one), None);
+    assert_eq!(strict.any(nested, is_one), None);
+    assert_eq!(strict.any(LIST, |list| list.contains(&1)), None);
+    assert!(!duplicates.met());
+    // One level fewer, the name's foci are folded.
+    let l1 = Json::<L1>::new(bytes);
+    assert_eq!(l1.any(LIST_FROM_L1.then(each()), is_one), Some(true));
+    assert_eq!(l1.fold(LIST_FROM_L1.then(each()), 0, |n, _| n + 1), Some(2));
+    assert_eq!(l1.fold(LIST_FROM_L1, 0, |n, _| n + 1), Some(1));
+}
+
+optic! {
+    /// The hosts of a deployment, by name: past a field serde fills in
+    /// with a default of the user's.
+    lens HOSTS: Deployed => Vec<String> = Deployed::settings.then(Settings::hosts);
+}
+
+optic! {
+    /// The owner's names, by name: past an `Option` serde fills in with `None`.
+    optional OWNER_NAMES: Rules => Vec<String> = Rules::owner.then(some()).then(Owner::names);
+}
+
+/// A fold through an `optic!` name whose path goes on past a field serde
+/// fills in, as through the path itself: no answer where the default may
+/// hold foci, the value's answer where it holds none.
+#[test]
+fn a_fold_through_a_name_past_a_field_serde_fills_in_answers_as_its_path() {
+    let deployed = br#"{}"#;
+    let value: Deployed = serde_json::from_slice(deployed).unwrap();
+    let hosts = HOSTS.then(each());
+    assert_eq!((&value).fold(hosts, 0, |n, _| n + 1), Some(1));
+    let json = Json::<Deployed>::new(deployed);
+    assert_eq!(json.fold(hosts, 0, |n, _| n + 1), None);
+    assert_eq!(json.fold(HOSTS, 0, |n, _| n + 1), None);
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Deployed>::validated(deployed, &duplicates).unwrap();
+    assert_eq!(strict.fold(hosts, 0, |n, _| n + 1), None);
+    // Present, they fold.
+    let present = br#"{"settings":{"hosts":["a","b"]}}"#;
+    let json = Json::<Deployed>::new(present);
+    assert_eq!(json.fold(hosts, 0, |n, _| n + 1), Some(2));
+    // `None` holds nothing further: the value's answer.
+    let bytes = br#"{"rules":[]}"#;
+    let value: Rules = serde_json::from_slice(bytes).unwrap();
+    let names = OWNER_NAMES.then(each());
+    assert_eq!((&value).fold(names, 0, |n, _| n + 1), Some(0));
+    assert_eq!(
+        Json::<Rules>::new(bytes).fold(names, 0, |n, _| n + 1),
+        Some(0)
+    );
+    assert_eq!(
+        Json::<Rules>::new(bytes).fold(OWNER_NAMES, 0, |n, _| n + 1),
+        Some(0)
+    );
+}

@@ -718,3 +718,88 @@ fn a_write_past_more_flatten_levels_than_the_reader_follows_refuses() {
         br#"{"z":5,"list":[9,9]}"#
     );
 }
+
+/// A byte write through an `optic!` name whose path goes past more flatten
+/// levels than a read follows, against serde's value: the name's lookup
+/// misses there, and the write copied the document as if the path had no
+/// focus, where the value's write changes it.
+#[test]
+fn a_write_through_a_name_past_more_flatten_levels_than_the_reader_follows_refuses() {
+    use levels::*;
+    let bytes = br#"{"z":5,"list":[1,2]}"#;
+    let json = Json::<L0>::new(bytes);
+    // The oracle: the value serde decodes, written the same way. A byte
+    // write gives its bytes, or refuses.
+    let agrees = |written: Option<Vec<u8>>, write: &dyn Fn(&mut L0)| {
+        let mut expected = serde_json::from_slice::<L0>(bytes).unwrap();
+        write(&mut expected);
+        assert_ne!(
+            expected,
+            serde_json::from_slice::<L0>(bytes).unwrap(),
+            "the value's write changes it"
+        );
+        match written {
+            None => true,
+            Some(written) => serde_json::from_slice::<L0>(&written).unwrap() == expected,
+        }
+    };
+    let elements = LIST.then(each());
+    let first = LIST.then(at(0));
+    let nested = L0::n.then(LIST_FROM_L1).then(each());
+    let nested_right = L0::n.then(LIST_FROM_L1.then(each()));
+    let through_name = LIST_THROUGH_NAME.then(each());
+    let past_name = TO_L7.then(L7::list).then(each());
+    assert_eq!(json.read_each(elements).count(), 0);
+    assert!(agrees(json.set_all(elements, &9), &|v| {
+        elements.set_all(v, 9);
+    }));
+    assert!(agrees(json.modify_all(elements, |n| n + 1), &|v| {
+        elements.modify_all(v, |n| *n += 1);
+    }));
+    assert!(agrees(json.set_all(first, &9), &|v| {
+        first.set_all(v, 9);
+    }));
+    assert!(agrees(json.set_all(nested, &9), &|v| {
+        nested.set_all(v, 9);
+    }));
+    assert!(agrees(json.set_all(nested_right, &9), &|v| {
+        nested_right.set_all(v, 9);
+    }));
+    assert!(agrees(json.modify_all(through_name, |n| n + 1), &|v| {
+        through_name.modify_all(v, |n| *n += 1);
+    }));
+    assert!(agrees(json.set_all(past_name, &9), &|v| {
+        past_name.set_all(v, 9);
+    }));
+    // As through the path itself: every one refuses.
+    assert_eq!(json.set_all(elements, &9), None);
+    assert_eq!(json.modify_all(elements, |n| n + 1), None);
+    assert_eq!(json.set_all(first, &9), None);
+    assert_eq!(json.set(first, &9), None);
+    assert_eq!(json.set_all(nested, &9), None);
+    assert_eq!(json.set_all(nested_right, &9), None);
+    assert_eq!(json.set_all(through_name, &9), None);
+    assert_eq!(json.modify_all(through_name, |n| n + 1), None);
+    assert_eq!(json.set_all(past_name, &9), None);
+    let mut out = b"old".to_vec();
+    assert!(!json.set_all_into(elements, &9, &mut out));
+    assert!(out.is_empty());
+    let duplicates = optics_core::json::Duplicates::new();
+    let strict = optics_core::json::Strict::<L0>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.set_all(elements, &9), None);
+    assert_eq!(strict.modify_all(elements, |n| n + 1), None);
+    assert_eq!(strict.set_all(first, &9), None);
+    assert_eq!(strict.set_all(nested, &9), None);
+    assert_eq!(strict.set_all(through_name, &9), None);
+    assert!(!duplicates.met());
+    // One level fewer, the name's foci are written.
+    let l1 = Json::<L1>::new(bytes);
+    assert_eq!(
+        l1.set_all(LIST_FROM_L1.then(each()), &9).unwrap(),
+        br#"{"z":5,"list":[9,9]}"#
+    );
+    assert_eq!(
+        l1.modify_all(LIST_FROM_L1.then(at(1)), |n| n + 1).unwrap(),
+        br#"{"z":5,"list":[1,3]}"#
+    );
+}

@@ -734,23 +734,113 @@ at_most_one! {
     impl[S: Tagged] Discriminant<S>;
 }
 
+/// The foci of an `optic!` name: the one focus its path's lookup finds
+/// (as [`at_most_one`] gives it), and, where the lookup misses, what the
+/// path's own walk of foci went on past ([`PassedAbsent`]): a field serde
+/// fills in, or more flatten and internal-tag levels than a spot holds. A
+/// lookup of the whole path says only that it missed; the path written out
+/// in a composition says why, and a name must answer as its path does
+/// (a fold past such a step cannot answer; a write refuses).
+///
+/// Cost: a hit costs the lookup alone (no more walk, nothing allocated).
+/// A miss costs one more walk of the path's foci from where the lookup
+/// started, step by step up to where it misses (another scan of the bytes
+/// the lookup scanned), nothing allocated.
+#[doc(hidden)]
+#[derive(Clone, Debug)]
+pub struct NamedFoci<'a> {
+    found: core::option::IntoIter<Located<'a>>,
+    /// What the path's walk went on past, where the lookup missed.
+    passed_absent: bool,
+    past_capacity: bool,
+}
+
+impl<'a> NamedFoci<'a> {
+    /// The focus a name's lookup found: `At` or `Absent`, never `Miss`
+    /// (see [`NamedFoci::missed`]).
+    #[inline]
+    pub fn found(found: Located<'a>) -> Self {
+        NamedFoci {
+            found: at_most_one(found),
+            passed_absent: false,
+            past_capacity: false,
+        }
+    }
+
+    /// No focus: the lookup of `path` from `at` (entered with `entered`,
+    /// as [`JsonTraverse::foci_entered_at`]) missed. The path's foci are
+    /// walked from `at` to tell why, as a trusting read walks them (a
+    /// strict read's watch is its lookup's, and a key the path meets twice
+    /// has made the strict read refuse already).
+    #[cold]
+    #[inline(never)]
+    pub fn missed<P: JsonTraverse>(path: &P, at: Spot<'a>, entered: bool) -> Self {
+        let (passed_absent, past_capacity) = scan::duplicates::unwatched(|| {
+            let mut foci = if entered {
+                path.foci_entered_at(at)
+            } else {
+                path.foci_at(at)
+            };
+            foci.by_ref().for_each(drop);
+            (foci.passed_absent(), foci.past_capacity())
+        });
+        NamedFoci {
+            found: None.into_iter(),
+            passed_absent,
+            past_capacity,
+        }
+    }
+}
+
+impl<'a> Iterator for NamedFoci<'a> {
+    type Item = Located<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Located<'a>> {
+        self.found.next()
+    }
+}
+
+impl PassedAbsent for NamedFoci<'_> {
+    #[inline]
+    fn passed_absent(&self) -> bool {
+        self.passed_absent
+    }
+
+    #[inline]
+    fn past_capacity(&self) -> bool {
+        self.past_capacity
+    }
+}
+
 /// Implements [`JsonTraverse`] and [`JsonTraverseDecode`] for a type named by
-/// `optic!`, through its `locate` and `decode`.
+/// `optic!`, through its `locate` and `decode`; a miss is explained by its
+/// path's own walk ([`NamedFoci`]).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __json_traverse_at_most_one {
     ($name:ident : $source:ty => $focus:ty = $path:expr) => {
         impl $crate::json::JsonTraverse for $name {
-            type Foci<'a> = ::core::option::IntoIter<$crate::json::Located<'a>>;
+            type Foci<'a> = $crate::json::NamedFoci<'a>;
             const WRITES_THROUGH: bool = $crate::json::writes_through(&$path);
             const FILLED_IN: bool = $crate::json::filled_in(&$path);
             #[inline]
             fn foci_at<'a>(&self, at: $crate::json::Spot<'a>) -> Self::Foci<'a> {
-                $crate::json::at_most_one($crate::json::JsonOptic::locate_at(self, at))
+                match $crate::json::JsonOptic::locate_at(self, at) {
+                    $crate::json::Located::Miss => {
+                        $crate::json::NamedFoci::missed(&$path, at, false)
+                    }
+                    found => $crate::json::NamedFoci::found(found),
+                }
             }
             #[inline]
             fn foci_entered_at<'a>(&self, at: $crate::json::Spot<'a>) -> Self::Foci<'a> {
-                $crate::json::at_most_one($crate::json::JsonOptic::locate_entered_at(self, at))
+                match $crate::json::JsonOptic::locate_entered_at(self, at) {
+                    $crate::json::Located::Miss => {
+                        $crate::json::NamedFoci::missed(&$path, at, true)
+                    }
+                    found => $crate::json::NamedFoci::found(found),
+                }
             }
         }
         impl $crate::json::JsonTraverseThrough for $name {}

@@ -96,7 +96,7 @@ use crate::optic::{Preview, StartsAt};
 use crate::Reader;
 
 #[doc(hidden)]
-pub use iter::{at_most_one, filled_in, writes_through, PassedAbsent};
+pub use iter::{at_most_one, filled_in, writes_through, NamedFoci, PassedAbsent};
 pub use iter::{
     EachFoci, JsonElements, JsonTraverse, JsonTraverseDecode, JsonTraverseThrough, MemberKeys,
     ReadEach, StrictReadEach, StrictViews, ThenFoci, Views,
