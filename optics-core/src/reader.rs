@@ -60,7 +60,9 @@ pub trait Reader<S> {
     /// the focus, folds its default. It answers `None` too if it passed,
     /// before its answer, more flatten and internal-tag levels on one object
     /// than a byte read follows (six: reads miss there, and `try_read` says
-    /// `TooManyLevels`).
+    /// `TooManyLevels`). A path through an `optic!` name answers as the
+    /// path it names: where the name's lookup misses, its path is walked
+    /// once more to tell whether it passed such a step.
     fn fold_while<O, B, F>(&self, optic: O, init: B, f: F) -> Option<B>
     where
         O: Traverse<Source = S> + for<'de> JsonTraverseDecode<'de>,

@@ -66,10 +66,10 @@
 //! `key(k)`), an adjacently tagged newtype variant whose content is
 //! missing, and a focus past more flatten and internal-tag levels on one
 //! object than a read follows (six: reads miss there, but serde's value has
-//! the focus). A write of every focus
-//! ([`Json::set_all`], [`Json::modify_all`]) refuses as a whole where one of
-//! its foci refuses: the value-side `set_all` writes that focus, so the
-//! document unchanged would not be what it gives.
+//! the focus), through an `optic!` name as through its path. A write of
+//! every focus ([`Json::set_all`], [`Json::modify_all`]) refuses as a
+//! whole where one of its foci refuses: the value-side `set_all` writes
+//! that focus, so the document unchanged would not be what it gives.
 //!
 //! **Duplicate keys and malformed bytes.** A struct field is written where a
 //! read finds it, in the first member with its key (serde_json rejects a

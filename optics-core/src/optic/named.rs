@@ -11,11 +11,18 @@
 /// nothing. A named optic reads bytes into leaves that own their data (a
 /// borrowed `&'a str` leaf is read through the path itself). It is a
 /// traversal of at most one focus too, so it composes with `each()`
-/// (`NAME.then(each())`) and serves [`Json::iter`](crate::Json::iter). A
-/// lens, prism or optional writes bytes as the first step of a path
-/// (`NAME.then(Field::x)`); a getter has no write, and no path past it has.
-/// To write its own focus, write through the path it names, which rustc
-/// can check is writable.
+/// (`NAME.then(each())`) and serves [`Json::iter`](crate::Json::iter). Such
+/// a traversal answers as the path written out would where the name's one
+/// lookup misses because the path goes on past a step the byte reader does
+/// not follow: past a field serde fills in with a default that may hold
+/// foci, or more flatten and internal-tag levels on one object than a read
+/// follows, a fold cannot answer (`None`); past those levels, a write of
+/// every focus refuses too. To tell, a miss walks the path once more, step
+/// by step (nothing allocated); a lookup that finds its focus costs nothing
+/// more. A lens, prism or optional writes bytes as the first step of a
+/// path (`NAME.then(Field::x)`); a getter has no write, and no path past
+/// it has. To write its own focus, write through the path it names, which
+/// rustc can check is writable.
 ///
 /// `Source` and `Focus` are types, so a name is for one type. For a model
 /// with a lifetime parameter (`Order<'a>`), name the path at
