@@ -36,6 +36,7 @@ use proptest::test_runner::TestCaseError;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use support::oracle::airy;
+use support::rewrite::Rewrite;
 
 /// The disagreements a test found, and how many of its documents serde_json
 /// accepted and refused.
@@ -1378,111 +1379,6 @@ mod hunt_model {
     }
 }
 
-/// How to rewrite one writing: a stream of choices, used one per decision.
-struct Rewrite {
-    choices: Vec<u8>,
-    at: usize,
-}
-
-impl Rewrite {
-    fn next(&mut self) -> u8 {
-        let c = self
-            .choices
-            .get(self.at % self.choices.len().max(1))
-            .copied()
-            .unwrap_or(0);
-        self.at += 1;
-        c
-    }
-
-    fn space(&mut self, out: &mut String) {
-        match self.next() % 8 {
-            0 => out.push(' '),
-            1 => out.push_str("\n\t"),
-            2 => out.push_str(" \r\n "),
-            _ => {}
-        }
-    }
-
-    fn string(&mut self, text: &str, out: &mut String) {
-        out.push('"');
-        for ch in text.chars() {
-            let choice = self.next() % 4;
-            match ch {
-                '"' => out.push_str(if choice == 0 { "\\u0022" } else { "\\\"" }),
-                '\\' => out.push_str(if choice == 0 { "\\u005C" } else { "\\\\" }),
-                '/' if choice == 0 => out.push_str("\\/"),
-                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-                c if choice == 1 => {
-                    let mut units = [0u16; 2];
-                    for unit in c.encode_utf16(&mut units) {
-                        out.push_str(&format!("\\u{unit:04X}"));
-                    }
-                }
-                c => out.push(c),
-            }
-        }
-        out.push('"');
-    }
-
-    /// `value` rewritten; objects in key order (serde_json's `Value` keeps
-    /// them sorted), an unknown member now and then.
-    fn value(&mut self, value: &serde_json::Value, decoys: &[&str], out: &mut String) {
-        use serde_json::Value;
-        self.space(out);
-        match value {
-            Value::String(text) => self.string(text, out),
-            Value::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    self.value(item, decoys, out);
-                }
-                self.space(out);
-                out.push(']');
-            }
-            Value::Object(members) => {
-                out.push('{');
-                let mut first = true;
-                for (key, item) in members {
-                    if self.next().is_multiple_of(5) {
-                        self.decoy(decoys, first, out);
-                        first = false;
-                    }
-                    if !first {
-                        out.push(',');
-                    }
-                    first = false;
-                    self.space(out);
-                    self.string(key, out);
-                    self.space(out);
-                    out.push(':');
-                    self.value(item, decoys, out);
-                }
-                self.space(out);
-                out.push('}');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-        self.space(out);
-    }
-
-    /// An unknown member whose value holds the model's keys.
-    fn decoy(&mut self, decoys: &[&str], first: bool, out: &mut String) {
-        if !first {
-            out.push(',');
-        }
-        let key = decoys[usize::from(self.next()) % decoys.len()];
-        out.push_str("\"zz_unknown\":{");
-        self.string(key, out);
-        out.push_str(":[\"}\\\"\",{\"kind\":\"point\"}],\"");
-        out.push_str(&key.replace('\\', "\\\\").replace('"', "\\\""));
-        out.push_str("\\\\\":1}");
-    }
-}
-
 fn hunt_cases() -> ProptestConfig {
     ProptestConfig {
         cases: support::scaled(256),
@@ -1562,7 +1458,7 @@ proptest! {
     ) {
         use hunt_model::*;
         let value = serde_json::to_value(&model).unwrap();
-        let mut rewrite = Rewrite { choices, at: 0 };
+        let mut rewrite = Rewrite::new(choices, false);
         let decoys = ["a\"b\\c/é😀", "type", "maybeTwice", "FLAT_A", "kind", "XPos", "näme", "t", "c", "small"];
         let mut text = String::new();
         rewrite.value(&value, &decoys, &mut text);

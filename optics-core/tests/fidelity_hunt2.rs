@@ -37,6 +37,7 @@ use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use support::oracle::airy;
+use support::rewrite::Rewrite;
 
 /// The disagreements a test found, and how many of its documents serde_json
 /// accepted and refused.
@@ -1442,64 +1443,6 @@ fn shuffled() -> impl Strategy<Value = Shuffled> {
         )
 }
 
-/// Writes `value` with each object's members in an order `choices` picks,
-/// strings escaped now and then, whitespace here and there.
-fn rewrite(value: &serde_json::Value, choices: &[u8], at: &mut usize, out: &mut String) {
-    fn pick(choices: &[u8], at: &mut usize) -> u8 {
-        *at += 1;
-        choices[(*at - 1) % choices.len()]
-    }
-    let next = |at: &mut usize| pick(choices, at);
-    if next(at).is_multiple_of(4) {
-        out.push_str(" \n");
-    }
-    match value {
-        serde_json::Value::Object(members) => {
-            let mut members: Vec<_> = members.iter().collect();
-            let turn = usize::from(next(at)) % members.len().max(1);
-            members.rotate_left(turn);
-            if next(at).is_multiple_of(2) {
-                members.reverse();
-            }
-            out.push('{');
-            for (i, (k, v)) in members.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                escaped(k, next(at), out);
-                out.push(':');
-                rewrite(v, choices, at, out);
-            }
-            out.push('}');
-        }
-        serde_json::Value::Array(elements) => {
-            out.push('[');
-            for (i, v) in elements.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                rewrite(v, choices, at, out);
-            }
-            out.push(']');
-        }
-        serde_json::Value::String(text) => escaped(text, next(at), out),
-        other => out.push_str(&other.to_string()),
-    }
-}
-
-/// `text` as a JSON string; with `choice` odd, every character as `\u`.
-fn escaped(text: &str, choice: u8, out: &mut String) {
-    if choice.is_multiple_of(2) {
-        out.push_str(&serde_json::to_string(text).unwrap());
-        return;
-    }
-    out.push('"');
-    for unit in text.encode_utf16() {
-        out.push_str(&format!("\\u{unit:04x}"));
-    }
-    out.push('"');
-}
-
 fn shuffled_cases() -> ProptestConfig {
     ProptestConfig {
         cases: support::scaled(256),
@@ -1517,7 +1460,7 @@ proptest! {
         choices in proptest::collection::vec(any::<u8>(), 1..48),
     ) {
         let mut text = String::new();
-        rewrite(&serde_json::to_value(&model).unwrap(), &choices, &mut 0, &mut text);
+        Rewrite::new(choices, true).value(&serde_json::to_value(&model).unwrap(), &[], &mut text);
         let whole: Shuffled = serde_json::from_str(&text)
             .map_err(|error| TestCaseError::fail(format!("{error}: {text}")))?;
         prop_assert_eq!(&whole, &model);
