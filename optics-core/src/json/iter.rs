@@ -446,6 +446,13 @@ impl<K: JsonKey + Ord, V> JsonElements for BTreeMap<K, V> {
     }
 }
 
+/// A `Value` object's members: string keys, the last of each kept.
+impl JsonElements for serde_json::Map<String, serde_json::Value> {
+    fn kept_members(keys: MemberKeys<'_>) -> Option<Vec<usize>> {
+        kept_by_text::<String>(keys)
+    }
+}
+
 /// The members serde keeps, keys told apart by their text (escapes
 /// decoded), sorted by where their keys start; `None` where a key is none
 /// that serde reads as a `K` ([`JsonKey::reads_key`]).
@@ -1110,7 +1117,7 @@ impl<'a, 'd, T: ?Sized> Strict<'a, 'd, T> {
     /// [`Json::iter`] finds them, each step read strictly: a key on the path
     /// to a focus that stands twice in its object is recorded in the
     /// [`Duplicates`] and ends the traversal (check the flag after it).
-    /// Over a map (`each()` on a `HashMap` or `BTreeMap`), the members serde
+    /// Over a map (`each()` on a `HashMap`, `BTreeMap` or serde_json's `Map`), the members serde
     /// keeps: where the object repeats a key, its last member only, as
     /// serde_json reads it. Keys are told apart as the map's key type reads
     /// them ([`JsonKey`]): by the text they decode to (escapes decoded), as

@@ -8,14 +8,16 @@ use super::{composable, zero_sized, Optic};
 
 /// A collection whose elements [`each`] visits, in the collection's own
 /// order, which is the order serde writes them: `Vec<T>`, `[T]`, `[T; N]`
-/// and `VecDeque<T>` (a JSON array), and the values of `HashMap` and
-/// `BTreeMap` (the members of a JSON object; on bytes, in the bytes' order,
+/// and `VecDeque<T>` (a JSON array), and the values of `HashMap`,
+/// `BTreeMap` and serde_json's `Map` (the members of a JSON object, which a
+/// `BTreeMap` holds in key order, and a `Map` too unless serde_json's
+/// `preserve_order` is on; on bytes, in the bytes' order,
 /// every member of a repeated key included: see [`Json::iter`](crate::json::Json::iter)).
 /// On bytes a map's key type implements [`JsonKey`](crate::optic::JsonKey),
 /// which tells a strict traversal the members serde keeps.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a list or a map, so `each()` has no elements to visit in it",
-    label = "`each()` needs a `Vec`, slice, array, `VecDeque`, `HashMap` or `BTreeMap` here",
+    label = "`each()` needs a `Vec`, slice, array, `VecDeque`, `HashMap`, `BTreeMap` or `serde_json::Map` here",
     note = "step into an `Option` with `some()`; a struct's fields are reached by their own optics (`Type::field`)"
 )]
 pub trait Elements {
@@ -66,13 +68,14 @@ elements_by! {
     impl[T] VecDeque<T> => T, vec_deque::Iter<'s, T>, vec_deque::IterMut<'s, T>, iter, iter_mut, false;
     impl[K, V, S] HashMap<K, V, S> => V, hash_map::Values<'s, K, V>, hash_map::ValuesMut<'s, K, V>, values, values_mut, true;
     impl[K, V] BTreeMap<K, V> => V, btree_map::Values<'s, K, V>, btree_map::ValuesMut<'s, K, V>, values, values_mut, true;
+    impl[] serde_json::Map<String, serde_json::Value> => serde_json::Value, serde_json::map::Values<'s>, serde_json::map::ValuesMut<'s>, values, values_mut, true;
 }
 
 /// The traversal on every element of a `C` (see [`each`]). Zero-sized.
 pub struct Each<C: ?Sized>(PhantomData<fn() -> PhantomData<C>>);
 
 /// The traversal on every element of a list (`Vec`, slice, array,
-/// `VecDeque`) or every value of a map (`HashMap`, `BTreeMap`). The
+/// `VecDeque`) or every value of a map (`HashMap`, `BTreeMap`, serde_json's `Map`). The
 /// collection type is inferred from what it is composed with
 /// (`Trace::frames.then(each())`).
 ///

@@ -16,11 +16,11 @@ use serde::{Deserialize, Deserializer};
 
 use super::{composable, Optic, Preview, PreviewMut};
 
-/// A map whose values are reached by a key borrowed as `Q`: `HashMap` and
-/// `BTreeMap`.
+/// A map whose values are reached by a key borrowed as `Q`: `HashMap`,
+/// `BTreeMap` and serde_json's `Map` (a `Value` object's members).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a map with keys looked up as `{Q}`, so `key(k)` cannot step into it",
-    label = "`key(k)` needs a `HashMap` or `BTreeMap` here, whose key borrows as `{Q}`",
+    label = "`key(k)` needs a `HashMap`, `BTreeMap` or `serde_json::Map` here, whose key borrows as `{Q}`",
     note = "step into a list with `at(i)`, into an `Option` with `some()`, and into every value with `each()`"
 )]
 pub trait Keyed<Q: ?Sized> {
@@ -59,6 +59,23 @@ keyed_by_get! {
         S: BuildHasher,
     ];
     impl[K, V, Q] BTreeMap<K, V> where [K: Borrow<Q> + Ord, Q: ?Sized + Ord];
+}
+
+/// A `Value` object's members, through the map's own `get` and `get_mut`.
+impl<Q> Keyed<Q> for serde_json::Map<String, serde_json::Value>
+where
+    String: Borrow<Q>,
+    Q: ?Sized + Ord + Eq + Hash,
+{
+    type Value = serde_json::Value;
+    #[inline]
+    fn value(&self, key: &Q) -> Option<&serde_json::Value> {
+        self.get(key)
+    }
+    #[inline]
+    fn value_mut(&mut self, key: &Q) -> Option<&mut serde_json::Value> {
+        self.get_mut(key)
+    }
 }
 
 /// The optional on the entry under a borrowed key of an `M` (see [`key`]).
