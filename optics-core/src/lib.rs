@@ -161,6 +161,7 @@ pub use reader::Reader;
 /// Items only the derive's output names. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::json::empty_default::{EmptyDefault, NotKnownEmpty};
     pub use crate::json::field_decode::{
         borrow_cow_bytes, borrow_cow_str, decode_absent, decode_at, decode_with, decode_with_at,
         ContentDe, FieldDecode, FieldThrough, VariantFieldDecode, VariantFieldThrough,

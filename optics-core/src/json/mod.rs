@@ -72,6 +72,7 @@
 //! serde_json rejects, a path through a missing defaulted field, views read
 //! on by themselves).
 
+pub(crate) mod empty_default;
 mod enum_tag;
 pub(crate) mod field_decode;
 pub(crate) mod field_write;
