@@ -120,28 +120,47 @@ fn field_place(
 /// may hold foci a path goes on to. Not where the field has no default (an
 /// `Option` is `None`; any other field missing fails serde's decode), nor
 /// where its own `default` is the `Default` of a type whose default is
-/// empty (spelled as a standard collection, `Option` or `String`); nothing
-/// where it keeps the trait's `false`.
-pub fn filled_in(field: &Field, container_default: Option<&DefaultValue>) -> TokenStream {
-    let filled = match (&field.attrs.default, container_default) {
-        (DefaultValue::Trait, _) => !default_is_empty(field.ty),
-        (DefaultValue::Path(_), _) => true,
-        (DefaultValue::None, Some(DefaultValue::Trait | DefaultValue::Path(_))) => true,
-        (DefaultValue::None, _) if field.attrs.skip_deserializing => !default_is_empty(field.ty),
-        (DefaultValue::None, _) => false,
+/// empty (a standard collection, `Option` or `String`); nothing where it
+/// keeps the trait's `false`.
+///
+/// The derive sees the type as spelled: a type spelled as one of those is
+/// asked at compile time whether it is one (`EmptyDefault`), so that a
+/// type of the user's named `Vec` counts as filled in.
+pub fn filled_in(
+    input: &Input,
+    field: &Field,
+    container_default: Option<&DefaultValue>,
+) -> TokenStream {
+    let type_default = match (&field.attrs.default, container_default) {
+        (DefaultValue::Trait, _) => true,
+        (DefaultValue::Path(_), _) => false,
+        (DefaultValue::None, Some(DefaultValue::Trait | DefaultValue::Path(_))) => false,
+        (DefaultValue::None, _) if field.attrs.skip_deserializing => true,
+        (DefaultValue::None, _) => return TokenStream::new(),
     };
-    if filled {
-        quote!(
+    if !(type_default && spelled_empty(field.ty)) {
+        return quote!(
             const FILLED_IN: bool = true;
-        )
-    } else {
-        TokenStream::new()
+        );
     }
+    let p = private(input);
+    let ty = field.ty;
+    // Spanned on the field's type, so that an error in it points there.
+    let is_empty = quote_spanned!(ty.span()=> #p::EmptyDefault::<#ty>::IS_EMPTY);
+    quote!(
+        const FILLED_IN: bool = {
+            // Unused where the type has the inherent answer.
+            #[allow(unused_imports)]
+            use #p::NotKnownEmpty as _;
+            !#is_empty
+        };
+    )
 }
 
 /// Whether `ty` is spelled as a type whose `Default` holds nothing a path
-/// could go on to: a standard collection, an `Option`, a `String`.
-fn default_is_empty(ty: &syn::Type) -> bool {
+/// could go on to: a standard collection, an `Option`, a `String`. Only a
+/// first guess: [`filled_in`] has the type itself confirm it.
+fn spelled_empty(ty: &syn::Type) -> bool {
     const EMPTY: [&str; 10] = [
         "Vec",
         "VecDeque",

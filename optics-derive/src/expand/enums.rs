@@ -291,7 +291,7 @@ fn variant_field_of_impl(
     let ty = field.ty;
     let member = &field.member;
     let name = optic_name(input, &field.optic);
-    let filled_in = super::decode::filled_in(field, None);
+    let filled_in = super::decode::filled_in(input, field, None);
     // A variant serde writes with a function writes its fields with it too.
     let written_plain = written_plain(
         !crate::ser_attr::variant(&variant.original.attrs).written_otherwise

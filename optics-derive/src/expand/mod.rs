@@ -180,6 +180,7 @@ mod tests {
             struct S<'a, T> {
                 #[serde(borrow)] c: Cow<'a, str>,
                 #[serde(default)] d: u8,
+                #[serde(default)] v: Vec<T>,
                 #[serde(skip)] s: u8,
                 #[serde(flatten)] f: Inner,
                 #[serde(with = "m")] w: u8,

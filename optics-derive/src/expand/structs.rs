@@ -120,7 +120,7 @@ fn field_of_impl(
     let member = &field.member;
     let name = optic_name(input, &field.optic);
     let written_plain = written_plain(field_written_plain(input, field));
-    let filled_in = super::decode::filled_in(field, Some(&input.attrs.default));
+    let filled_in = super::decode::filled_in(input, field, Some(&input.attrs.default));
     quote! {
         #[automatically_derived]
         #[allow(deprecated)]
