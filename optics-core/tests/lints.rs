@@ -66,7 +66,9 @@ pub struct Page<'a, T: Clone>
 where
     T: Default,
 {
-    /// The items.
+    /// The items, none where the page leaves them out (a default the derive
+    /// checks is `Vec`'s).
+    #[serde(default)]
     pub items: Vec<T>,
     /// The page's title.
     pub title: &'a str,

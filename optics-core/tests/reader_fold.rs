@@ -278,6 +278,82 @@ fn a_fold_past_a_field_whose_default_is_empty_answers_as_the_value() {
     );
 }
 
+/// The standard types spelled in full, and holding the model's type
+/// parameters: their defaults are as empty as `Vec<T>`'s.
+#[derive(Optics, serde::Deserialize, Debug)]
+struct SpelledInFull<K: Ord + std::hash::Hash, V, T> {
+    #[serde(default)]
+    list: std::vec::Vec<T>,
+    #[serde(default)]
+    map: ::std::collections::HashMap<K, V>,
+    #[serde(default)]
+    tree: std::collections::BTreeMap<K, V>,
+    #[serde(skip_deserializing)]
+    skipped: Option<T>,
+    #[serde(default)]
+    name: ::std::string::String,
+}
+
+#[derive(Optics, serde::Deserialize, Debug)]
+struct Generic<T> {
+    #[serde(default)]
+    v: Vec<T>,
+}
+
+#[derive(Optics, serde::Deserialize, Debug)]
+enum Listed<T> {
+    Queued {
+        #[serde(default)]
+        items: std::collections::VecDeque<T>,
+    },
+}
+
+#[test]
+fn a_fold_past_a_standard_type_however_spelled_answers_as_the_value() {
+    type Full = SpelledInFull<String, Vec<u8>, Vec<u8>>;
+    let bytes = br#"{}"#;
+    let value: Full = serde_json::from_slice(bytes).unwrap();
+    let json = Json::<Full>::new(bytes);
+    let count = |n: usize, _: &u8| n + 1;
+    let list = Full::list.then(each()).then(each());
+    let map = Full::map.then(each()).then(each());
+    let tree = Full::tree.then(each()).then(each());
+    let skipped = Full::skipped.then(some()).then(each());
+    for (on_bytes, on_value) in [
+        (json.fold(list, 0, count), (&value).fold(list, 0, count)),
+        (json.fold(map, 0, count), (&value).fold(map, 0, count)),
+        (json.fold(tree, 0, count), (&value).fold(tree, 0, count)),
+        (
+            json.fold(skipped, 0, count),
+            (&value).fold(skipped, 0, count),
+        ),
+    ] {
+        assert_eq!(on_bytes, Some(0));
+        assert_eq!(on_bytes, on_value);
+    }
+    // The field itself reads as serde fills it in.
+    assert_eq!(json.read(Full::name), Some(String::new()));
+    // Present, a skipped field is still left out.
+    let present = br#"{"list":[[1]],"skipped":[2]}"#;
+    let value: Full = serde_json::from_slice(present).unwrap();
+    let json = Json::<Full>::new(present);
+    assert_eq!(json.fold(skipped, 0, count), Some(0));
+    assert_eq!(json.fold(list, 0, count), (&value).fold(list, 0, count));
+
+    let generic = Generic::<Vec<u8>>::v.then(each()).then(each());
+    let value: Generic<Vec<u8>> = serde_json::from_slice(bytes).unwrap();
+    let on_bytes = Json::<Generic<Vec<u8>>>::new(bytes).fold(generic, 0, count);
+    assert_eq!(on_bytes, Some(0));
+    assert_eq!(on_bytes, (&value).fold(generic, 0, count));
+
+    let variant = br#"{"Queued":{}}"#;
+    let items = Listed::<u8>::queued_items.then(each());
+    let value: Listed<u8> = serde_json::from_slice(variant).unwrap();
+    let on_bytes = Json::<Listed<u8>>::new(variant).fold(items, 0, |n, _| n + 1);
+    assert_eq!(on_bytes, Some(0));
+    assert_eq!(on_bytes, (&value).fold(items, 0, |n, _| n + 1));
+}
+
 #[test]
 fn an_answer_before_the_field_serde_fills_in_stands() {
     // The first rule blocks root; the second leaves `blocked` out, and serde

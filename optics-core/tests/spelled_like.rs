@@ -297,3 +297,110 @@ fn borrowed_fields_fail_on_escapes_as_serde_does() {
         );
     }
 }
+
+/// Types of the user's named like standard collections, whose defaults are
+/// not empty: the derive spells them as it spells `Vec` and `BTreeSet`, and
+/// must not take them for those.
+mod named_like_collections {
+    use optics_core::Optics;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub struct Vec {
+        pub items: std::vec::Vec<u32>,
+    }
+
+    impl Default for Vec {
+        fn default() -> Self {
+            Vec { items: vec![1] }
+        }
+    }
+
+    #[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub struct BTreeSet<T> {
+        pub items: std::vec::Vec<T>,
+    }
+
+    impl<T: Default> Default for BTreeSet<T> {
+        fn default() -> Self {
+            BTreeSet {
+                items: vec![T::default()],
+            }
+        }
+    }
+}
+
+/// Named by path, and brought in by `use` so that they are spelled as the
+/// standard ones are.
+mod uses_named_like_collections {
+    use super::named_like_collections::{BTreeSet, Vec};
+    use optics_core::Optics;
+    use serde::Deserialize;
+
+    #[derive(Optics, Deserialize, Debug)]
+    pub struct ByPath {
+        #[serde(default)]
+        pub list: super::named_like_collections::Vec,
+    }
+
+    #[derive(Optics, Deserialize, Debug)]
+    pub struct Imported<T> {
+        #[serde(default)]
+        pub list: Vec,
+        #[serde(skip_deserializing)]
+        pub set: BTreeSet<T>,
+    }
+
+    #[derive(Optics, Deserialize, Debug)]
+    pub enum Variant {
+        Listed {
+            #[serde(default)]
+            list: Vec,
+        },
+    }
+}
+
+#[test]
+fn a_fold_past_a_type_named_like_a_standard_collection_does_not_take_it_for_one() {
+    use named_like_collections::{BTreeSet, Vec};
+    use optics_core::json::{Duplicates, Strict};
+    use uses_named_like_collections::{ByPath, Imported, Variant};
+
+    let one = |&n: &u32| n == 1;
+    // Each default holds a 1: the value answers it, the bytes cannot.
+    let bytes = br#"{}"#;
+    let by_path = ByPath::list.then(Vec::items).then(each());
+    let value: ByPath = serde_json::from_slice(bytes).unwrap();
+    assert_eq!((&value).any(by_path, one), Some(true));
+    assert_eq!(Json::<ByPath>::new(bytes).any(by_path, one), None);
+    let duplicates = Duplicates::new();
+    let strict = Strict::<ByPath>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.any(by_path, one), None);
+
+    let list = Imported::<u32>::list.then(Vec::items).then(each());
+    let set = Imported::<u32>::set
+        .then(BTreeSet::<u32>::items)
+        .then(each());
+    let value: Imported<u32> = serde_json::from_slice(bytes).unwrap();
+    let json = Json::<Imported<u32>>::new(bytes);
+    assert_eq!((&value).any(list, one), Some(true));
+    assert_eq!(json.any(list, one), None);
+    assert_eq!((&value).all(set, |&n| n == 7), Some(false));
+    assert_eq!(json.all(set, |&n| n == 7), None);
+    assert_eq!((&value).fold(set, 0, |n, _| n + 1), Some(1));
+    assert_eq!(json.fold(set, 0, |n, _| n + 1), None);
+    // The field itself reads as serde fills it in.
+    assert_eq!(json.read(Imported::<u32>::list), Some(Vec::default()));
+
+    let variant = br#"{"Listed":{}}"#;
+    let listed = Variant::listed_list.then(Vec::items).then(each());
+    let value: Variant = serde_json::from_slice(variant).unwrap();
+    assert_eq!((&value).any(listed, one), Some(true));
+    assert_eq!(Json::<Variant>::new(variant).any(listed, one), None);
+
+    // Present, they fold as the value does.
+    let present = br#"{"list":{"items":[2]}}"#;
+    let value: ByPath = serde_json::from_slice(present).unwrap();
+    assert_eq!((&value).any(by_path, one), Some(false));
+    assert_eq!(Json::<ByPath>::new(present).any(by_path, one), Some(false));
+}
