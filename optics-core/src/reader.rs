@@ -54,9 +54,10 @@ pub trait Reader<S> {
     /// with `None`, an empty collection or an empty string, there is nothing
     /// further to fold, and the fold goes on. Where it fills it in with any
     /// other default (`default = "path"`, a container's `default`, the
-    /// `Default` of a type of the user's), the default's foci are not in the
-    /// bytes: the fold answers `None` if it passed one before its answer
-    /// (`try_read` of such a path says `PastAbsent`). The field itself, as
+    /// `Default` of a type of the user's, one named `Vec` too), the
+    /// default's foci are not in the bytes: the fold answers `None` if it
+    /// passed one before its answer (`try_read` of such a path says
+    /// `PastAbsent`). The field itself, as
     /// the focus, folds its default. It answers `None` too if it passed,
     /// before its answer, more flatten and internal-tag levels on one object
     /// than a byte read follows (six: reads miss there, and `try_read` says

@@ -483,11 +483,14 @@ mod through_facade {
     }
 
     /// Generic, with a flattened struct (checked where it is read), a
-    /// catch-all map, a borrowed `Cow` and a field read `with` a module.
+    /// catch-all map, a borrowed `Cow`, a field read `with` a module and a
+    /// default whose type is checked to be `Vec`.
     #[derive(Optics, Serialize, Deserialize, Debug, PartialEq)]
     #[optics(crate = "crate::facade::optics")]
     pub struct Page<'a, T> {
         pub id: T,
+        #[serde(default)]
+        pub tags: Vec<T>,
         #[serde(borrow)]
         pub title: std::borrow::Cow<'a, str>,
         #[serde(flatten)]
@@ -537,6 +540,8 @@ fn generic_models_of_every_branch_read_through_a_facade() {
     assert_eq!(json.read(Page::<u64>::id), Some(5));
     assert_eq!(json.read(Page::<u64>::title).as_deref(), Some("t"));
     assert_eq!(json.read(Page::<u64>::count), Some(12));
+    let tags = Page::<u64>::tags.then(each());
+    assert_eq!(json.fold(tags, 0, |n, _| n + 1), Some(0));
     let owner = Page::<u64>::meta.then(through_facade::Meta::owner);
     assert_eq!(json.read(owner).as_deref(), Some("ann"));
     let doc = br#"{"t":"Two","c":{"x":3}}"#;
