@@ -5,6 +5,7 @@
 pub mod edit;
 pub mod fidelity_model;
 pub mod oracle;
+pub mod probe;
 pub mod rewrite;
 pub mod scale;
 pub mod scan_calls;
