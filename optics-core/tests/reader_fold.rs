@@ -354,6 +354,55 @@ fn a_fold_past_a_standard_type_however_spelled_answers_as_the_value() {
     assert_eq!(on_bytes, (&value).fold(items, 0, |n, _| n + 1));
 }
 
+/// Standard collections under names of the user's: the derive cannot see
+/// through an alias, the compiler can.
+type List<T> = Vec<T>;
+type Tally = std::collections::BTreeMap<String, List<u8>>;
+
+#[derive(Optics, serde::Deserialize, Debug)]
+struct Aliased {
+    #[serde(default)]
+    list: List<List<u8>>,
+    #[serde(default)]
+    tally: Tally,
+    /// Named through `Self`, the model's own type.
+    #[serde(default)]
+    children: Vec<Self>,
+}
+
+#[test]
+fn a_fold_past_an_alias_of_a_standard_type_answers_as_the_value() {
+    let count = |n: usize, _: &u8| n + 1;
+    let list = Aliased::list.then(each()).then(each());
+    let tally = Aliased::tally.then(each()).then(each());
+    let children = Aliased::children.then(each()).then(Aliased::list);
+    let nested = each().then(each());
+    for bytes in [&br#"{}"#[..], br#"{"list":[[1,2]],"children":[{}]}"#] {
+        let value: Aliased = serde_json::from_slice(bytes).unwrap();
+        let json = Json::<Aliased>::new(bytes);
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Aliased>::validated(bytes, &duplicates).unwrap();
+        let on_value = [
+            (&value).fold(list, 0, count),
+            (&value).fold(tally, 0, count),
+            (&value).fold(children.then(nested), 0, count),
+        ];
+        let on_bytes = [
+            json.fold(list, 0, count),
+            json.fold(tally, 0, count),
+            json.fold(children.then(nested), 0, count),
+        ];
+        let on_strict = [
+            strict.fold(list, 0, count),
+            strict.fold(tally, 0, count),
+            strict.fold(children.then(nested), 0, count),
+        ];
+        assert!(on_value.iter().all(Option::is_some));
+        assert_eq!(on_bytes, on_value, "{}", String::from_utf8_lossy(bytes));
+        assert_eq!(on_strict, on_value, "{}", String::from_utf8_lossy(bytes));
+    }
+}
+
 #[test]
 fn an_answer_before_the_field_serde_fills_in_stands() {
     // The first rule blocks root; the second leaves `blocked` out, and serde

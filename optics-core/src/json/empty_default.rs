@@ -4,8 +4,8 @@
 //!
 //! The derive sees a field's type as spelled, not what it names: `Vec<T>`
 //! may be the standard one or a type of the user's called `Vec`, whose
-//! default may hold foci. The spelling is its first guess; the type itself
-//! settles it, at compile time:
+//! default may hold foci, and `List<T>` may be an alias of `Vec<T>`. So it
+//! asks the type itself, at compile time:
 //!
 //! ```text
 //! EmptyDefault::<std::vec::Vec<T>>::IS_EMPTY   the inherent const: true

@@ -123,9 +123,9 @@ fn field_place(
 /// empty (a standard collection, `Option` or `String`); nothing where it
 /// keeps the trait's `false`.
 ///
-/// The derive sees the type as spelled: a type spelled as one of those is
-/// asked at compile time whether it is one (`EmptyDefault`), so that a
-/// type of the user's named `Vec` counts as filled in.
+/// The derive sees the type as spelled, not what it names, so the type
+/// itself is asked at compile time (`EmptyDefault`): a type of the user's
+/// named `Vec` counts as filled in, an alias of `Vec<T>` as empty.
 pub fn filled_in(
     input: &Input,
     field: &Field,
@@ -138,7 +138,7 @@ pub fn filled_in(
         (DefaultValue::None, _) if field.attrs.skip_deserializing => true,
         (DefaultValue::None, _) => return TokenStream::new(),
     };
-    if !(type_default && spelled_empty(field.ty)) {
+    if !type_default {
         return quote!(
             const FILLED_IN: bool = true;
         );
@@ -155,32 +155,6 @@ pub fn filled_in(
             !#is_empty
         };
     )
-}
-
-/// Whether `ty` is spelled as a type whose `Default` holds nothing a path
-/// could go on to: a standard collection, an `Option`, a `String`. Only a
-/// first guess: [`filled_in`] has the type itself confirm it.
-fn spelled_empty(ty: &syn::Type) -> bool {
-    const EMPTY: [&str; 10] = [
-        "Vec",
-        "VecDeque",
-        "LinkedList",
-        "HashMap",
-        "BTreeMap",
-        "HashSet",
-        "BTreeSet",
-        "BinaryHeap",
-        "Option",
-        "String",
-    ];
-    match ty {
-        syn::Type::Path(path) if path.qself.is_none() => path
-            .path
-            .segments
-            .last()
-            .is_some_and(|last| EMPTY.iter().any(|name| last.ident == name)),
-        _ => false,
-    }
 }
 
 /// The impl of `decode_trait` (`FieldDecode` or `VariantFieldDecode`) number
