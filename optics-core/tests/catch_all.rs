@@ -236,6 +236,53 @@ fn catch_all_in_an_enum_payload() {
     assert_eq!(agree(doc, Adjacent::p.then(Open::a)), Some(0));
 }
 
+/// The catch-all as an `Option`: serde hands it every member left over, as
+/// it does the map, and gives `None` only where one of them is not a value
+/// of the map's; the other fields read the same either way.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct OptionalRest {
+    z: u8,
+    #[serde(flatten)]
+    takes: Takes,
+    #[serde(flatten)]
+    #[optics(skip)]
+    rest: Option<HashMap<String, u8>>,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct OptionalValue {
+    #[serde(flatten)]
+    #[optics(skip)]
+    rest: Option<serde_json::Value>,
+    #[serde(flatten)]
+    takes: Takes,
+    z: u8,
+}
+
+#[test]
+fn an_option_of_a_catch_all_reads_as_the_map_does() {
+    // `x` a `u8` (`rest` is `Some`), then not one (`rest` is `None`).
+    for doc in [
+        r#"{"x":1,"a":2,"z":3,"b":4}"#,
+        r#"{"x":"one","a":2,"z":3,"b":4}"#,
+    ] {
+        let whole: OptionalRest = serde_json::from_str(doc).unwrap();
+        assert_eq!(whole.rest.is_some(), doc.contains(r#""x":1"#), "{doc}");
+        assert_eq!(agree(doc, OptionalRest::z), Some(3));
+        assert_eq!(agree(doc, OptionalRest::takes.then(Takes::a)), Some(2));
+        assert_eq!(agree(doc, OptionalRest::takes.then(Takes::b)), Some(4));
+        assert_eq!(agree(doc, OptionalValue::z), Some(3));
+        assert_eq!(agree(doc, OptionalValue::takes.then(Takes::a)), Some(2));
+    }
+    assert_eq!(
+        agree(r#"{"a":2,"z":3}"#, OptionalRest::takes.then(Takes::b)),
+        Some(0)
+    );
+    both_reject(r#"[3,{"a":1},{}]"#, OptionalRest::z);
+    both_reject(r#"[{"a":1},3]"#, OptionalValue::z);
+    both_reject(r#"{"a":2}"#, OptionalRest::z);
+}
+
 /// A byte write of `o` either refuses, or gives bytes serde_json decodes as
 /// it decodes what it writes after the same `set` on the decoded value.
 #[track_caller]
@@ -264,6 +311,8 @@ fn writes_beside_a_catch_all_agree_or_refuse() {
     let doc = r#"{"x":1,"a":2,"z":3,"b":4}"#;
     assert!(write_agrees(doc, MapLast::z, 9));
     assert!(write_agrees(doc, MapLast::takes.then(Takes::a), 9));
+    assert!(write_agrees(doc, OptionalRest::z, 9));
+    assert!(write_agrees(doc, OptionalRest::takes.then(Takes::b), 9));
     // Absent and defaulted: written in, or refused.
     let doc = r#"{"x":1,"a":2,"z":3}"#;
     write_agrees(doc, MapLast::takes.then(Takes::b), 9);

@@ -379,6 +379,25 @@ pub fn is_option_type(ty: &Type) -> bool {
     last_segment_is(ty, &["Option"])
 }
 
+/// `T` of a type spelled `Option<T>`.
+pub fn option_payload(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ungroup(ty) else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    match (
+        segment.ident == "Option",
+        args.args.first(),
+        args.args.len(),
+    ) {
+        (true, Some(syn::GenericArgument::Type(payload)), 1) => Some(payload),
+        _ => None,
+    }
+}
+
 fn last_segment_is(ty: &Type, names: &[&str]) -> bool {
     match ty {
         Type::Path(path) => path

@@ -8,8 +8,8 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::ast::{
-    borrowable_cow, is_map_type, is_option_type, is_unsized_type, unraw, Data, Field, Input, Style,
-    Variant,
+    borrowable_cow, is_map_type, is_option_type, is_unsized_type, option_payload, unraw, Data,
+    Field, Input, Style, Variant,
 };
 use crate::attr::Rejected;
 use crate::ctxt::Ctxt;
@@ -152,7 +152,11 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
         if field.attrs.flatten && field.original.ident.is_none() {
             cx.error_spanned_by(field.original, "#[serde(flatten)] needs a named field");
         }
-        if field.attrs.flatten && is_option_type(field.ty) {
+        // A catch-all map, or an `Option` of one: serde hands an `Option` of
+        // a map every member left over, as it does the map (`Some`, unless
+        // one of them is not a value of the map's).
+        let catch_all = is_map_type(field.ty) || option_payload(field.ty).is_some_and(is_map_type);
+        if field.attrs.flatten && is_option_type(field.ty) && !catch_all {
             cx.error_spanned_by(
                 field.ty,
                 "#[derive(Optics)] does not support #[serde(flatten)] on an `Option`: serde \
@@ -170,7 +174,7 @@ fn check_fields(cx: &Ctxt, fields: &[Field]) {
                  or move the function to a field of the flattened struct",
             );
         }
-        if field.attrs.flatten && is_map_type(field.ty) && !field.attrs.optic_skip {
+        if field.attrs.flatten && catch_all && !field.attrs.optic_skip {
             cx.error_spanned_by(
                 field.ty,
                 "#[derive(Optics)] gives no optic to a map under #[serde(flatten)]: serde \
