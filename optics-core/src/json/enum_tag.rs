@@ -77,7 +77,37 @@ impl<S: Tagged> PlainTags<S> {
             Encoding::Internal { tag } | Encoding::Adjacent { tag, .. } => is_plain(tag),
             Encoding::External => false,
         };
+    /// How the object starts when serde writes its tag compactly:
+    /// `{"tag":"` (the tag's key plain, as [`KEY_AND_NAMES`](Self::KEY_AND_NAMES)
+    /// asks), and its length; a length of 0 where the tag's key is too long
+    /// for the buffer (or the enum has none), and the quick read takes the
+    /// general path.
+    const COMPACT_START: ([u8; COMPACT_START_MAX], usize) = {
+        let mut start = [0u8; COMPACT_START_MAX];
+        match S::ENCODING {
+            Encoding::Internal { tag } | Encoding::Adjacent { tag, .. }
+                if tag.len() + 5 <= COMPACT_START_MAX =>
+            {
+                let tag = tag.as_bytes();
+                start[0] = b'{';
+                start[1] = b'"';
+                let mut i = 0;
+                while i < tag.len() {
+                    start[2 + i] = tag[i];
+                    i += 1;
+                }
+                start[2 + tag.len()] = b'"';
+                start[3 + tag.len()] = b':';
+                start[4 + tag.len()] = b'"';
+                (start, tag.len() + 5)
+            }
+            _ => (start, 0),
+        }
+    };
 }
+
+/// The longest compact start [`PlainTags::COMPACT_START`] holds.
+const COMPACT_START_MAX: usize = 32;
 
 /// The index just past `"name"` if the bytes at `at` are that string (`name`
 /// [plain](is_plain), so the string's text is `name` exactly).
@@ -127,8 +157,35 @@ pub(super) fn leading_variant<S: Tagged>(bytes: &[u8]) -> Option<(usize, &[u8])>
 }
 
 /// [`leading_variant`], and where the `,` or `}` after the tag's member is.
-#[inline]
+///
+/// Written compactly, as serde writes it (`{"tag":"Name",` or `}`), the
+/// object's start is compared in a word or two and the name after it;
+/// anything else (whitespace, another layout) takes the general read.
+#[inline(always)]
 fn leading_variant_at<S: Tagged>(bytes: &[u8]) -> Option<(usize, &[u8], usize)> {
+    if !PlainTags::<S>::KEY_AND_NAMES {
+        return None;
+    }
+    let (start, len) = PlainTags::<S>::COMPACT_START;
+    if len > 0 {
+        if let (Some(head), Some(expected)) = (bytes.get(..len), start.get(..len)) {
+            if scan::same_bytes(head, expected) {
+                // `len - 1` is the name's opening quote.
+                if let Some((index, end)) = variant_quoted_at::<S>(bytes, len - 1) {
+                    if let Some(b',' | b'}') = bytes.get(end) {
+                        return Some((index, &bytes[len - 1..end], end));
+                    }
+                }
+            }
+        }
+    }
+    leading_variant_spaced::<S>(bytes)
+}
+
+/// [`leading_variant_at`] for bytes not written compactly: whitespace
+/// allowed wherever JSON allows it.
+#[inline(never)]
+fn leading_variant_spaced<S: Tagged>(bytes: &[u8]) -> Option<(usize, &[u8], usize)> {
     let (Encoding::Internal { tag } | Encoding::Adjacent { tag, .. }) = S::ENCODING else {
         return None;
     };

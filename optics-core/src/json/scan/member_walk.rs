@@ -75,32 +75,54 @@ fn members_find_span(obj: &[u8], keys: &[&str], last: bool, resume: usize, reach
         // One key sought, its first member: nearly every lookup of a field
         // (a field without aliases). A walk of its own keeps fewer values
         // live than the general one.
-        ([key], false) => members_find_with(
-            obj,
-            |raw, escaped| key_eq(raw, escaped, key.as_bytes()),
-            false,
-            resume,
-            reach,
-        ),
-        _ => members_find_with(
-            obj,
-            |raw, escaped| {
-                keys.iter()
-                    .any(|sought| key_eq(raw, escaped, sought.as_bytes()))
-            },
-            last,
-            resume,
-            reach,
-        ),
+        ([key], false) => members_find_with(obj, OneKey(key.as_bytes()), false, resume, reach),
+        _ => members_find_with(obj, AnyKey(keys), last, resume, reach),
     }
 }
 
-/// [`members_find_span`] for keys that `sought` recognizes (given the raw
-/// key and whether it holds a backslash).
+/// Which raw keys a member walk looks for.
+trait Sought {
+    /// Whether the raw key at `span` in `obj` (`escaped` if it holds a
+    /// backslash) is one sought.
+    fn is(&self, obj: &[u8], span: (usize, usize), escaped: bool) -> bool;
+}
+
+/// One key.
+struct OneKey<'k>(&'k [u8]);
+
+impl Sought for OneKey<'_> {
+    /// [`key_eq`], the lengths compared before the key is sliced: most keys
+    /// a walk passes differ in length.
+    #[inline(always)]
+    fn is(&self, obj: &[u8], (start, end): (usize, usize), escaped: bool) -> bool {
+        let key = self.0;
+        let len = end.wrapping_sub(start);
+        if len == key.len() {
+            !escaped && obj.get(start..end).is_some_and(|raw| same_bytes(raw, key))
+        } else {
+            escaped && len > key.len() && obj.get(start..end).is_some_and(|raw| raw_eq(raw, key))
+        }
+    }
+}
+
+/// Any of some keys (a key and its aliases).
+struct AnyKey<'k>(&'k [&'k str]);
+
+impl Sought for AnyKey<'_> {
+    #[inline(always)]
+    fn is(&self, obj: &[u8], (start, end): (usize, usize), escaped: bool) -> bool {
+        let raw = obj.get(start..end).unwrap_or_default();
+        self.0
+            .iter()
+            .any(|sought| key_eq(raw, escaped, sought.as_bytes()))
+    }
+}
+
+/// [`members_find_span`] for keys that `sought` recognizes.
 #[inline(always)]
 fn members_find_with(
     obj: &[u8],
-    sought: impl Fn(&[u8], bool) -> bool,
+    sought: impl Sought,
     last: bool,
     resume: usize,
     reach: Reach,
@@ -110,16 +132,14 @@ fn members_find_with(
         obj,
         resume,
         reach.open,
-        |key, escaped| reach.enter && sought(key, escaped),
+        |key, escaped| reach.enter && sought.is(obj, key, escaped),
         |member| {
             // Entering, a key sought stopped the walk before its value: the
             // members handed over are none of them, and not compared again.
             if reach.enter {
                 return true;
             }
-            let (key_start, key_end) = member.key;
-            let key = obj.get(key_start..key_end).unwrap_or_default();
-            if sought(key, member.key_escaped) {
+            if sought.is(obj, member.key, member.key_escaped) {
                 let (value_start, value_end) = member.value;
                 found = Span::found(value_start, value_end);
                 // The first match ends the walk; the last is looked for to
@@ -187,7 +207,7 @@ fn walk_members(
     obj: &[u8],
     resume: usize,
     open: bool,
-    enter: impl Fn(&[u8], bool) -> bool,
+    enter: impl Fn((usize, usize), bool) -> bool,
     mut visit: impl FnMut(&Parsed) -> bool,
 ) -> Walked {
     let mut pos = match obj.get(resume) {
@@ -215,11 +235,7 @@ fn walk_members(
             let Some(key) = parse_key(obj, pos) else {
                 return Walked::Malformed;
             };
-            let (key_start, key_end) = key.key;
-            if enter(
-                obj.get(key_start..key_end).unwrap_or_default(),
-                key.key_escaped,
-            ) {
+            if enter(key.key, key.key_escaped) {
                 return Walked::Entered(key.value_start);
             }
             let Some(member) = parse_value(obj, key) else {
@@ -232,7 +248,11 @@ fn walk_members(
             if member.closed {
                 break;
             }
-            pos = skip_ws(obj, pos + 1);
+            // Compact JSON: the next key's quote right after the `,`.
+            pos = match obj.get(pos + 1) {
+                Some(b'"') => pos + 1,
+                _ => skip_ws(obj, pos + 1),
+            };
         }
     }
     // `pos` is at the closing brace: only whitespace may follow it, unless
@@ -434,14 +454,21 @@ struct ParsedKey {
 fn parse_key(bytes: &[u8], quote: usize) -> Option<ParsedKey> {
     let key_start = quote + 1;
     let (key_end, key_escaped) = string_close(bytes, key_start)?;
-    let colon = skip_ws(bytes, key_end + 1);
-    if bytes.get(colon) != Some(&b':') {
-        return None;
-    }
+    // Compact JSON: the colon right after the key's closing quote.
+    let after_colon = match bytes.get(key_end + 1) {
+        Some(b':') => key_end + 2,
+        _ => {
+            let colon = skip_ws(bytes, key_end + 1);
+            if bytes.get(colon) != Some(&b':') {
+                return None;
+            }
+            colon + 1
+        }
+    };
     Some(ParsedKey {
         key: (key_start, key_end),
         key_escaped,
-        value_start: skip_ws(bytes, colon + 1),
+        value_start: skip_ws(bytes, after_colon),
     })
 }
 
@@ -455,11 +482,18 @@ fn parse_value(bytes: &[u8], key: ParsedKey) -> Option<Parsed> {
         value_start,
     } = key;
     let value_end = skip_value_at(bytes, value_start)?;
-    let delimiter = skip_ws(bytes, value_end);
-    let closed = match bytes.get(delimiter) {
-        Some(b',') => false,
-        Some(b'}') => true,
-        _ => return None,
+    // Compact JSON: the `,` or `}` right after the value.
+    let (delimiter, closed) = match bytes.get(value_end) {
+        Some(b',') => (value_end, false),
+        Some(b'}') => (value_end, true),
+        _ => {
+            let delimiter = skip_ws(bytes, value_end);
+            match bytes.get(delimiter) {
+                Some(b',') => (delimiter, false),
+                Some(b'}') => (delimiter, true),
+                _ => return None,
+            }
+        }
     };
     Some(Parsed {
         key: (key_start, key_end),
