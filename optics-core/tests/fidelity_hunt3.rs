@@ -22,6 +22,7 @@ mod support;
 
 use std::collections::{BTreeMap, HashMap};
 
+use optics_core::json::{Duplicates, Strict};
 use optics_core::prelude::*;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -1088,6 +1089,47 @@ fn traversals_inside_internally_tagged_payloads_read_from_serde_s_buffer() {
     let (written, refused) = (checks.written, checks.writes_refused);
     checks.finish();
     assert!(written > refused, "{written} written, {refused} refused");
+}
+
+/// serde reads an adjacently tagged `Option` payload whose content is left
+/// out (`{"t":"O"}`) as `None`: the value has a focus there, which a write
+/// of every focus on the value writes. The bytes have no place for it
+/// (`SERDE_ATTRIBUTES.md`), so every byte write through it refuses, a write
+/// of every focus as a whole, rather than answer with the document as if
+/// the focus were not there.
+#[test]
+fn a_write_of_every_focus_refuses_an_adjacent_payload_left_out() {
+    let doc = doc_with(&[("adj", r#"[{"t":"B","c":1},{"t":"O"}]"#)]);
+    let bytes = doc.as_bytes();
+    let whole: Doc = serde_json::from_slice(bytes).unwrap();
+    let payloads = Doc::adj.then(each()).then(Adj::o);
+    assert_eq!(payloads.iter(&whole).collect::<Vec<_>>(), [&None]);
+    let new = Some(P {
+        a: 1,
+        s: "n".into(),
+        d: 0,
+    });
+    let json = Json::<Doc>::new(bytes);
+    assert_eq!(json.read_each(payloads).collect::<Vec<_>>(), [Some(None)]);
+    assert_eq!(json.set(Doc::adj.then(at(1)).then(Adj::o), &new), None);
+    assert_eq!(json.set_all(payloads, &new), None);
+    assert_eq!(json.modify_all(payloads, |_| new.clone()), None);
+    let duplicates = Duplicates::new();
+    let strict = Strict::<Doc>::validated(bytes, &duplicates).unwrap();
+    assert_eq!(strict.set_all(payloads, &new), None);
+    assert_eq!(strict.modify_all(payloads, |_| new.clone()), None);
+    assert!(!duplicates.met());
+    // The element as a whole is written, as on the value.
+    let mut checks = Checks::default();
+    probe_set_all(
+        "left out",
+        &doc,
+        Doc::adj.then(each()),
+        Adj::O(new),
+        &mut checks,
+    );
+    probe_doc("left out", &doc, Foci::Mapped, &mut checks);
+    checks.finish();
 }
 
 /// Internally tagged payloads serde reads from the rest of an array
