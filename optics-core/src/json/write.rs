@@ -531,12 +531,17 @@ where
     #[inline]
     fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
         let focus = locate_variant::<S>(at, I, S::JSON);
-        let Located::At(payload) = focus else {
-            return true;
-        };
         // Where serde writes the payload with a function, or the bytes have
         // no place for it, the focus refuses every write.
         let refused = Slot::new(Place::Refused, focus);
+        let payload = match focus {
+            Located::At(payload) => payload,
+            // An adjacently tagged payload whose content is left out, which
+            // serde reads as `None`: the value has the focus, the bytes no
+            // place for it.
+            Located::Absent => return each(refused),
+            Located::Miss => return true,
+        };
         if !S::WRITTEN_PLAIN {
             return each(refused);
         }
