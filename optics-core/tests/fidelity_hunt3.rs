@@ -26,7 +26,9 @@ use optics_core::json::{Duplicates, Strict};
 use optics_core::prelude::*;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
-use support::probe::{probe, probe_each, probe_modify_all, probe_set, probe_set_all, Checks, Foci};
+use support::probe::{
+    probe, probe_each, probe_folds, probe_modify_all, probe_set, probe_set_all, Checks, Foci,
+};
 use support::rewrite::Rewrite;
 
 // ---------------------------------------------------------------------------
@@ -254,6 +256,23 @@ fn probe_doc(group: &str, doc: &str, maps: Foci, checks: &mut Checks) {
     probe_set_all(group, doc, ext.then(Ext::o), Some(new_p.clone()), checks);
     // Lists of internally tagged enums.
     let int = Doc::int.then(each());
+    probe_folds(group, doc, ext.then(Ext::kind), l, checks);
+    probe_folds(group, doc, int.then(Int::kind), l, checks);
+    probe_folds(group, doc, Doc::adj.then(each()).then(Adj::kind), l, checks);
+    probe_folds(
+        group,
+        doc,
+        Doc::bmap.then(each()).then(Int::kind),
+        maps,
+        checks,
+    );
+    probe_folds(
+        group,
+        doc,
+        Doc::flat.then(Flat::fm).then(each()).then(Ext::kind),
+        maps,
+        checks,
+    );
     probe_each(group, doc, int, l, checks);
     probe_each(group, doc, int.then(Int::a).then(P::s), l, checks);
     probe_each(group, doc, int.then(Int::a).then(P::d), l, checks);
@@ -607,6 +626,27 @@ fn probe_doc(group: &str, doc: &str, maps: Foci, checks: &mut Checks) {
     }
     // Inside internally tagged payloads, read from serde's buffer.
     let h = Doc::outer.then(each()).then(Outer::h);
+    probe_folds(
+        group,
+        doc,
+        Doc::outer.then(each()).then(Outer::kind),
+        l,
+        checks,
+    );
+    probe_folds(
+        group,
+        doc,
+        h.then(Holder::int).then(each()).then(Int::kind),
+        l,
+        checks,
+    );
+    probe_folds(
+        group,
+        doc,
+        h.then(Holder::ext).then(each()).then(Ext::kind),
+        l,
+        checks,
+    );
     probe_each(
         group,
         doc,
@@ -916,7 +956,7 @@ fn lists_of_enums_of_every_encoding_in_hostile_writings() {
         r#"[{"t":"L","c":[{"a":1,"s":"a","d":1},{"s":"b","a":2}]},{"c":{"s":"c","x":1},"\u0074":"\u0043"}]"#,
         r#"[{"c":[],"t":"L"},{"t":"A","c":{"t":"B","c":1,"a":7,"s":"d"}},{"c":null,"t":"U"}]"#,
         r#"[["B",4],["L",[{"a":1,"s":""}]],["U",null]]"#,
-        r#"[{"t":"O","c":null},{"c":{"a":1,"s":""},"t":"O"},{"t":"M","c":{"k":{"B":1},"j":{"C":{"s":"\"","x":2}}}},{"c":{"k":"U"},"t":"M"}]"#,
+        r#"[{"t":"O"},{"t":"O","c":null},{"c":null,"t":"O"},{"c":{"a":1,"s":""},"t":"O"},{"t":"M","c":{"k":{"B":1},"j":{"C":{"s":"\"","x":2}}}},{"c":{"k":"U"},"t":"M"}]"#,
     ];
     for list in adj {
         probe_doc(
@@ -1057,6 +1097,8 @@ fn traversals_inside_internally_tagged_payloads_read_from_serde_s_buffer() {
         // Decoys named like the tags, keys escaped, the inner tag first.
         r#"[{"\u006b":"H","ext":[],"adj":[{"t":"L","c":[{"a":1,"s":"l","k":"S"}]}],"int":[{"t":"M","\u006b":4,"j":5}],"grid":[],"opt":null,"dflt":[{"t":"C","x":9,"s":"d"}],"m":{},"fl":[],"fm":{"\u006b":{"T":[6,"t"]}},"zz":{"k":"S","items":[]}},{"items":[{"c":{"a":1,"s":"i"},"t":"A"}],"m":{"k":{"t":"A","a":7,"s":"m"},"j":{"t":"C","x":8,"s":"n"}},"k":"S"}]"#,
         r#"[{"k":"S","items":[],"m":{}},{"m":{"k":{"s":"q","x":1,"t":"C"}},"items":[{"t":"U"},{"t":"B","c":0}],"k":"S"}]"#,
+        // A struct variant written as an array.
+        r#"[["S",[{"t":"B","c":1},{"c":null,"t":"O"}],{"k":{"t":"U"},"j":{"t":"A","a":1,"s":""}}],["\u0053",[],{}]]"#,
     ];
     for list in outer {
         probe_doc(
@@ -1130,6 +1172,94 @@ fn a_write_of_every_focus_refuses_an_adjacent_payload_left_out() {
     );
     probe_doc("left out", &doc, Foci::Mapped, &mut checks);
     checks.finish();
+}
+
+/// Fields serde fills in, when the document leaves them out, with defaults
+/// that hold foci.
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Filled {
+    #[serde(default = "two_ps")]
+    ps: Vec<P>,
+    #[serde(default)]
+    lim: Lim,
+    #[serde(default)]
+    adj: Vec<Adj>,
+}
+
+#[derive(Optics, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Lim {
+    ext: Vec<Ext>,
+}
+
+impl Default for Lim {
+    fn default() -> Self {
+        Lim {
+            ext: vec![Ext::B(1), Ext::U, Ext::B(2)],
+        }
+    }
+}
+
+fn two_ps() -> Vec<P> {
+    vec![
+        P {
+            a: 1,
+            s: "x".into(),
+            d: 0,
+        };
+        2
+    ]
+}
+
+/// A write of every focus past a field the document leaves out, which serde
+/// fills in with a default that has foci: the value-side write writes them,
+/// the bytes have no place for them, so the byte write refuses (as a fold
+/// past it cannot answer), rather than answer with that part unchanged. A
+/// default with no foci (an empty list) is no refusal: there is nothing to
+/// write.
+#[test]
+fn a_write_of_every_focus_past_a_default_with_foci_refuses() {
+    let mut checks = Checks::default();
+    let docs = [
+        r#"{}"#,
+        r#"{"ps":[{"a":3,"s":"p"}]}"#,
+        r#"{"lim":{"ext":[{"B":4},"U"]},"adj":[{"t":"B","c":5}]}"#,
+        r#"{"adj":[],"ps":[],"lim":{"ext":[]}}"#,
+    ];
+    for doc in docs {
+        let doc = &accepted::<Filled>(doc.into());
+        let ps = Filled::ps.then(each()).then(P::a);
+        let ext = Filled::lim.then(Lim::ext).then(each()).then(Ext::b);
+        let adj = Filled::adj.then(each()).then(Adj::b);
+        probe_set_all("filled", doc, ps, 9, &mut checks);
+        probe_modify_all("filled", doc, ps, bump, &mut checks);
+        probe_set_all("filled", doc, ext, 9, &mut checks);
+        probe_modify_all("filled", doc, ext, bump, &mut checks);
+        probe_set_all(
+            "filled",
+            doc,
+            Filled::lim.then(Lim::ext).then(each()),
+            Ext::U,
+            &mut checks,
+        );
+        probe_set_all("filled", doc, adj, 9, &mut checks);
+        probe_modify_all("filled", doc, adj, bump, &mut checks);
+    }
+    // Where the document leaves out only empty defaults, every write is
+    // made.
+    let (written, refused) = (checks.written, checks.writes_refused);
+    checks.finish();
+    assert!(
+        written > 0 && refused > 0,
+        "{written} written, {refused} refused"
+    );
+    let json = Json::<Filled>::new(b"{}");
+    let lim = Filled::lim.then(Lim::ext).then(each()).then(Ext::b);
+    assert_eq!(json.set_all(lim, &9), None);
+    assert_eq!(json.modify_all(lim, bump), None);
+    assert_eq!(
+        json.set_all(Filled::adj.then(each()), &Adj::U).as_deref(),
+        Some(&b"{}"[..])
+    );
 }
 
 /// Internally tagged payloads serde reads from the rest of an array

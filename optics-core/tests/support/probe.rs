@@ -128,13 +128,14 @@ fn written_back<S: DeserializeOwned + Serialize>(expected: S) -> Option<S> {
     }
 }
 
-/// A byte write of `a` through `o` in `doc` (as written and airy) decodes as
-/// serde_json's decode of `doc` with `o` set to `a`, written and read back
-/// by serde_json; or refuses. It writes only where the value has a focus.
+/// A byte write of `a` through `o` in `doc` (as written and airy; trusting
+/// and strict) decodes as serde_json's decode of `doc` with `o` set to `a`,
+/// written and read back by serde_json; or refuses. It writes only where
+/// the value has a focus.
 pub fn probe_set<S, O>(group: &str, doc: &str, o: O, a: O::Focus, checks: &mut Checks)
 where
     S: DeserializeOwned + Serialize + Debug + Clone + PartialEq,
-    O: Optional<Source = S> + JsonOptic + JsonWrite + StartsAt<S> + Copy + Debug,
+    O: Optional<Source = S> + JsonOptic + JsonWrite + JsonTraverse + StartsAt<S> + Copy + Debug,
     O::Focus: Clone + PartialEq + Debug,
 {
     for bytes in forms(doc) {
@@ -150,23 +151,31 @@ where
         let Some(expected) = written_back(expected) else {
             continue;
         };
-        let Some(written) = Json::<S>::new(&bytes).set(o, &a) else {
-            continue;
-        };
-        let shown = String::from_utf8_lossy(&written);
-        if !present {
-            checks.disagreements.push(format!(
-                "{group}: {o:?} wrote {shown} in {text}, where the value has no focus"
-            ));
-        }
-        match serde_json::from_slice::<S>(&written) {
-            Ok(got) if got == expected => {}
-            Ok(got) => checks.disagreements.push(format!(
-                "{group}: {o:?} := {a:?} in {text} wrote {shown}, which decodes as {got:?}, not {expected:?}"
-            )),
-            Err(error) => checks.disagreements.push(format!(
-                "{group}: {o:?} := {a:?} in {text} wrote {shown}, which serde_json refuses: {error}"
-            )),
+        let duplicates = Duplicates::new();
+        let strict = Strict::<S>::validated(&bytes, &duplicates).ok();
+        let written = [
+            ("", Json::<S>::new(&bytes).set(o, &a)),
+            ("strict ", strict.and_then(|strict| strict.set(o, &a))),
+        ];
+        for (how, written) in written {
+            let Some(written) = written else {
+                continue;
+            };
+            let shown = String::from_utf8_lossy(&written);
+            if !present {
+                checks.disagreements.push(format!(
+                    "{group}: {how}{o:?} wrote {shown} in {text}, where the value has no focus"
+                ));
+            }
+            match serde_json::from_slice::<S>(&written) {
+                Ok(got) if got == expected => {}
+                Ok(got) => checks.disagreements.push(format!(
+                    "{group}: {how}{o:?} := {a:?} in {text} wrote {shown}, which decodes as {got:?}, not {expected:?}"
+                )),
+                Err(error) => checks.disagreements.push(format!(
+                    "{group}: {how}{o:?} := {a:?} in {text} wrote {shown}, which serde_json refuses: {error}"
+                )),
+            }
         }
     }
 }
@@ -219,6 +228,33 @@ where
     S: DeserializeOwned + Debug,
     O: Traverse<Source = S> + for<'a> JsonTraverseDecode<'a> + StartsAt<S> + Copy + Debug,
     O::Focus: DeserializeOwned + Clone + PartialEq + Debug,
+{
+    probe_reads(group, doc, o, foci, Some(|view| view.decode()), checks);
+}
+
+/// [`probe_each`] for a focus that has no `Deserialize` of its own (an
+/// enum's kind): its views are not decoded.
+pub fn probe_folds<S, O>(group: &str, doc: &str, o: O, foci: Foci, checks: &mut Checks)
+where
+    S: DeserializeOwned + Debug,
+    O: Traverse<Source = S> + for<'a> JsonTraverseDecode<'a> + StartsAt<S> + Copy + Debug,
+    O::Focus: Clone + PartialEq + Debug,
+{
+    probe_reads(group, doc, o, foci, None, checks);
+}
+
+/// [`probe_each`], its views decoded with `decode_view` where given.
+fn probe_reads<S, O>(
+    group: &str,
+    doc: &str,
+    o: O,
+    foci: Foci,
+    decode_view: Option<for<'a> fn(Json<'a, O::Focus>) -> Option<O::Focus>>,
+    checks: &mut Checks,
+) where
+    S: DeserializeOwned + Debug,
+    O: Traverse<Source = S> + for<'a> JsonTraverseDecode<'a> + StartsAt<S> + Copy + Debug,
+    O::Focus: Clone + PartialEq + Debug,
 {
     for bytes in forms(doc) {
         let text = String::from_utf8_lossy(&bytes);
@@ -288,7 +324,10 @@ where
         if on_bytes != on_value {
             found("any/all", format!("{on_bytes:?}"), format!("{on_value:?}"));
         }
-        let views: Option<Vec<O::Focus>> = json.iter(o).map(|view| view.decode()).collect();
+        let Some(decode_view) = decode_view else {
+            continue;
+        };
+        let views: Option<Vec<O::Focus>> = json.iter(o).map(decode_view).collect();
         if !views
             .as_ref()
             .is_some_and(|views| foci.among(views, &expected))
