@@ -243,13 +243,16 @@ where
     probe_reads(group, doc, o, foci, None, checks);
 }
 
+/// How [`probe_each`] decodes a focus's view.
+type DecodeView<A> = for<'a> fn(Json<'a, A>) -> Option<A>;
+
 /// [`probe_each`], its views decoded with `decode_view` where given.
 fn probe_reads<S, O>(
     group: &str,
     doc: &str,
     o: O,
     foci: Foci,
-    decode_view: Option<for<'a> fn(Json<'a, O::Focus>) -> Option<O::Focus>>,
+    decode_view: Option<DecodeView<O::Focus>>,
     checks: &mut Checks,
 ) where
     S: DeserializeOwned + Debug,
