@@ -35,9 +35,11 @@
 //!
 //! **A path through a missing field** (a `#[serde(default)]` struct that is
 //! absent, then a field inside it) has no bytes to write in: it misses, where
-//! a set on the decoded value would write into the default. A traversal
-//! finds no focus there, so [`Json::set_all`] copies that part as it is,
-//! where `set_all` on the value writes the default's foci.
+//! a set on the decoded value would write into the default. A write of
+//! every focus ([`Json::set_all`], [`Json::modify_all`]) refuses there as a
+//! whole, since `set_all` on the value writes the default's foci; where
+//! serde's default has none (`None`, an empty collection or string) there
+//! is nothing to write, and that part is copied as it is.
 //!
 //! **A path through a field read with a function** (`with`,
 //! `deserialize_with`) does not compile, as on the read side: the bytes there
@@ -355,6 +357,14 @@ where
     fn slots_at<'a, F: FnMut(Slot<'a>) -> bool>(&self, at: Spot<'a>, each: &mut F) -> bool {
         let mut foci = self.first().foci_at(at);
         for found in foci.by_ref() {
+            // Past a field the document leaves out, which serde fills in
+            // with a default that may have foci (`FILLED_IN`; here, or a
+            // step before: `passed_absent` below): the value has them, the
+            // bytes no place for them. The write refuses rather than leave
+            // them as they are, as a fold past it cannot answer.
+            if matches!(found, Located::Absent) && A::FILLED_IN {
+                return each(Slot::new(Place::Refused, found));
+            }
             if let Located::At(inner) = found {
                 // Past more flatten and internal-tag levels than a spot
                 // holds, the foci further on are not found: the write
@@ -376,7 +386,7 @@ where
                 }
             }
         }
-        if foci.past_capacity() {
+        if foci.past_capacity() || foci.passed_absent() {
             return each(Slot::new(Place::Refused, Located::Miss));
         }
         true
