@@ -17,6 +17,12 @@
 //! payload, content before its tag), decoys named like the model's keys
 //! nested deeper, repeated map keys, empty lists and objects, escapes in the
 //! leaves that are rewritten.
+//!
+//! Two disagreed when this suite was written, both writes of every focus
+//! that answered with a part of the document unchanged where the value-side
+//! write writes a focus; both now refuse, as the single `set` does:
+//! `a_write_of_every_focus_refuses_an_adjacent_payload_left_out` and
+//! `a_write_of_every_focus_past_a_default_with_foci_refuses`.
 
 mod support;
 
@@ -1256,6 +1262,8 @@ fn a_write_of_every_focus_past_a_default_with_foci_refuses() {
     let lim = Filled::lim.then(Lim::ext).then(each()).then(Ext::b);
     assert_eq!(json.set_all(lim, &9), None);
     assert_eq!(json.modify_all(lim, bump), None);
+    // The field's own focus, past the default, as a path's last step.
+    assert_eq!(json.set_all(Filled::lim.then(Lim::ext), &vec![]), None);
     assert_eq!(
         json.set_all(Filled::adj.then(each()), &Adj::U).as_deref(),
         Some(&b"{}"[..])
