@@ -130,12 +130,26 @@ impl<'de> Scalar<'de> {
     #[inline]
     fn of(bytes: &'de [u8]) -> Option<Self> {
         match *bytes.first()? {
-            b'"' => match plain_str(bytes, 0)? {
-                (text, end) if end == bytes.len() => Some(Scalar::Str(text)),
-                _ => None,
+            // Most leaves: a short string in printable ASCII, checked a
+            // word at a time; any other string read byte by byte.
+            b'"' => match super::simd::plain_ascii_string(bytes) {
+                Some(text) => Some(Scalar::Str(text)),
+                None => Scalar::str_of(bytes),
             },
             // serde_json rejects a leading zero before another digit.
             b'0' => (bytes.len() == 1).then_some(Scalar::U64(0)),
+            // Up to 19 digits a `u64` always holds: no checks on the way.
+            b'1'..=b'9' if bytes.len() < 20 => {
+                let mut value: u64 = 0;
+                for &byte in bytes {
+                    let digit = byte.wrapping_sub(b'0');
+                    if digit > 9 {
+                        return None;
+                    }
+                    value = value * 10 + u64::from(digit);
+                }
+                Some(Scalar::U64(value))
+            }
             b'1'..=b'9' => {
                 let mut value: u64 = 0;
                 for &byte in bytes {
@@ -151,6 +165,16 @@ impl<'de> Scalar<'de> {
             b't' if bytes == b"true" => Some(Scalar::Bool(true)),
             b'f' if bytes == b"false" => Some(Scalar::Bool(false)),
             b'n' if bytes == b"null" => Some(Scalar::Null),
+            _ => None,
+        }
+    }
+
+    /// [`Scalar::of`] a string that is not plain printable ASCII: read
+    /// byte by byte, its text checked as UTF-8.
+    #[inline(never)]
+    fn str_of(bytes: &'de [u8]) -> Option<Self> {
+        match plain_str(bytes, 0)? {
+            (text, end) if end == bytes.len() => Some(Scalar::Str(text)),
             _ => None,
         }
     }
@@ -558,6 +582,52 @@ mod tests {
                 plain,
                 "{byte:#x}"
             );
+        }
+    }
+
+    /// The quick read of a plain ASCII string answers what the general read
+    /// does wherever it answers, and answers for every plain ASCII string:
+    /// every length to 20, each byte of the text in turn one that is not
+    /// plain, and the same bytes with something after the string.
+    #[test]
+    fn plain_ascii_strings_read_as_the_general_read_does() {
+        let general = |bytes: &'static [u8]| match plain_str(bytes, 0) {
+            Some((text, end)) if end == bytes.len() => Some(text),
+            _ => None,
+        };
+        let mut cases: Vec<Vec<u8>> = vec![b"\"".to_vec(), b"\"\"\"".to_vec(), b"x".to_vec()];
+        for len in 0..=20usize {
+            let alphabet = b" a~\x7f!#[]Z09";
+            let text: Vec<u8> = (0..len).map(|i| alphabet[i % alphabet.len()]).collect();
+            let quoted = [&b"\""[..], &text, b"\""].concat();
+            cases.push(quoted.clone());
+            cases.push([&quoted[..], b"\""].concat());
+            cases.push([&quoted[..], b" "].concat());
+            for at in 0..len {
+                for odd in [b'"', b'\\', 0x00, 0x1F, 0x80, 0xC3, 0xFF] {
+                    let mut bytes = quoted.clone();
+                    bytes[1 + at] = odd;
+                    cases.push(bytes);
+                }
+            }
+        }
+        for bytes in cases {
+            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+            let quick = crate::json::simd::plain_ascii_string(bytes);
+            let plain_ascii = bytes.len() >= 2
+                && bytes[0] == b'"'
+                && bytes[bytes.len() - 1] == b'"'
+                && bytes[1..bytes.len() - 1]
+                    .iter()
+                    .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\');
+            let shown = String::from_utf8_lossy(bytes);
+            assert_eq!(quick.is_some(), plain_ascii, "{shown:?}");
+            if quick.is_some() {
+                assert_eq!(quick, general(bytes), "{shown:?}");
+            }
+            let scalar = Leaf::new(bytes, &Cell::new(false)).scalar;
+            let trimmed = scan::trim(bytes);
+            assert_eq!(scalar, general(trimmed).map(Scalar::Str), "{shown:?}");
         }
     }
 

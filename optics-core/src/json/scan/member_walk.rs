@@ -58,7 +58,7 @@ impl Reach {
 /// Cost: the members before the one found are walked; with `reach.enter`
 /// the one found is not, and with `reach.open` nothing after the closing
 /// brace is looked at.
-#[inline]
+#[inline(always)]
 pub(crate) fn members_find_reaching<'a>(
     obj: &'a [u8],
     keys: &[&str],
@@ -70,14 +70,36 @@ pub(crate) fn members_find_reaching<'a>(
 
 /// The walk behind [`members_find`] and [`members_find_from`], its outcome
 /// as two words (handed back in registers, made a [`Lookup`] by the caller).
+/// Inlined: where the caller's `keys`, `last` and `reach` are known, only
+/// the call of one walk is left.
+#[inline(always)]
 fn members_find_span(obj: &[u8], keys: &[&str], last: bool, resume: usize, reach: Reach) -> Span {
     match (keys, last) {
         // One key sought, its first member: nearly every lookup of a field
         // (a field without aliases). A walk of its own keeps fewer values
-        // live than the general one.
-        ([key], false) => members_find_with(obj, OneKey(key.as_bytes()), false, resume, reach),
-        _ => members_find_with(obj, AnyKey(keys), last, resume, reach),
+        // live than the general one; it is compiled twice, entering the
+        // member found or not, so that neither tests which as it walks.
+        ([key], false) if reach.enter => {
+            members_find_key::<true>(obj, key.as_bytes(), resume, reach.open)
+        }
+        ([key], false) => members_find_key::<false>(obj, key.as_bytes(), resume, reach.open),
+        _ => members_find_any(obj, keys, last, resume, reach),
     }
+}
+
+/// [`members_find_span`] of one key's first member, entering it or not
+/// (`ENTER`); all its arguments in registers.
+#[inline(never)]
+fn members_find_key<const ENTER: bool>(obj: &[u8], key: &[u8], resume: usize, open: bool) -> Span {
+    let reach = Reach { open, enter: ENTER };
+    members_find_with(obj, OneKey(key), false, resume, reach)
+}
+
+/// [`members_find_span`] of any of `keys` (a key and its aliases), or of a
+/// key's last member.
+#[inline(never)]
+fn members_find_any(obj: &[u8], keys: &[&str], last: bool, resume: usize, reach: Reach) -> Span {
+    members_find_with(obj, AnyKey(keys), last, resume, reach)
 }
 
 /// Which raw keys a member walk looks for.
@@ -132,7 +154,9 @@ fn members_find_with(
         obj,
         resume,
         reach.open,
+        #[inline(always)]
         |key, escaped| reach.enter && sought.is(obj, key, escaped),
+        #[inline(always)]
         |member| {
             // Entering, a key sought stopped the walk before its value: the
             // members handed over are none of them, and not compared again.
@@ -211,10 +235,22 @@ fn walk_members(
     mut visit: impl FnMut(&Parsed) -> bool,
 ) -> Walked {
     let mut pos = match obj.get(resume) {
-        // After a member's `,`: a key follows.
-        Some(b',') if resume > 0 => skip_ws(obj, resume + 1),
+        // After a member's `,`: a key follows (compact JSON: right there).
+        Some(b',') if resume > 0 => {
+            let pos = match obj.get(resume + 1) {
+                Some(b'"') => resume + 1,
+                _ => skip_ws(obj, resume + 1),
+            };
+            if obj.get(pos) == Some(&b'}') {
+                // `,` then `}`: no member after a separator.
+                return Walked::Malformed;
+            }
+            pos
+        }
         // After the last member: the object ends.
         Some(b'}') if resume > 0 => resume,
+        // Compact JSON: the first key's quote right after the `{`.
+        Some(b'{') if resume == 0 && obj.get(1) == Some(&b'"') => 1,
         _ => {
             let open = skip_ws(obj, 0);
             if obj.get(open) != Some(&b'{') {
@@ -223,10 +259,6 @@ fn walk_members(
             skip_ws(obj, open + 1)
         }
     };
-    if resume > 0 && obj.get(pos) == Some(&b'}') && pos != resume {
-        // `,` then `}`: no member after a separator.
-        return Walked::Malformed;
-    }
     if obj.get(pos) != Some(&b'}') {
         loop {
             if obj.get(pos) != Some(&b'"') {

@@ -212,8 +212,26 @@ pub(crate) fn object_field_from<'a>(obj: &'a [u8], keys: &[&str], resume: usize)
 /// Cost: the members before the one found are walked, each value skipped
 /// (a large object's by the block walk); nothing after the key found (or
 /// the closing brace) is read.
-#[inline]
+#[inline(always)]
 pub(crate) fn object_field_reaching<'a>(
+    obj: &'a [u8],
+    keys: &[&str],
+    resume: usize,
+    reach: Reach,
+    late: bool,
+) -> Option<Lookup<'a>> {
+    if obj.len() < SMALL_OBJECT {
+        return Some(members_find_reaching(obj, keys, resume, reach));
+    }
+    object_field_reaching_any(obj, keys, resume, reach, late)
+}
+
+/// [`object_field_reaching`] as a call of its own, taken for an object of
+/// [`SMALL_OBJECT`] bytes or more (its small-object arm kept, so that the
+/// large lookups compile as they did): a small object's lookup is then the
+/// member walk's call alone where it is inlined.
+#[inline]
+fn object_field_reaching_any<'a>(
     obj: &'a [u8],
     keys: &[&str],
     resume: usize,

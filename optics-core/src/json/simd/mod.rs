@@ -290,6 +290,77 @@ pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
     Some(unsafe { core::str::from_utf8_unchecked(bytes) })
 }
 
+/// The text of `bytes` when they are exactly one JSON string written
+/// plainly in printable ASCII: `"`, then bytes from 0x20 to 0x7F but `"` and
+/// `\`, then `"`. `None` for anything else (escapes, control characters,
+/// non-ASCII text, bytes after the string), where the caller reads the
+/// string its general way.
+///
+/// For a leaf such as `"Sev1"`: the text is checked in one to a few
+/// overlapping word loads, not byte by byte, and ASCII is valid UTF-8 as it
+/// stands.
+#[inline(always)]
+pub(crate) fn plain_ascii_string(bytes: &[u8]) -> Option<&str> {
+    let [b'"', text @ .., b'"'] = bytes else {
+        return None;
+    };
+    if !plain_ascii(text) {
+        return None;
+    }
+    // SAFETY: every byte of `text` is below 0x80 (checked just above), and
+    // a sequence of such bytes is valid UTF-8 (each one a whole character).
+    Some(unsafe { core::str::from_utf8_unchecked(text) })
+}
+
+/// Whether every byte of `text` is printable ASCII but `"` and `\` (from
+/// 0x20 to 0x7F): overlapping loads cover any length, each word tested at
+/// once for the bytes that are not.
+#[inline(always)]
+fn plain_ascii(text: &[u8]) -> bool {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const TOPS: u64 = u64::from_le_bytes([0x80; 8]);
+    // `a` in every byte: the filler of the bytes a short text leaves.
+    const FILLER: u64 = u64::from_le_bytes([b'a'; 8]);
+    // The top bit of a byte set where the byte is `"`, `\`, below 0x20
+    // or not ASCII (a borrow only crosses from a byte that is one of them,
+    // so the word has none exactly where this is 0).
+    let enders = |word: u64| {
+        let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
+        let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+        let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        (quote | backslash | control | word) & TOPS
+    };
+    let word = |at: usize| {
+        text.get(at..at + 8)
+            .map_or(0, |w| u64::from_le_bytes(w.try_into().unwrap_or([0x80; 8])))
+    };
+    let half = |at: usize| {
+        text.get(at..at + 4).map_or(0x80, |w| {
+            u32::from_le_bytes(w.try_into().unwrap_or([0x80; 4]))
+        })
+    };
+    let len = text.len();
+    match len {
+        0 => true,
+        1..4 => {
+            let byte = |at: usize| text.get(at).map_or(0x80, |&b| u64::from(b));
+            let word = (FILLER & !0xFF_FFFF) | byte(0) | byte(len / 2) << 8 | byte(len - 1) << 16;
+            enders(word) == 0
+        }
+        4..8 => enders(u64::from(half(0)) | u64::from(half(len - 4)) << 32) == 0,
+        _ => {
+            let mut seen = 0;
+            let mut at = 0;
+            while at + 8 < len {
+                seen |= enders(word(at));
+                at += 8;
+            }
+            (seen | enders(word(len - 8))) == 0
+        }
+    }
+}
+
 /// A block scan written once and compiled for each [`Kernel`]: [`dispatch`] calls
 /// `run` with the best kernel available.
 ///
