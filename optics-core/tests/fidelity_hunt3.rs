@@ -1386,17 +1386,24 @@ mod model {
         (any::<u8>(), text(), any::<u8>()).prop_map(|(a, s, d)| P { a, s, d })
     }
 
-    /// An `Ext` without `M` (whose `Adj`s would hold `Ext`s again).
+    /// Every variant of `Ext` or `Adj` (which have the same ones) but `M`,
+    /// whose map holds the other enum again.
+    macro_rules! leaf {
+        ($enum:ident) => {
+            prop_oneof![
+                p().prop_map($enum::A),
+                any::<u8>().prop_map($enum::B),
+                (any::<u8>(), text()).prop_map(|(x, s)| $enum::C { x, s }),
+                (any::<u8>(), text()).prop_map(|(n, s)| $enum::T(n, s)),
+                Just($enum::U),
+                proptest::collection::vec(p(), 0..3).prop_map($enum::L),
+                proptest::option::of(p()).prop_map($enum::O),
+            ]
+        };
+    }
+
     fn ext_leaf() -> impl Strategy<Value = Ext> {
-        prop_oneof![
-            p().prop_map(Ext::A),
-            any::<u8>().prop_map(Ext::B),
-            (any::<u8>(), text()).prop_map(|(x, s)| Ext::C { x, s }),
-            (any::<u8>(), text()).prop_map(|(n, s)| Ext::T(n, s)),
-            Just(Ext::U),
-            proptest::collection::vec(p(), 0..3).prop_map(Ext::L),
-            proptest::option::of(p()).prop_map(Ext::O),
-        ]
+        leaf!(Ext)
     }
 
     pub fn ext() -> impl Strategy<Value = Ext> {
@@ -1417,17 +1424,8 @@ mod model {
         ]
     }
 
-    /// An `Adj` without `M` (whose `Ext`s would hold `Adj`s again).
     fn adj_leaf() -> impl Strategy<Value = Adj> {
-        prop_oneof![
-            p().prop_map(Adj::A),
-            any::<u8>().prop_map(Adj::B),
-            (any::<u8>(), text()).prop_map(|(x, s)| Adj::C { x, s }),
-            (any::<u8>(), text()).prop_map(|(n, s)| Adj::T(n, s)),
-            Just(Adj::U),
-            proptest::collection::vec(p(), 0..3).prop_map(Adj::L),
-            proptest::option::of(p()).prop_map(Adj::O),
-        ]
+        leaf!(Adj)
     }
 
     pub fn adj() -> impl Strategy<Value = Adj> {

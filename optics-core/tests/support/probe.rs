@@ -128,6 +128,26 @@ fn written_back<S: DeserializeOwned + Serialize>(expected: S) -> Option<S> {
     }
 }
 
+/// Bytes a write (`what`) gave decode as `expected`; a disagreement
+/// otherwise.
+fn decodes_as<S: DeserializeOwned + Debug + PartialEq>(
+    what: &str,
+    written: &[u8],
+    expected: &S,
+    checks: &mut Checks,
+) {
+    let shown = String::from_utf8_lossy(written);
+    match serde_json::from_slice::<S>(written) {
+        Ok(got) if got == *expected => {}
+        Ok(got) => checks.disagreements.push(format!(
+            "{what} wrote {shown}, which decodes as {got:?}, not {expected:?}"
+        )),
+        Err(error) => checks.disagreements.push(format!(
+            "{what} wrote {shown}, which serde_json refuses: {error}"
+        )),
+    }
+}
+
 /// A byte write of `a` through `o` in `doc` (as written and airy; trusting
 /// and strict) decodes as serde_json's decode of `doc` with `o` set to `a`,
 /// written and read back by serde_json; or refuses. It writes only where
@@ -167,15 +187,8 @@ where
                     "{group}: {how}{o:?} wrote {shown} in {text}, where the value has no focus"
                 ));
             }
-            match serde_json::from_slice::<S>(&written) {
-                Ok(got) if got == expected => {}
-                Ok(got) => checks.disagreements.push(format!(
-                    "{group}: {how}{o:?} := {a:?} in {text} wrote {shown}, which decodes as {got:?}, not {expected:?}"
-                )),
-                Err(error) => checks.disagreements.push(format!(
-                    "{group}: {how}{o:?} := {a:?} in {text} wrote {shown}, which serde_json refuses: {error}"
-                )),
-            }
+            let what = format!("{group}: {how}{o:?} := {a:?} in {text}");
+            decodes_as(&what, &written, &expected, checks);
         }
     }
 }
@@ -400,16 +413,8 @@ fn probe_write_all<S, O>(
                 continue;
             };
             checks.written += 1;
-            let shown = String::from_utf8_lossy(&written);
-            match serde_json::from_slice::<S>(&written) {
-                Ok(got) if got == expected => {}
-                Ok(got) => checks.disagreements.push(format!(
-                    "{group}: {how} write of every focus of {o:?} in {text} wrote {shown}, which decodes as {got:?}, not {expected:?}"
-                )),
-                Err(error) => checks.disagreements.push(format!(
-                    "{group}: {how} write of every focus of {o:?} in {text} wrote {shown}, which serde_json refuses: {error}"
-                )),
-            }
+            let what = format!("{group}: {how} write of every focus of {o:?} in {text}");
+            decodes_as(&what, &written, &expected, checks);
         }
     }
 }
