@@ -63,7 +63,8 @@ impl Rewrite {
 
     /// `value` rewritten: whitespace here and there, escapes now and then,
     /// objects in key order or reordered, and, where `decoys` are given, an
-    /// unknown member now and then whose value holds them.
+    /// unknown member now and then (one an object at most) whose value holds
+    /// them.
     pub fn value(&mut self, value: &serde_json::Value, decoys: &[&str], out: &mut String) {
         use serde_json::Value;
         self.space(out);
@@ -91,10 +92,14 @@ impl Rewrite {
                     }
                 }
                 let mut first = true;
+                // One decoy an object at most: two would be one key given
+                // twice, which a map field takes as a repeated key.
+                let mut decoyed = false;
                 for (key, item) in members {
-                    if !decoys.is_empty() && self.next().is_multiple_of(5) {
+                    if !decoys.is_empty() && !decoyed && self.next().is_multiple_of(5) {
                         self.decoy(decoys, first, out);
                         first = false;
+                        decoyed = true;
                     }
                     if !first {
                         out.push(',');
