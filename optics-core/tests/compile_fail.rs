@@ -49,6 +49,26 @@ fn ui() {
     cases.compile_fail("tests/ui/*.rs");
 }
 
+/// Mistakes rustc reports only when it generates code: a check a generic
+/// struct's derive cannot make until it knows its type parameters is a
+/// constant evaluated for each instance a byte optic is compiled through,
+/// and `cargo check`, which trybuild runs for compile-fail cases alone,
+/// never evaluates it. A case that must build and run (`pass`) makes
+/// trybuild build every case of its set, so these have a set of their own.
+#[test]
+fn ui_when_built() {
+    match rustc_version() {
+        Some(version) if is_pinned(&version) => {}
+        _ => {
+            eprintln!("note: built UI tests skipped: they run on rustc {PINNED} only");
+            return;
+        }
+    }
+    let cases = trybuild::TestCases::new();
+    cases.pass("tests/ui-build/flattened-type-parameter-without-shared-key.rs");
+    cases.compile_fail("tests/ui-build/serde-flatten-type-parameter-shared-key.rs");
+}
+
 #[test]
 fn pinned_version_is_recognized() {
     assert!(is_pinned("rustc 1.95.0 (59807616e 2026-04-14)"));
