@@ -51,7 +51,8 @@ pub trait Reader<S> {
     ///
     /// On bytes, a path that goes on past a struct field the document
     /// leaves out has no bytes to read on in. Where serde fills the field in
-    /// with `None`, an empty collection or an empty string, there is nothing
+    /// with `None`, an empty collection or an empty string (or a `Box` of
+    /// one), there is nothing
     /// further to fold, and the fold goes on. Where it fills it in with any
     /// other default (`default = "path"`, a container's `default`, the
     /// `Default` of a type of the user's, one named `Vec` too), the

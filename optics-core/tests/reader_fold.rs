@@ -578,3 +578,72 @@ fn a_fold_through_a_name_past_a_field_serde_fills_in_answers_as_its_path() {
         Some(0)
     );
 }
+
+/// Boxed standard collections, left out: a box's default is its content's,
+/// so one of an empty collection, `Option`, string or slice is as empty.
+#[derive(Optics, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+struct Boxed {
+    #[serde(default)]
+    list: Box<List<List<u8>>>,
+    #[serde(default)]
+    tally: Box<Tally>,
+    #[serde(default)]
+    maybe: Box<Option<Vec<u8>>>,
+    #[serde(default)]
+    rest: u8,
+}
+
+#[test]
+fn a_fold_and_a_write_past_a_boxed_standard_type_answer_as_the_value() {
+    let count = |n: usize, _: &u8| n + 1;
+    let list = Boxed::list.then(each::<List<List<u8>>>()).then(each());
+    let tally = Boxed::tally.then(each::<Tally>()).then(each());
+    let maybe = Boxed::maybe.then(some::<Vec<u8>>()).then(each());
+    for bytes in [
+        &br#"{}"#[..],
+        br#"{"rest":1}"#,
+        br#"{"list":[[1,2],[3]],"rest":2}"#,
+        br#"{"tally":{"a":[4]},"maybe":[5,6]}"#,
+    ] {
+        let value: Boxed = serde_json::from_slice(bytes).unwrap();
+        let json = Json::<Boxed>::new(bytes);
+        let duplicates = Duplicates::new();
+        let strict = Strict::<Boxed>::validated(bytes, &duplicates).unwrap();
+        for optic_fold in [
+            (
+                json.fold(list, 0, count),
+                strict.fold(list, 0, count),
+                (&value).fold(list, 0, count),
+            ),
+            (
+                json.fold(tally, 0, count),
+                strict.fold(tally, 0, count),
+                (&value).fold(tally, 0, count),
+            ),
+            (
+                json.fold(maybe, 0, count),
+                strict.fold(maybe, 0, count),
+                (&value).fold(maybe, 0, count),
+            ),
+        ] {
+            let (on_bytes, on_strict, on_value) = optic_fold;
+            assert!(on_value.is_some());
+            assert_eq!(on_bytes, on_value, "{}", String::from_utf8_lossy(bytes));
+            assert_eq!(on_strict, on_value, "{}", String::from_utf8_lossy(bytes));
+        }
+        // A write of every focus past them is made, and decodes as the
+        // value's write does.
+        let written = json
+            .set_all(list, &7)
+            .expect("an empty default is no refusal");
+        let mut expected = value.clone();
+        expected.list.iter_mut().flatten().for_each(|n| *n = 7);
+        let decoded: Boxed = serde_json::from_slice(&written).unwrap();
+        assert_eq!(decoded, expected, "{}", String::from_utf8_lossy(bytes));
+        let written = json.modify_all(tally, |n| n + 1).expect("an empty default");
+        let mut expected = value.clone();
+        expected.tally.values_mut().flatten().for_each(|n| *n += 1);
+        let decoded: Boxed = serde_json::from_slice(&written).unwrap();
+        assert_eq!(decoded, expected, "{}", String::from_utf8_lossy(bytes));
+    }
+}

@@ -58,6 +58,21 @@ empty_default! {
     impl[T] BinaryHeap<T>;
     impl[T] Option<T>;
     impl[] String;
+    // A box's default is its content's (`Box<str>`'s and `Box<[T]>`'s are
+    // empty): each boxed type above, named again, since an impl for any
+    // `Box<T>` could not ask `T` (a bare parameter matches none of these).
+    impl[T] Box<Vec<T>>;
+    impl[T] Box<VecDeque<T>>;
+    impl[T] Box<LinkedList<T>>;
+    impl[K, V, S] Box<HashMap<K, V, S>>;
+    impl[K, V] Box<BTreeMap<K, V>>;
+    impl[T, S] Box<HashSet<T, S>>;
+    impl[T] Box<BTreeSet<T>>;
+    impl[T] Box<BinaryHeap<T>>;
+    impl[T] Box<Option<T>>;
+    impl[] Box<String>;
+    impl[] Box<str>;
+    impl[T] Box<[T]>;
 }
 
 #[cfg(test)]
@@ -80,12 +95,20 @@ mod tests {
         const { assert!(EmptyDefault::<String>::IS_EMPTY) };
         // Under another name, the same type.
         const { assert!(EmptyDefault::<List<u8>>::IS_EMPTY) };
+        // Boxed, the same.
+        const { assert!(EmptyDefault::<Box<List<u8>>>::IS_EMPTY) };
+        const { assert!(EmptyDefault::<Box<Option<Vec>>>::IS_EMPTY) };
+        const { assert!(EmptyDefault::<Box<str>>::IS_EMPTY) };
+        const { assert!(EmptyDefault::<Box<[u8]>>::IS_EMPTY) };
     }
 
     #[test]
     fn a_type_named_like_one_is_not() {
         const { assert!(!EmptyDefault::<Vec>::IS_EMPTY) };
         const { assert!(!EmptyDefault::<u8>::IS_EMPTY) };
+        // A box of a type not known to be empty, or of a box, is not.
+        const { assert!(!EmptyDefault::<Box<Vec>>::IS_EMPTY) };
+        const { assert!(!EmptyDefault::<Box<Box<String>>>::IS_EMPTY) };
     }
 
     #[test]

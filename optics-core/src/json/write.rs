@@ -38,7 +38,8 @@
 //! a set on the decoded value would write into the default. A write of
 //! every focus ([`Json::set_all`], [`Json::modify_all`]) refuses there as a
 //! whole, since `set_all` on the value writes the default's foci; where
-//! serde's default has none (`None`, an empty collection or string) there
+//! serde's default has none (`None`, an empty collection or string, or a
+//! `Box` of one) there
 //! is nothing to write, and that part is copied as it is.
 //!
 //! **A path through a field read with a function** (`with`,

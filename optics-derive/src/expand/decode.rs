@@ -120,8 +120,8 @@ fn field_place(
 /// may hold foci a path goes on to. Not where the field has no default (an
 /// `Option` is `None`; any other field missing fails serde's decode), nor
 /// where its own `default` is the `Default` of a type whose default is
-/// empty (a standard collection, `Option` or `String`); nothing where it
-/// keeps the trait's `false`.
+/// empty (a standard collection, `Option` or `String`, or a `Box` of one);
+/// nothing where it keeps the trait's `false`.
 ///
 /// The derive sees the type as spelled, not what it names, so the type
 /// itself is asked at compile time (`EmptyDefault`): a type of the user's
