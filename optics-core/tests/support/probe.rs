@@ -193,6 +193,65 @@ where
     }
 }
 
+/// A byte `modify` with `f` through `o` in `doc` (as written and airy;
+/// trusting and strict) decodes as serde_json's decode of `doc` with its
+/// focus changed by `f`, written and read back by serde_json; or refuses.
+/// It writes only where the value has a focus.
+pub fn probe_modify<S, O>(
+    group: &str,
+    doc: &str,
+    o: O,
+    f: fn(O::Focus) -> O::Focus,
+    checks: &mut Checks,
+) where
+    S: DeserializeOwned + Serialize + Debug + Clone + PartialEq,
+    O: Optional<Source = S>
+        + JsonOptic
+        + for<'a> JsonDecode<'a>
+        + JsonWrite
+        + JsonTraverse
+        + StartsAt<S>
+        + Copy
+        + Debug,
+    O::Focus: Clone + PartialEq + Debug,
+{
+    for bytes in forms(doc) {
+        let text = String::from_utf8_lossy(&bytes);
+        let whole = serde_json::from_slice::<S>(&bytes);
+        checks.count(group, whole.is_ok());
+        let Ok(whole) = whole else {
+            continue;
+        };
+        let old = o.preview(&whole).cloned();
+        let mut expected = whole.clone();
+        if let Some(old) = old.clone() {
+            o.set(&mut expected, f(old));
+        }
+        let Some(expected) = written_back(expected) else {
+            continue;
+        };
+        let duplicates = Duplicates::new();
+        let strict = Strict::<S>::validated(&bytes, &duplicates).ok();
+        let written = [
+            ("", Json::<S>::new(&bytes).modify(o, f)),
+            ("strict ", strict.and_then(|strict| strict.modify(o, f))),
+        ];
+        for (how, written) in written {
+            let Some(written) = written else {
+                continue;
+            };
+            let shown = String::from_utf8_lossy(&written);
+            if old.is_none() {
+                checks.disagreements.push(format!(
+                    "{group}: {how}modify {o:?} wrote {shown} in {text}, where the value has no focus"
+                ));
+            }
+            let what = format!("{group}: {how}modify {o:?} of {old:?} in {text}");
+            decodes_as(&what, &written, &expected, checks);
+        }
+    }
+}
+
 /// How a traversal's foci in the bytes line up with its foci in the value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Foci {
