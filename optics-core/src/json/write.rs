@@ -20,7 +20,7 @@
 //! | a field `skip_serializing_if` skips     | its member removed (with one comma), or left absent               |
 //! | a tuple-struct or transparent field     | the element, or the whole value, replaced                         |
 //! | an externally or adjacently tagged variant's payload | the payload replaced                                 |
-//! | an internally tagged newtype variant's payload | the object rewritten: the tag as it stood first, then the payload's members (a unit variant of another enum: `"Variant":null`) |
+//! | an internally tagged newtype variant's payload | the object rewritten: the tag as it stood first, then the payload's members (a unit variant of another enum: `"Variant":null`; an `Option`'s `None` is refused, as serde refuses it) |
 //! | a unit variant's `()`                    | nothing: the document is unchanged                               |
 //! | `at(i)`, `key(k)`, `some()`, `each()`    | the element, value or member value replaced                      |
 //!
@@ -607,9 +607,13 @@ where
 }
 
 /// An internally tagged newtype variant as serde writes it: `{"key":tag`,
-/// then the payload's members, then `}`. The payload must write an object
-/// (or a unit, which adds no member), as serde requires; a unit variant of
+/// then the payload's members, then `}`. The payload must write an object,
+/// or a unit (which adds no member), as serde requires; a unit variant of
 /// another enum adds one member, `"Variant":null`, as serde writes it there.
+/// `None` where the payload writes `null` or a string but is neither: an
+/// `Option`'s `None` above all, which serde refuses to write in this place
+/// and whose tag alone (`{"key":tag}`) serde reads as `Some` of the payload
+/// decoded from no members, not as `None`.
 fn write_tagged<P: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     key: &str,
@@ -622,37 +626,57 @@ fn write_tagged<P: Serialize + ?Sized>(
     out.extend_from_slice(tag);
     let start = out.len();
     write_json(out, payload).ok()?;
+    let shape = || payload.serialize(payload_shape::Shape).ok();
     match out.get(start..)? {
-        b"{}" | b"null" => {
-            out.truncate(start);
-            out.push(b'}');
+        b"{}" => {}
+        b"null" if shape() == Some(payload_shape::Written::Unit) => {}
+        [b'{', ..] => {
+            out[start] = b',';
+            return Some(());
         }
-        [b'{', ..] => out[start] = b',',
         // A string: serde writes none in this place, but for a unit variant.
         [b'"', ..] => {
-            let variant = payload.serialize(unit_variant::Name).ok()?;
+            let Some(payload_shape::Written::UnitVariant(variant)) = shape() else {
+                return None;
+            };
             out.truncate(start);
             out.push(b',');
             write_json(out, variant).ok()?;
             out.extend_from_slice(b":null}");
+            return Some(());
         }
         _ => return None,
     }
+    // No member beside the tag.
+    out.truncate(start);
+    out.push(b'}');
     Some(())
 }
 
-/// The name of the unit variant a value serializes as, if it is one.
-mod unit_variant {
+/// What an internally tagged payload that serde_json writes as `null` or a
+/// string is to serde's internally tagged writer.
+mod payload_shape {
     use serde::ser::{Error as _, Impossible, Serialize, Serializer};
 
-    /// A serializer that gives the name of a unit variant (through any
-    /// newtype structs around it), and refuses everything else.
-    pub(super) struct Name;
+    /// A payload serde writes as the tag alone, or as one member beside it.
+    #[derive(Debug, PartialEq)]
+    pub(super) enum Written {
+        /// `()` or a unit struct: the tag alone.
+        Unit,
+        /// A unit variant of another enum: `"Variant":null` beside the tag.
+        UnitVariant(&'static str),
+    }
 
-    type Refused = Impossible<&'static str, serde_json::Error>;
+    /// A serializer that tells a unit and a unit variant (through any
+    /// newtype structs around them), and refuses everything else: `None`
+    /// and `Some` included, which serde's internally tagged writer
+    /// refuses too.
+    pub(super) struct Shape;
+
+    type Refused = Impossible<Written, serde_json::Error>;
 
     fn refused() -> serde_json::Error {
-        serde_json::Error::custom("not a unit variant")
+        serde_json::Error::custom("neither a unit nor a unit variant")
     }
 
     /// Methods that refuse their value.
@@ -664,8 +688,8 @@ mod unit_variant {
         )*};
     }
 
-    impl Serializer for Name {
-        type Ok = &'static str;
+    impl Serializer for Shape {
+        type Ok = Written;
         type Error = serde_json::Error;
         type SerializeSeq = Refused;
         type SerializeTuple = Refused;
@@ -675,27 +699,35 @@ mod unit_variant {
         type SerializeStruct = Refused;
         type SerializeStructVariant = Refused;
 
+        fn serialize_unit(self) -> Result<Written, serde_json::Error> {
+            Ok(Written::Unit)
+        }
+
+        fn serialize_unit_struct(self, _: &'static str) -> Result<Written, serde_json::Error> {
+            Ok(Written::Unit)
+        }
+
         fn serialize_unit_variant(
             self,
             _: &'static str,
             _: u32,
             variant: &'static str,
-        ) -> Result<&'static str, serde_json::Error> {
-            Ok(variant)
+        ) -> Result<Written, serde_json::Error> {
+            Ok(Written::UnitVariant(variant))
         }
 
         fn serialize_newtype_struct<T: ?Sized + Serialize>(
             self,
             _: &'static str,
             value: &T,
-        ) -> Result<&'static str, serde_json::Error> {
+        ) -> Result<Written, serde_json::Error> {
             value.serialize(self)
         }
 
         fn serialize_some<T: ?Sized + Serialize>(
             self,
             _: &T,
-        ) -> Result<&'static str, serde_json::Error> {
+        ) -> Result<Written, serde_json::Error> {
             Err(refused())
         }
 
@@ -705,30 +737,28 @@ mod unit_variant {
             _: u32,
             _: &'static str,
             _: &T,
-        ) -> Result<&'static str, serde_json::Error> {
+        ) -> Result<Written, serde_json::Error> {
             Err(refused())
         }
 
         refuse! {
-            serialize_bool(bool) -> &'static str;
-            serialize_i8(i8) -> &'static str;
-            serialize_i16(i16) -> &'static str;
-            serialize_i32(i32) -> &'static str;
-            serialize_i64(i64) -> &'static str;
-            serialize_i128(i128) -> &'static str;
-            serialize_u8(u8) -> &'static str;
-            serialize_u16(u16) -> &'static str;
-            serialize_u32(u32) -> &'static str;
-            serialize_u64(u64) -> &'static str;
-            serialize_u128(u128) -> &'static str;
-            serialize_f32(f32) -> &'static str;
-            serialize_f64(f64) -> &'static str;
-            serialize_char(char) -> &'static str;
-            serialize_str(&str) -> &'static str;
-            serialize_bytes(&[u8]) -> &'static str;
-            serialize_none() -> &'static str;
-            serialize_unit() -> &'static str;
-            serialize_unit_struct(&'static str) -> &'static str;
+            serialize_bool(bool) -> Written;
+            serialize_i8(i8) -> Written;
+            serialize_i16(i16) -> Written;
+            serialize_i32(i32) -> Written;
+            serialize_i64(i64) -> Written;
+            serialize_i128(i128) -> Written;
+            serialize_u8(u8) -> Written;
+            serialize_u16(u16) -> Written;
+            serialize_u32(u32) -> Written;
+            serialize_u64(u64) -> Written;
+            serialize_u128(u128) -> Written;
+            serialize_f32(f32) -> Written;
+            serialize_f64(f64) -> Written;
+            serialize_char(char) -> Written;
+            serialize_str(&str) -> Written;
+            serialize_bytes(&[u8]) -> Written;
+            serialize_none() -> Written;
             serialize_seq(Option<usize>) -> Refused;
             serialize_tuple(usize) -> Refused;
             serialize_tuple_struct(&'static str, usize) -> Refused;
