@@ -1007,13 +1007,13 @@ fn an_internally_tagged_option_payload_set_to_none_refuses() {
     assert_eq!(json.modify_all(every, |_| None), None);
     // `Some` is written as its members beside the tag, which serde reads
     // back as it was set.
-    let some = Conf {
+    let one = Conf {
         a: 1,
         ..Conf::default()
     };
-    let written = json.set(d, &Some(some.clone())).unwrap();
+    let written = json.set(d, &Some(one.clone())).unwrap();
     let read: Tagged = serde_json::from_slice(&written).unwrap();
-    assert_eq!(read.ints[1], Int::D(Some(some)));
+    assert_eq!(read.ints[1], Int::D(Some(one)));
     // A unit variant of another enum and a unit struct are still written
     // as serde writes them.
     let e = Tagged::ints.then(at(2)).then(Int::e);
@@ -1042,6 +1042,22 @@ fn an_internally_tagged_option_payload_set_to_none_refuses() {
         probe_set("unit", doc, e, Unit::Only, &mut checks);
         let s = Tagged::ints.then(at(1)).then(Int::s);
         probe_set("unit", doc, s, Nothing, &mut checks);
+        // Inside `Some`: a container default's fields, read from serde's
+        // buffer, missing or there.
+        let conf = Tagged::ints.then(at(1)).then(Int::d).then(some());
+        probe_modify("some", doc, conf.then(Conf::a), |a| a * 2, &mut checks);
+        probe_modify("some", doc, conf.then(Conf::s), grow, &mut checks);
+        // (Not `o` set to `None`: serde skips it, and reads it back as the
+        // default's `Some(3)`; but it writes no `Some` here, so the oracle
+        // takes the value as it was set.)
+        probe_set("some", doc, conf.then(Conf::o), Some(9), &mut checks);
+        probe_set(
+            "some",
+            doc,
+            conf.then(Conf::g),
+            f32::MIN_POSITIVE,
+            &mut checks,
+        );
     }
     checks.finish();
 }
