@@ -312,100 +312,42 @@ const F32S: [f32; 12] = [
 fn float_leaves_at_their_edges_are_written_as_serde_writes_them() {
     let mut checks = Checks::default();
     let leaves = Doc::leaves;
+    let meters = leaves.then(Leaves::meters);
+    let cell = Doc::grid.then(at(1)).then(at(0));
+    let grid = Doc::grid.then(each()).then(each());
+    let ext_x = Doc::list.then(at(3)).then(Ext::c_x);
+    let ext_xs = Doc::list.then(each()).then(Ext::c_x);
+    // In serde's buffer: an internally tagged payload's map and fields.
+    let int_m = Doc::ints.then(at(1)).then(Int::m);
+    let int_xs = Doc::ints.then(each()).then(Int::c_x);
+    let pair = leaves.then(Leaves::pair).then(Pair::_0);
+    let list = leaves.then(Leaves::l);
+    let ext_b = Doc::list.then(at(0)).then(Ext::b);
+    let adj_b = Doc::map.then(key("a")).then(Adj::b);
     for doc in &docs() {
         for f in F64S {
             probe_set("f64", doc, leaves.then(Leaves::f), f, &mut checks);
             probe_set("f64", doc, leaves.then(Leaves::of), Some(f), &mut checks);
-            probe_set(
-                "f64",
-                doc,
-                leaves.then(Leaves::meters),
-                Meters { m: f },
-                &mut checks,
-            );
-            probe_set(
-                "f64",
-                doc,
-                leaves.then(Leaves::meters).then(Meters::m),
-                f,
-                &mut checks,
-            );
-            probe_set(
-                "f64 grid",
-                doc,
-                Doc::grid.then(at(1)).then(at(0)),
-                f,
-                &mut checks,
-            );
-            probe_set_all(
-                "f64 grid",
-                doc,
-                Doc::grid.then(each()).then(each()),
-                f,
-                &mut checks,
-            );
-            probe_set(
-                "f64 ext",
-                doc,
-                Doc::list.then(at(3)).then(Ext::c_x),
-                f,
-                &mut checks,
-            );
-            probe_set_all(
-                "f64 ext",
-                doc,
-                Doc::list.then(each()).then(Ext::c_x),
-                f,
-                &mut checks,
-            );
+            probe_set("f64", doc, meters, Meters { m: f }, &mut checks);
+            probe_set("f64", doc, meters.then(Meters::m), f, &mut checks);
+            probe_set("f64 grid", doc, cell, f, &mut checks);
+            probe_set_all("f64 grid", doc, grid, f, &mut checks);
+            probe_set("f64 ext", doc, ext_x, f, &mut checks);
+            probe_set_all("f64 ext", doc, ext_xs, f, &mut checks);
             probe_set("f64 adj", doc, Doc::adj.then(Adj::c_x), f, &mut checks);
-            // In serde's buffer: an internally tagged payload's map.
-            let m = Doc::ints.then(at(1)).then(Int::m);
-            probe_set("f64 int", doc, m.then(key("k")), f, &mut checks);
-            probe_set("f64 int", doc, m.then(key("new")), f, &mut checks);
+            probe_set("f64 int", doc, int_m.then(key("k")), f, &mut checks);
+            probe_set("f64 int", doc, int_m.then(key("new")), f, &mut checks);
         }
         for g in F32S {
             probe_set("f32", doc, leaves.then(Leaves::g), g, &mut checks);
             probe_set("f32", doc, leaves.then(Leaves::og), Some(g), &mut checks);
-            probe_set(
-                "f32",
-                doc,
-                leaves.then(Leaves::pair).then(Pair::_0),
-                g,
-                &mut checks,
-            );
-            probe_set(
-                "f32 list",
-                doc,
-                leaves.then(Leaves::l).then(at(2)),
-                g,
-                &mut checks,
-            );
-            probe_set_all(
-                "f32 list",
-                doc,
-                leaves.then(Leaves::l).then(each()),
-                g,
-                &mut checks,
-            );
-            // In serde's buffer: internally tagged payloads.
+            probe_set("f32", doc, pair, g, &mut checks);
+            probe_set("f32 list", doc, list.then(at(2)), g, &mut checks);
+            probe_set_all("f32 list", doc, list.then(each()), g, &mut checks);
             probe_set("f32 int", doc, Doc::int.then(Int::c_x), g, &mut checks);
-            let ints = Doc::ints.then(each()).then(Int::c_x);
-            probe_set_all("f32 int", doc, ints, g, &mut checks);
-            probe_set(
-                "f32 ext",
-                doc,
-                Doc::list.then(at(0)).then(Ext::b),
-                g,
-                &mut checks,
-            );
-            probe_set(
-                "f32 adj",
-                doc,
-                Doc::map.then(key("a")).then(Adj::b),
-                g,
-                &mut checks,
-            );
+            probe_set_all("f32 int", doc, int_xs, g, &mut checks);
+            probe_set("f32 ext", doc, ext_b, g, &mut checks);
+            probe_set("f32 adj", doc, adj_b, g, &mut checks);
             probe_set("f32 map", doc, Doc::hmap.then(key("y")), g, &mut checks);
             probe_set_all("f32 map", doc, Doc::hmap.then(each()), g, &mut checks);
             // A flattened field, and a container `default`'s.
@@ -420,24 +362,11 @@ fn float_leaves_at_their_edges_are_written_as_serde_writes_them() {
             triple,
             &mut checks,
         );
-        let ints = Doc::ints.then(each()).then(Int::c_x);
-        probe_modify_all("f32 int", doc, ints, |g| g / 3.0, &mut checks);
-        probe_modify_all(
-            "f32 list",
-            doc,
-            leaves.then(Leaves::l).then(each()),
-            triple,
-            &mut checks,
-        );
-        let grid = Doc::grid.then(each()).then(each());
+        probe_modify_all("f32 int", doc, int_xs, |g| g / 3.0, &mut checks);
+        probe_modify_all("f32 list", doc, list.then(each()), triple, &mut checks);
         probe_modify_all("f64 grid", doc, grid, |f| f * 1e300, &mut checks);
-        probe_modify(
-            "f64",
-            doc,
-            leaves.then(Leaves::of),
-            |_| Some(f64::NAN),
-            &mut checks,
-        );
+        let nan = |_| Some(f64::NAN);
+        probe_modify("f64", doc, leaves.then(Leaves::of), nan, &mut checks);
     }
     checks.finish();
 }
