@@ -1159,7 +1159,7 @@ fn probe_small(group: &str, doc: &str, g: f32, f: f64, text: &str, checks: &mut 
         group,
         doc,
         Small::int.then(at(0)).then(Int::a),
-        super_inner(text),
+        inner_with(text),
         checks,
     );
     let adj = Small::adj.then(each());
@@ -1169,7 +1169,8 @@ fn probe_small(group: &str, doc: &str, g: f32, f: f64, text: &str, checks: &mut 
     probe_set(group, doc, Small::adj.then(at(0)), Adj::B(g), checks);
 }
 
-fn super_inner(text: &str) -> Inner {
+/// [`inner`] with `maybe` set to `text`.
+fn inner_with(text: &str) -> Inner {
     Inner {
         maybe: Some(text.to_owned()),
         ..inner()
