@@ -661,6 +661,14 @@ fn variant_resolved<S: Tagged>(at: Spot<'_>, index: usize, json: VariantJson) ->
     }
 }
 
+/// The variant the enum at `at` is, where the quick read of its leading
+/// tag reads it (as [`locate_tag`] and [`locate_variant`] do first);
+/// `None` where they read it in full.
+#[inline]
+pub(super) fn leading_variant_of<S: Tagged>(at: Spot<'_>) -> Option<usize> {
+    leading_internal::<S>(at).map(|leading| leading.variant)
+}
+
 /// The tag of the enum at `at`: what its kind is read from.
 #[inline]
 pub(super) fn locate_tag<S: Tagged>(at: Spot<'_>) -> Located<'_> {
@@ -862,6 +870,38 @@ mod tests {
         Ok(())
     }
 
+    /// The kind read where the quick read takes the tag (`read_at`) is the
+    /// kind decoded from the tag `locate_at` finds, directly, from serde's
+    /// buffer and from an open spot.
+    fn kinds_agree(bytes: &[u8]) -> Result<(), TestCaseError> {
+        use crate::json::{JsonDecode, JsonOptic};
+        let kind = crate::optic::Discriminant::<Kinds>::new();
+        for buffered in [false, true] {
+            let spots = [
+                Spot::value(bytes, buffered),
+                Spot::open_value(bytes, buffered),
+            ];
+            for at in spots {
+                prop_assert_eq!(
+                    kind.read_at(at),
+                    kind.decode_at(kind.locate_at(at)),
+                    "{:?}",
+                    String::from_utf8_lossy(bytes)
+                );
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn kind_read_quickly_is_kind_decoded() {
+        for doc in DOCS {
+            if let Err(error) = kinds_agree(doc.as_bytes()) {
+                panic!("{error}");
+            }
+        }
+    }
+
     /// `located` with a payload's members read from the object's start, as
     /// `resolve` leaves them.
     fn from_start(located: Located<'_>) -> Located<'_> {
@@ -897,6 +937,7 @@ mod tests {
             let at = at.index(bytes.len() + 1);
             edit_one_byte(&mut bytes, at, edit, byte);
             locates_agree(&bytes)?;
+            kinds_agree(&bytes)?;
         }
 
         #[test]

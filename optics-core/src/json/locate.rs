@@ -16,7 +16,7 @@ pub use self::spot::{Located, Spot};
 
 use self::buffered::decode_at;
 use self::spot::{Form, MemberIter};
-use super::enum_tag::{kind_of_tag, locate_tag, locate_variant};
+use super::enum_tag::{kind_of_tag, leading_variant_of, locate_tag, locate_variant};
 use super::field_decode::{
     decode_absent, FieldDecode, FieldThrough, VariantFieldDecode, VariantFieldThrough,
 };
@@ -133,12 +133,22 @@ pub trait JsonDecode<'de>: JsonOptic {
             Located::Miss => None,
         }
     }
+
+    /// The focus found from `at` and decoded: `decode_at(locate_at(at))`,
+    /// what a trusting read does (the default). An optic that can decode
+    /// from what it reads on its way may skip the spot between the two (an
+    /// enum's kind, read from its leading tag).
+    #[doc(hidden)]
+    #[inline]
+    fn read_at(&self, at: Spot<'de>) -> Option<Self::Focus> {
+        self.decode_at(self.locate_at(at))
+    }
 }
 
 /// Reads `optic`'s focus from the document `bytes`: what [`Json::read`](super::Json::read) does.
 #[inline]
 pub(crate) fn read<'de, O: JsonDecode<'de>>(optic: &O, bytes: &'de [u8]) -> Option<O::Focus> {
-    optic.decode_at(optic.locate_at(Spot::document(bytes)))
+    optic.read_at(Spot::document(bytes))
 }
 
 /// `locate`, for an optic that implements `locate_at`.
@@ -403,6 +413,18 @@ impl<'de, S: Tagged> JsonDecode<'de> for Discriminant<S> {
             return None;
         };
         S::KINDS.get(kind_of_tag::<S>(tag.bytes())?).copied()
+    }
+
+    /// The kind of the variant the quick tag read names, where it reads
+    /// the tag: what `decode_at` makes of the tag `locate_at` finds then
+    /// (the test `kind_read_quickly_is_kind_decoded`), without the name
+    /// compared again.
+    #[inline]
+    fn read_at(&self, at: Spot<'de>) -> Option<S::Kind> {
+        match leading_variant_of::<S>(at) {
+            Some(variant) => S::KINDS.get(variant).copied(),
+            None => self.decode_at(self.locate_at(at)),
+        }
     }
 }
 

@@ -317,7 +317,7 @@ impl<'a, T: ?Sized> Entered<'a, T> {
     where
         O: JsonDecode<'a> + StartsAt<T>,
     {
-        optic.decode_at(optic.locate_at(self.spot))
+        optic.read_at(self.spot)
     }
 
     /// The entered focus as a view of its own bytes, found by walking to

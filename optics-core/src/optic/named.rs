@@ -182,6 +182,11 @@ macro_rules! optic {
             fn decode_at(&self, found: $crate::json::Located<'de>) -> ::core::option::Option<$focus> {
                 $crate::json::JsonDecode::decode_at(&$path, found)
             }
+
+            #[inline]
+            fn read_at(&self, at: $crate::json::Spot<'de>) -> ::core::option::Option<$focus> {
+                $crate::json::JsonDecode::read_at(&$path, at)
+            }
         }
 
         $crate::__traverse_at_most_one!($name : $source => $focus);

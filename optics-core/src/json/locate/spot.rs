@@ -282,7 +282,7 @@ impl<'a> Spot<'a> {
     /// An open spot (see the module docs): a value starting at `bytes`'s
     /// start, which run on past its end.
     #[inline]
-    const fn open_value(bytes: &'a [u8], buffered: bool) -> Self {
+    pub(crate) const fn open_value(bytes: &'a [u8], buffered: bool) -> Self {
         Spot {
             raw: bytes,
             form: Form::Value {
