@@ -116,14 +116,23 @@ impl Hidden {
         len: 0,
     };
 
+    /// `self` with one more level. Every entry is indexed by a constant
+    /// here and in [`hides_any`](Self::hides_any), the loops unrolled: a
+    /// lookup in a variant's payload (one level, its tag) then checks one
+    /// entry in line instead of looping over a slice of them.
+    #[inline(always)]
     fn with(mut self, keys: HiddenKeys) -> Self {
-        if usize::from(self.len) < Self::CAPACITY {
-            self.entries[usize::from(self.len)] = keys;
+        let len = usize::from(self.len);
+        for (i, entry) in self.entries.iter_mut().enumerate() {
+            if i == len {
+                *entry = keys;
+            }
         }
         self.len = self.len.saturating_add(1);
         self
     }
 
+    #[inline(always)]
     pub(crate) fn with_tag(self, tag: &'static str) -> Self {
         self.with(HiddenKeys::Tag(tag))
     }
@@ -133,8 +142,9 @@ impl Hidden {
     }
 
     /// Whether more levels were hidden than [`Hidden::CAPACITY`] holds.
+    #[inline(always)]
     fn overflowed(&self) -> bool {
-        self.entries().is_none()
+        usize::from(self.len) > Self::CAPACITY
     }
 
     /// Whether a key named `name` (unescaped) is hidden; `None` past capacity.
@@ -144,15 +154,21 @@ impl Hidden {
 
     /// Whether any of `names` is hidden; `None` past capacity. The common
     /// answer, no, lets a lookup use the names as they are.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn hides_any(&self, names: &[&str]) -> Option<bool> {
-        let entries = self.entries()?;
-        Some(names.iter().any(|name| {
-            entries.iter().any(|keys| match keys {
-                HiddenKeys::Tag(tag) => tag == name,
-                HiddenKeys::Set(set) => set.contains(name),
-            })
-        }))
+        if self.overflowed() {
+            return None;
+        }
+        let len = usize::from(self.len);
+        let mut hides = false;
+        for (i, keys) in self.entries.iter().enumerate() {
+            hides |= i < len
+                && names.iter().any(|name| match keys {
+                    HiddenKeys::Tag(tag) => tag == name,
+                    HiddenKeys::Set(set) => set.contains(name),
+                });
+        }
+        Some(hides)
     }
 
     /// Whether the key written `raw` (between its quotes) is hidden; `None`
@@ -812,6 +828,22 @@ mod tests {
             Spot::members(doc, deep, false).member(&["x"], None, false),
             Located::Miss
         ));
+    }
+
+    #[test]
+    fn hides_any_checks_the_levels_in_use() {
+        const TAGS: [&str; Hidden::CAPACITY + 2] = ["a", "b", "c", "d", "e", "f", "g", "h"];
+        let mut hidden = Hidden::NONE;
+        for levels in 0..=TAGS.len() {
+            for names in [&["a"][..], &["x", "c"], &["f"], &["g"], &["h", "a"], &[]] {
+                let naive = (levels <= Hidden::CAPACITY)
+                    .then(|| names.iter().any(|name| TAGS[..levels].contains(name)));
+                assert_eq!(hidden.hides_any(names), naive, "{levels} {names:?}");
+            }
+            if let Some(&tag) = TAGS.get(levels) {
+                hidden = hidden.with_tag(tag);
+            }
+        }
     }
 
     #[test]
