@@ -349,16 +349,17 @@ fn plain_ascii(text: &[u8]) -> bool {
             enders(word) == 0
         }
         4..8 => enders(u64::from(half(0)) | u64::from(half(len - 4)) << 32) == 0,
-        _ => {
-            let mut seen = 0;
-            let mut at = 0;
-            while at + 8 < len {
-                seen |= enders(word(at));
-                at += 8;
-            }
-            (seen | enders(word(len - 8))) == 0
-        }
+        8..=16 => (enders(word(0)) | enders(word(len - 8))) == 0,
+        _ => plain_ascii_long(text),
     }
+}
+
+/// [`plain_ascii`] of a text longer than 16 bytes, a call of its own: the
+/// leaves it reads are mostly shorter, and their checks then keep their
+/// masks in the caller's scratch registers.
+#[inline(never)]
+fn plain_ascii_long(text: &[u8]) -> bool {
+    text.chunks(16).all(plain_ascii)
 }
 
 /// A block scan written once and compiled for each [`Kernel`]: [`dispatch`] calls
