@@ -344,38 +344,44 @@ async fn the_filter_s_tally_says_it_redacted() {
 #[tokio::test]
 async fn a_proxy_whose_upstream_is_its_own_address_is_refused() {
     let shutdown = triage::shutdown::Shutdown::manual();
-    // A port free a moment ago.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // Each case's listen host and upstream host, on one port.
     let mut cases = vec![
-        (
-            format!("127.0.0.1:{port}"),
-            format!("http://127.0.0.1:{port}"),
-        ),
-        (
-            format!("127.0.0.1:{port}"),
-            format!("http://localhost:{port}"),
-        ),
-        (
-            format!("0.0.0.0:{port}"),
-            format!("http://127.0.0.1:{port}"),
-        ),
+        ("127.0.0.1".to_owned(), "127.0.0.1".to_owned()),
+        ("127.0.0.1".to_owned(), "localhost".to_owned()),
+        ("0.0.0.0".to_owned(), "127.0.0.1".to_owned()),
     ];
     // The machine's own address on its network, which a proxy listening on
     // every address also listens on.
     match own_network_address() {
-        Some(ip) => cases.push((format!("0.0.0.0:{port}"), format!("http://{ip}:{port}"))),
+        Some(ip) => cases.push(("0.0.0.0".to_owned(), ip.to_string())),
         None => eprintln!("no address but loopback here: the network address's case not run"),
     }
-    for (listen, upstream) in cases {
-        let run = triage::roles::http2::proxy(&listen, &upstream, Judge::Optics, None, &shutdown);
-        let err = tokio::time::timeout(std::time::Duration::from_secs(10), run)
-            .await
-            .expect("refused at once, not served")
-            .unwrap_err();
+    for (listen_host, upstream_host) in cases {
+        // A port free a moment ago; the tests beside this one may take it
+        // before the proxy binds it (an ephemeral port of theirs), so a
+        // case whose port was taken runs again on another.
+        let mut attempts = 0;
+        let err = loop {
+            attempts += 1;
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let listen = format!("{listen_host}:{port}");
+            let upstream = format!("http://{upstream_host}:{port}");
+            let run =
+                triage::roles::http2::proxy(&listen, &upstream, Judge::Optics, None, &shutdown);
+            let err = tokio::time::timeout(std::time::Duration::from_secs(10), run)
+                .await
+                .expect("refused at once, not served")
+                .unwrap_err();
+            let taken = err.message.contains("cannot listen on") && err.message.contains("in use");
+            if !taken || attempts == 5 {
+                break (err, listen, upstream);
+            }
+        };
+        let (err, listen, upstream) = err;
         assert_eq!(err.code, EXIT_USAGE, "{listen} {upstream}: {err}");
         assert!(
             err.message.starts_with(&format!(
