@@ -158,39 +158,19 @@ where
     O: Optional<Source = S> + JsonOptic + JsonWrite + JsonTraverse + StartsAt<S> + Copy + Debug,
     O::Focus: Clone + PartialEq + Debug,
 {
-    for bytes in forms(doc) {
-        let text = String::from_utf8_lossy(&bytes);
-        let whole = serde_json::from_slice::<S>(&bytes);
-        checks.count(group, whole.is_ok());
-        let Ok(whole) = whole else {
-            continue;
-        };
-        let present = o.preview(&whole).is_some();
-        let mut expected = whole.clone();
-        o.set(&mut expected, a.clone());
-        let Some(expected) = written_back(expected) else {
-            continue;
-        };
-        let duplicates = Duplicates::new();
-        let strict = Strict::<S>::validated(&bytes, &duplicates).ok();
-        let written = [
-            ("", Json::<S>::new(&bytes).set(o, &a)),
-            ("strict ", strict.and_then(|strict| strict.set(o, &a))),
-        ];
-        for (how, written) in written {
-            let Some(written) = written else {
-                continue;
-            };
-            let shown = String::from_utf8_lossy(&written);
-            if !present {
-                checks.disagreements.push(format!(
-                    "{group}: {how}{o:?} wrote {shown} in {text}, where the value has no focus"
-                ));
-            }
-            let what = format!("{group}: {how}{o:?} := {a:?} in {text}");
-            decodes_as(&what, &written, &expected, checks);
-        }
-    }
+    probe_one_write(
+        group,
+        doc,
+        |whole: &S| {
+            let present = o.preview(whole).is_some();
+            let mut expected = whole.clone();
+            o.set(&mut expected, a.clone());
+            (present, expected, format!("{o:?} := {a:?}"))
+        },
+        |json| json.set(o, &a),
+        |strict| strict.set(o, &a),
+        checks,
+    );
 }
 
 /// A byte `modify` with `f` through `o` in `doc` (as written and airy;
@@ -215,6 +195,38 @@ pub fn probe_modify<S, O>(
         + Debug,
     O::Focus: Clone + PartialEq + Debug,
 {
+    probe_one_write(
+        group,
+        doc,
+        |whole: &S| {
+            let old = o.preview(whole).cloned();
+            let mut expected = whole.clone();
+            if let Some(old) = old.clone() {
+                o.set(&mut expected, f(old));
+            }
+            (old.is_some(), expected, format!("modify {o:?} of {old:?}"))
+        },
+        |json| json.modify(o, f),
+        |strict| strict.modify(o, f),
+        checks,
+    );
+}
+
+/// What `probe_set` and `probe_modify` share: for each form of `doc` that
+/// serde_json decodes, `change` says whether the value has a focus, the
+/// value after the write and how to name the write; the bytes written by
+/// `write` (trusting) and `write_strict` must decode as that value written
+/// back, and nothing may be written where the value has no focus.
+fn probe_one_write<S>(
+    group: &str,
+    doc: &str,
+    change: impl Fn(&S) -> (bool, S, String),
+    write: impl Fn(Json<'_, S>) -> Option<Vec<u8>>,
+    write_strict: impl Fn(Strict<'_, '_, S>) -> Option<Vec<u8>>,
+    checks: &mut Checks,
+) where
+    S: DeserializeOwned + Serialize + Debug + PartialEq,
+{
     for bytes in forms(doc) {
         let text = String::from_utf8_lossy(&bytes);
         let whole = serde_json::from_slice::<S>(&bytes);
@@ -222,31 +234,27 @@ pub fn probe_modify<S, O>(
         let Ok(whole) = whole else {
             continue;
         };
-        let old = o.preview(&whole).cloned();
-        let mut expected = whole.clone();
-        if let Some(old) = old.clone() {
-            o.set(&mut expected, f(old));
-        }
+        let (present, expected, named) = change(&whole);
         let Some(expected) = written_back(expected) else {
             continue;
         };
         let duplicates = Duplicates::new();
         let strict = Strict::<S>::validated(&bytes, &duplicates).ok();
         let written = [
-            ("", Json::<S>::new(&bytes).modify(o, f)),
-            ("strict ", strict.and_then(|strict| strict.modify(o, f))),
+            ("", write(Json::<S>::new(&bytes))),
+            ("strict ", strict.and_then(&write_strict)),
         ];
         for (how, written) in written {
             let Some(written) = written else {
                 continue;
             };
             let shown = String::from_utf8_lossy(&written);
-            if old.is_none() {
+            if !present {
                 checks.disagreements.push(format!(
-                    "{group}: {how}modify {o:?} wrote {shown} in {text}, where the value has no focus"
+                    "{group}: {how}{named} wrote {shown} in {text}, where the value has no focus"
                 ));
             }
-            let what = format!("{group}: {how}modify {o:?} of {old:?} in {text}");
+            let what = format!("{group}: {how}{named} in {text}");
             decodes_as(&what, &written, &expected, checks);
         }
     }
